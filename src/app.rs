@@ -1,0 +1,188 @@
+//! The program: reads the command line, plans, and answers the requested
+//! action, printing what fio prints on the streams where fio prints it.
+
+use std::io::Write;
+
+use crate::cli::{self, Args};
+use crate::jobfile::{FsLoader, expand::Environment};
+use crate::options::Support;
+use crate::plan::{self, Input, Plan};
+use crate::{explain, help};
+
+const OUTPUT_FORMATS: &[&str] = &["normal", "terse", "json", "json+"];
+
+/// Runs ferrio with `argv` (without the program name); returns the exit status.
+pub fn run(argv: &[String]) -> i32 {
+    let args = match cli::parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            // fio's getopt reports an unknown option and fio repeats it.
+            eprintln!("{}", e.fio_message);
+            eprintln!("{}", e.fio_message);
+            eprintln!("ferrio: {}", e.detail);
+            return 1;
+        }
+    };
+    match run_args(&args) {
+        Ok(code) => code,
+        Err(code) => code,
+    }
+}
+
+fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+fn run_args(args: &Args) -> Result<i32, i32> {
+    if args.has("version") {
+        out(&format!(
+            "{} (ferrio {})\n",
+            crate::FIO_VERSION,
+            env!("CARGO_PKG_VERSION")
+        ));
+        return Ok(0);
+    }
+    if args.has("help") {
+        out(&help::usage());
+        return Ok(0);
+    }
+    if let Some(name) = args.flag("cmdhelp") {
+        let (text, code) = help::cmdhelp(name);
+        out(&text);
+        return Ok(code);
+    }
+    if let Some(engine) = args.flag("enghelp") {
+        let (text, code) = help::enghelp(engine);
+        out(&text);
+        return Ok(code);
+    }
+    check_flags(args)?;
+    let parse_only = args.has("parse-only");
+    if args.files.is_empty() && args.job_options.is_empty() && !parse_only {
+        eprintln!("No job(s) defined\n");
+        out(&help::usage());
+        return Err(1);
+    }
+    let input = Input {
+        cmdline: args.job_options.clone(),
+        files: args.files.clone(),
+        sections: args.all("section"),
+        env: Environment::capture(),
+        loader: &FsLoader,
+        dry_run: parse_only || args.has("showcmd"),
+        max_jobs: max_jobs(args)?,
+    };
+    let plan = match plan::plan(&input) {
+        Ok(p) => p,
+        Err(e) => {
+            if !e.fio_stdout.is_empty() {
+                out(&(e.fio_stdout.join("\n") + "\n"));
+            }
+            for line in &e.fio_stderr {
+                eprintln!("{line}");
+            }
+            eprintln!("ferrio: {e}");
+            return Err(1);
+        }
+    };
+    for w in &plan.warnings {
+        eprintln!("{w}");
+    }
+    if args.has("warnings-fatal") && !plan.warnings.is_empty() {
+        return Err(1);
+    }
+    if args.has("showcmd") {
+        for line in &plan.showcmd {
+            out(&format!("{line}\n"));
+        }
+        return Ok(0);
+    }
+    if args.has("explain") {
+        out(&explain::explain(&plan));
+        return Ok(0);
+    }
+    if parse_only {
+        return Ok(0);
+    }
+    if plan.groups.is_empty() {
+        eprintln!("No job(s) defined\n");
+        out(&help::usage());
+        return Err(1);
+    }
+    refuse_unsupported(&plan)
+}
+
+/// Flags that fio checks before reading any job.
+fn check_flags(args: &Args) -> Result<(), i32> {
+    for value in args.all("output-format") {
+        for format in value.split(',') {
+            if !OUTPUT_FORMATS.contains(&format) {
+                eprintln!("fio: invalid output format {format}");
+                eprintln!("fio: failed parsing output-format");
+                eprintln!(
+                    "ferrio: --output-format={value}: expected a comma list of {}",
+                    OUTPUT_FORMATS.join(", ")
+                );
+                return Err(1);
+            }
+        }
+    }
+    if let Some(Some(v)) = args.flag("terse-version") {
+        if !matches!(v, "2" | "3" | "4" | "5") {
+            eprintln!("fio: bad terse version format");
+            eprintln!("ferrio: --terse-version={v}: expected 2, 3, 4 or 5");
+            return Err(1);
+        }
+    }
+    if args.has("latency-log") {
+        eprintln!("fio: --latency-log is deprecated. Use per-job latency log options.");
+        return Err(1);
+    }
+    for flag in ["client", "server", "daemonize", "remote-config"] {
+        if args.has(flag) {
+            eprintln!(
+                "ferrio: --{flag} (fio's client/server mode) is not supported; run ferrio on each host instead"
+            );
+            return Err(1);
+        }
+    }
+    Ok(())
+}
+
+fn max_jobs(args: &Args) -> Result<usize, i32> {
+    match args.flag("max-jobs") {
+        Some(Some(v)) => v.trim().parse().map_err(|_| {
+            eprintln!("ferrio: --max-jobs={v}: expected a whole number");
+            1
+        }),
+        _ => Ok(4096),
+    }
+}
+
+/// Until the executors land, every job is refused before any I/O, naming
+/// the options that ferrio does not run yet.
+fn refuse_unsupported(plan: &Plan) -> Result<i32, i32> {
+    for job in plan.jobs() {
+        let pending: Vec<&str> = job
+            .settings
+            .iter()
+            .filter(|s| s.def.support == Support::ParseOnly)
+            .map(|s| s.def.name)
+            .collect();
+        let names = if pending.is_empty() {
+            String::new()
+        } else {
+            format!(" (options not run yet: {})", pending.join(", "))
+        };
+        eprintln!(
+            "ferrio: job '{}': ioengine={} cannot run yet{names}; ferrio {} only plans jobs (--parse-only, --explain, --showcmd)",
+            job.name,
+            job.engine,
+            env!("CARGO_PKG_VERSION")
+        );
+        return Err(1);
+    }
+    Ok(0)
+}

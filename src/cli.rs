@@ -1,0 +1,461 @@
+//! fio's command line, read with clap.
+//!
+//! fio's own flags are declared once below; every job option of the option
+//! table is also accepted as `--name=value`, in order, the way fio lets a
+//! whole job be written on the command line. Clap gives us the values with
+//! their positions, which restores that order.
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+
+use crate::options::{Kind, table::OPTIONS};
+use crate::plan::CmdOption;
+
+/// fio's flags (not job options), with whether they take a value.
+const FLAGS: &[(&str, Takes, &str)] = &[
+    ("output", Takes::Required, "Write output to this file"),
+    (
+        "latency-log",
+        Takes::Required,
+        "Deprecated: use write_lat_log per job",
+    ),
+    (
+        "bandwidth-log",
+        Takes::None,
+        "Write a bandwidth log for every job",
+    ),
+    ("minimal", Takes::None, "Terse, semicolon-separated output"),
+    (
+        "output-format",
+        Takes::Required,
+        "normal, terse, json or json+ (comma list allowed)",
+    ),
+    (
+        "append-terse",
+        Takes::Optional,
+        "Add terse output after the normal output",
+    ),
+    ("version", Takes::None, "Print the version and exit"),
+    ("help", Takes::None, "Print this help and exit"),
+    (
+        "cmdhelp",
+        Takes::Optional,
+        "Describe a job option, or all of them",
+    ),
+    (
+        "enghelp",
+        Takes::Optional,
+        "List the engines, or one engine's own options",
+    ),
+    (
+        "showcmd",
+        Takes::None,
+        "Print each job file as a command line",
+    ),
+    ("readonly", Takes::None, "Refuse to run any job that writes"),
+    (
+        "eta",
+        Takes::Required,
+        "When to show the progress line: always, never or auto",
+    ),
+    (
+        "eta-interval",
+        Takes::Required,
+        "How often to update the progress line",
+    ),
+    (
+        "eta-newline",
+        Takes::Required,
+        "End the progress line with a newline this often",
+    ),
+    (
+        "debug",
+        Takes::Required,
+        "Enable debug output for these areas",
+    ),
+    (
+        "parse-only",
+        Takes::None,
+        "Check the job files and options, run nothing",
+    ),
+    (
+        "section",
+        Takes::Required,
+        "Run only this job section (may be repeated)",
+    ),
+    (
+        "inflate-log",
+        Takes::Required,
+        "Decompress a compressed log file",
+    ),
+    (
+        "alloc-size",
+        Takes::Required,
+        "Size of the internal shared memory pool (KiB)",
+    ),
+    (
+        "profile",
+        Takes::Required,
+        "Run a built-in workload profile",
+    ),
+    (
+        "warnings-fatal",
+        Takes::None,
+        "Treat parser warnings as errors",
+    ),
+    (
+        "max-jobs",
+        Takes::Required,
+        "Largest number of jobs allowed",
+    ),
+    (
+        "terse-version",
+        Takes::Required,
+        "Terse output version: 2, 3, 4 or 5",
+    ),
+    (
+        "server",
+        Takes::Optional,
+        "Run as a fio server (not supported)",
+    ),
+    (
+        "daemonize",
+        Takes::Required,
+        "Run the server in the background (not supported)",
+    ),
+    (
+        "client",
+        Takes::Required,
+        "Send jobs to a fio server (not supported)",
+    ),
+    (
+        "remote-config",
+        Takes::Required,
+        "Job file on the server side (not supported)",
+    ),
+    ("cpuclock-test", Takes::None, "Test the CPU clock"),
+    (
+        "crctest",
+        Takes::Optional,
+        "Benchmark the checksum functions",
+    ),
+    (
+        "memcpytest",
+        Takes::Optional,
+        "Benchmark memory copy functions",
+    ),
+    (
+        "idle-prof",
+        Takes::Required,
+        "Report CPU idleness: system, percpu or calibrate",
+    ),
+    (
+        "status-interval",
+        Takes::Required,
+        "Print a full status report this often",
+    ),
+    (
+        "trigger-file",
+        Takes::Required,
+        "Run the trigger when this file appears",
+    ),
+    (
+        "trigger-timeout",
+        Takes::Required,
+        "Run the trigger after this time",
+    ),
+    ("trigger", Takes::Required, "Command to run as the trigger"),
+    (
+        "trigger-remote",
+        Takes::Required,
+        "Command a server runs as the trigger",
+    ),
+    (
+        "aux-path",
+        Takes::Required,
+        "Where to write auxiliary files",
+    ),
+    (
+        "merge-blktrace-only",
+        Takes::None,
+        "Only merge blktrace files, run nothing",
+    ),
+    (
+        "explain",
+        Takes::None,
+        "ferrio: print the plan with each value's origin and lint warnings",
+    ),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    None,
+    Optional,
+    Required,
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Args {
+    /// fio flags with their values, by name (a flag given twice keeps both).
+    pub flags: Vec<(String, Option<String>)>,
+    /// Job options, in command-line order.
+    pub job_options: Vec<CmdOption>,
+    /// Job files.
+    pub files: Vec<String>,
+}
+
+impl Args {
+    /// The last value of a flag; `Some(None)` when given without a value.
+    pub fn flag(&self, name: &str) -> Option<Option<&str>> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_deref())
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.flag(name).is_some()
+    }
+
+    /// Every value of a repeatable flag.
+    pub fn all(&self, name: &str) -> Vec<String> {
+        self.flags
+            .iter()
+            .filter(|(n, _)| n == name)
+            .filter_map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+/// A command line fio would refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError {
+    /// What fio prints on stderr.
+    pub fio_message: String,
+    /// What was wrong and what was expected.
+    pub detail: String,
+}
+
+fn command() -> Command {
+    let mut cmd = Command::new("fio")
+        .no_binary_name(true)
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .infer_long_args(true)
+        .arg(Arg::new("files").action(ArgAction::Append).num_args(0..));
+    for (name, takes, help) in FLAGS {
+        cmd = cmd.arg(with_takes(
+            Arg::new(format!("flag:{name}")).long(*name).help(*help),
+            *takes,
+        ));
+    }
+    // fio's own flags come first in its getopt table, so a job option of
+    // the same name (`profile`) is only reachable from job files.
+    let mut seen: std::collections::HashSet<&str> = FLAGS.iter().map(|(n, _, _)| *n).collect();
+    for def in OPTIONS {
+        if !seen.insert(def.name) {
+            continue;
+        }
+        let takes = match def.kind {
+            Kind::Flag | Kind::Choice(_) => Takes::Optional,
+            _ => Takes::Required,
+        };
+        let mut arg = Arg::new(format!("opt:{}", def.name))
+            .long(def.name)
+            .help(def.help);
+        for alias in def.aliases {
+            if seen.insert(alias) {
+                arg = arg.alias(*alias);
+            }
+        }
+        cmd = cmd.arg(with_takes(arg, takes));
+    }
+    cmd
+}
+
+fn with_takes(arg: Arg, takes: Takes) -> Arg {
+    match takes {
+        Takes::None => arg.action(ArgAction::Count),
+        Takes::Optional => arg
+            .action(ArgAction::Append)
+            .num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("\u{0}"),
+        Takes::Required => arg
+            .action(ArgAction::Append)
+            .num_args(1)
+            .allow_hyphen_values(true),
+    }
+}
+
+/// Reads fio's command line (without the program name).
+pub fn parse(argv: &[String]) -> Result<Args, UsageError> {
+    // fio also accepts a single dash before long options (getopt_long_only).
+    let argv: Vec<String> = argv
+        .iter()
+        .map(|a| {
+            if a.len() > 2 && a.starts_with('-') && !a.starts_with("--") {
+                format!("-{a}")
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let matches = command()
+        .try_get_matches_from(&argv)
+        .map_err(|e| usage_error(&argv, &e))?;
+    Ok(collect(&matches))
+}
+
+fn usage_error(argv: &[String], e: &clap::Error) -> UsageError {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let offending = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => s.clone(),
+        _ => argv.first().cloned().unwrap_or_default(),
+    };
+    let name = offending
+        .split('=')
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('-')
+        .to_string();
+    let original = argv
+        .iter()
+        .find(|a| a.starts_with(&offending))
+        .cloned()
+        .unwrap_or(offending.clone());
+    match e.kind() {
+        ErrorKind::UnknownArgument => {
+            let hint = crate::options::suggest(&name)
+                .map(|s| format!(" (did you mean --{s}?)"))
+                .unwrap_or_default();
+            UsageError {
+                fio_message: format!("fio: unrecognized option '{original}'"),
+                detail: format!(
+                    "unknown option '{original}'{hint}; expected a fio flag or job option"
+                ),
+            }
+        }
+        _ => UsageError {
+            fio_message: format!("fio: option {name} requires an argument"),
+            detail: format!("'{original}': {}", e.kind()),
+        },
+    }
+}
+
+fn is_counted(id: &str) -> bool {
+    FLAGS
+        .iter()
+        .any(|(n, t, _)| *t == Takes::None && id.strip_prefix("flag:") == Some(n))
+}
+
+/// Puts clap's matches back in command-line order.
+fn collect(m: &ArgMatches) -> Args {
+    let mut flags: Vec<(usize, String, Option<String>)> = Vec::new();
+    let mut jobs: Vec<(usize, CmdOption)> = Vec::new();
+    for id in m.ids() {
+        let id = id.as_str();
+        if id == "files" {
+            continue;
+        }
+        if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        let Some(indices) = m.indices_of(id) else {
+            continue;
+        };
+        // Counted flags have positions but no text values.
+        let mut values = m
+            .try_get_raw_occurrences(id)
+            .ok()
+            .flatten()
+            .filter(|_| !is_counted(id));
+        for index in indices {
+            let value = values
+                .as_mut()
+                .and_then(Iterator::next)
+                .and_then(|mut occurrence| occurrence.next())
+                .map(|v| v.to_string_lossy().into_owned())
+                .filter(|v| v != "\u{0}");
+            if let Some(flag) = id.strip_prefix("flag:") {
+                flags.push((index, flag.to_string(), value));
+            } else if let Some(opt) = id.strip_prefix("opt:") {
+                jobs.push((
+                    index,
+                    CmdOption {
+                        name: opt.to_string(),
+                        value,
+                    },
+                ));
+            }
+        }
+    }
+    flags.sort_by_key(|(i, _, _)| *i);
+    jobs.sort_by_key(|(i, _)| *i);
+    let files = m
+        .get_many::<String>("files")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
+    Args {
+        flags: flags.into_iter().map(|(_, n, v)| (n, v)).collect(),
+        job_options: jobs.into_iter().map(|(_, o)| o).collect(),
+        files,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &[&str]) -> Args {
+        parse(&s.iter().map(|x| x.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn job_options_keep_their_order() {
+        let a = args(&[
+            "--name=a",
+            "--rw=read",
+            "--bs",
+            "4k",
+            "--name=b",
+            "--time_based",
+        ]);
+        let names: Vec<_> = a
+            .job_options
+            .iter()
+            .map(|o| (o.name.as_str(), o.value.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("name", Some("a")),
+                ("rw", Some("read")),
+                ("bs", Some("4k")),
+                ("name", Some("b")),
+                ("time_based", None)
+            ]
+        );
+    }
+
+    #[test]
+    fn flags_files_and_aliases() {
+        let a = args(&[
+            "--output-format=json",
+            "job.fio",
+            "--blocksize=8k",
+            "-parse-only",
+        ]);
+        assert_eq!(a.flag("output-format"), Some(Some("json")));
+        assert!(a.has("parse-only"));
+        assert_eq!(a.files, vec!["job.fio"]);
+        assert_eq!(a.job_options[0].name, "bs");
+    }
+
+    #[test]
+    fn unknown_options_are_refused_like_fio() {
+        let e = parse(&["--foo=bar".to_string()]).unwrap_err();
+        assert_eq!(e.fio_message, "fio: unrecognized option '--foo=bar'");
+    }
+}

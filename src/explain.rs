@@ -1,0 +1,162 @@
+//! `ferrio --explain`: the plan as a person reads it — every job's
+//! effective options with where each value came from — and warnings for
+//! classic job-file mistakes.
+
+use std::fmt::Write;
+
+use crate::options::{Kind, Value, table::OPTIONS};
+use crate::plan::{JobSpec, Plan, job::default_value};
+
+/// Engines that complete each I/O before the next is issued, so an
+/// iodepth above 1 has no effect with them.
+const SYNC_ENGINES: &[&str] = &[
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice",
+];
+
+/// A lint warning for one job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    pub job: String,
+    pub message: String,
+}
+
+/// The explanation text.
+pub fn explain(plan: &Plan) -> String {
+    let mut s = String::new();
+    for group in &plan.groups {
+        let _ = writeln!(s, "group {}:", group.id);
+        for job in &group.jobs {
+            describe_job(&mut s, job);
+        }
+    }
+    let lints: Vec<Lint> = plan
+        .jobs()
+        .filter(|j| j.subjob == 0)
+        .flat_map(lint)
+        .collect();
+    if !lints.is_empty() {
+        let _ = writeln!(s, "warnings:");
+        for l in lints {
+            let _ = writeln!(s, "  {}: {}", l.job, l.message);
+        }
+    }
+    s
+}
+
+fn describe_job(s: &mut String, job: &JobSpec) {
+    let clone = if job.subjob == 0 {
+        String::new()
+    } else {
+        format!(", clone {}", job.subjob)
+    };
+    let _ = writeln!(
+        s,
+        "  job {} '{}' (ioengine={}{}):",
+        job.number, job.name, job.engine, clone
+    );
+    if job.subjob != 0 {
+        return;
+    }
+    for set in &job.settings {
+        let shown = match &set.raw {
+            Some(raw) => format!("{}={}", set.def.name, raw),
+            None => set.def.name.to_string(),
+        };
+        let mut from = set.origin.to_string();
+        if set
+            .raw
+            .as_deref()
+            .is_some_and(|r| r.contains("${") || r.contains('$'))
+        {
+            let _ = write!(
+                from,
+                "; expanded from the environment to '{}'",
+                set.text.as_deref().unwrap_or("")
+            );
+        }
+        let _ = writeln!(s, "    {shown:<40} <- {from}");
+    }
+    let mut defaults = String::new();
+    for def in OPTIONS.iter().filter(|o| o.engines.is_empty()) {
+        if matches!(
+            def.kind,
+            Kind::Unsupported | Kind::Deprecated | Kind::SoftDeprecated
+        ) || job.setting(def.name).is_some()
+        {
+            continue;
+        }
+        if let (Some(text), Some(_)) = (def.default, default_value(def)) {
+            let _ = write!(defaults, " {}={}", def.name, text);
+        }
+    }
+    let _ = writeln!(s, "    defaults:{defaults}");
+}
+
+/// Warnings for classic mistakes in one job.
+pub fn lint(job: &JobSpec) -> Vec<Lint> {
+    let mut out = Vec::new();
+    let mut warn = |message: String| {
+        out.push(Lint {
+            job: job.name.clone(),
+            message,
+        })
+    };
+    let runtime = job
+        .setting("runtime")
+        .and_then(|s| first(&s.value))
+        .unwrap_or(0);
+    let time_based = job.flag("time_based");
+    if runtime > 0 && !time_based {
+        warn(format!(
+            "runtime={}s without time_based: the job stops when its size is done, which may be long before the runtime",
+            runtime / 1_000_000
+        ));
+    }
+    let ramp = job
+        .setting("ramp_time")
+        .and_then(|s| first(&s.value))
+        .unwrap_or(0);
+    if ramp > 0 && runtime > 0 && ramp >= runtime {
+        warn(
+            "ramp_time is not shorter than runtime: nothing is measured after the ramp".to_string(),
+        );
+    }
+    let iodepth = job.num("iodepth").unwrap_or(1);
+    if iodepth > 1 && SYNC_ENGINES.contains(&job.engine.as_str()) {
+        warn(format!(
+            "iodepth={iodepth} with the synchronous engine {}: only one I/O is ever in flight; use libaio or io_uring",
+            job.engine
+        ));
+    }
+    let bs = match job.value("bs") {
+        Some(Value::Nums(v)) => *v,
+        _ => [4096; 3],
+    };
+    if job.flag("direct") && bs.iter().any(|b| b % 512 != 0) {
+        warn(format!(
+            "direct=1 with bs={} that is not a multiple of 512: O_DIRECT I/O will fail",
+            bs[0]
+        ));
+    }
+    if let Some(Value::Nums(rate)) = job.setting("rate").map(|s| &s.value) {
+        for (dir, (r, b)) in ["read", "write", "trim"]
+            .iter()
+            .zip(rate.iter().zip(bs.iter()))
+        {
+            if *r > 0 && r < b {
+                warn(format!(
+                    "{dir} rate {r} B/s is less than one block ({b} B) per second"
+                ));
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn first(v: &Value) -> Option<u64> {
+    match v {
+        Value::Nums(n) => Some(n[0]),
+        _ => None,
+    }
+}

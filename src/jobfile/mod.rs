@@ -1,0 +1,333 @@
+//! Reading fio job files: bytes → sections of options with their locations.
+//!
+//! This layer knows nothing about what options mean; it reproduces fio's
+//! reader (comment cutting, section headers, `include`) and remembers where
+//! each line came from so later errors can point at it. File access goes
+//! through [`Loader`] so tests and the fuzzer can read from memory.
+
+pub mod expand;
+pub mod line;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use line::{LineKind, classify, trim};
+
+/// Where a piece of text came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: Arc<str>,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// One `key[=value]` line of a section, text as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub key: String,
+    pub value: Option<String>,
+    pub location: Location,
+    /// Set when the entry came from an included file: the `include` line.
+    pub included_from: Option<Location>,
+}
+
+impl Entry {
+    /// The text fio works on: `key` or `key=value`.
+    pub fn text(&self) -> String {
+        match &self.value {
+            Some(v) => format!("{}={}", self.key, v),
+            None => self.key.clone(),
+        }
+    }
+}
+
+/// A `[name]` section with its options in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub name: String,
+    pub location: Location,
+    pub entries: Vec<Entry>,
+}
+
+impl Section {
+    /// fio treats every section whose name starts with `global` as global.
+    pub fn is_global(&self) -> bool {
+        self.name.starts_with("global")
+    }
+}
+
+/// A job file that failed to read, with the place and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    pub location: Option<Location>,
+    /// The line fio would print on stderr for this failure.
+    pub fio_message: String,
+    /// What went wrong and what was expected, for people.
+    pub detail: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Some(loc) => write!(f, "{loc}: {}", self.detail),
+            None => f.write_str(&self.detail),
+        }
+    }
+}
+
+/// Source of job-file bytes; the filesystem in production, memory in tests.
+pub trait Loader {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
+    fn exists(&self, path: &Path) -> bool;
+}
+
+/// Reads job files from the filesystem (`-` is standard input).
+pub struct FsLoader;
+
+impl Loader for FsLoader {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        if path == Path::new("-") {
+            let mut buf = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)?;
+            return Ok(buf);
+        }
+        std::fs::read(path)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+}
+
+/// Job files held in memory, keyed by path.
+#[derive(Default)]
+pub struct MemLoader(pub HashMap<PathBuf, Vec<u8>>);
+
+impl Loader for MemLoader {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.0
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.0.contains_key(path)
+    }
+}
+
+/// How deep includes may nest before we call it a cycle; fio recurses
+/// until it crashes, we stop with an error naming the chain.
+const MAX_INCLUDE_DEPTH: usize = 32;
+
+/// Reads one job file and its includes into sections.
+///
+/// `keep` decides which non-global sections are kept (fio's `--section`);
+/// skipped sections' lines are ignored entirely, as fio ignores them.
+pub fn read(
+    loader: &dyn Loader,
+    path: &str,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<Section>, ReadError> {
+    let bytes = loader.read(Path::new(path)).map_err(|e| ReadError {
+        location: None,
+        fio_message: format!("fio: unable to open '{path}' job file"),
+        detail: format!("cannot open job file '{path}': {e}"),
+    })?;
+    let text = decode(path, &bytes)?;
+    let file: Arc<str> = Arc::from(path);
+    let mut sections: Vec<Section> = Vec::new();
+    let mut skipping = false;
+    for (index, raw) in text.split('\n').enumerate() {
+        let Some(trimmed) = trim(raw) else { continue };
+        let location = Location {
+            file: file.clone(),
+            line: index + 1,
+            column: trimmed.column,
+        };
+        if trimmed.text.starts_with('[') {
+            match classify(trimmed.text) {
+                LineKind::Section(name) => {
+                    let name = truncate_section_name(name);
+                    let global = name.starts_with("global");
+                    skipping = !global && !keep(&name);
+                    if !skipping {
+                        sections.push(Section {
+                            name,
+                            location,
+                            entries: Vec::new(),
+                        });
+                    }
+                    continue;
+                }
+                _ => return Err(outside_section(trimmed.text, location)),
+            }
+        }
+        if skipping {
+            continue;
+        }
+        let Some(section) = sections.last_mut() else {
+            return Err(outside_section(trimmed.text, location));
+        };
+        read_line(
+            loader,
+            path,
+            trimmed.text,
+            location,
+            None,
+            &mut section.entries,
+            &mut vec![path.to_string()],
+        )?;
+    }
+    Ok(sections)
+}
+
+/// fio reads at most 255 characters of a header and drops the last one.
+fn truncate_section_name(name: &str) -> String {
+    let inner_len: usize = name.chars().count() + 1;
+    if inner_len <= 255 {
+        return name.to_string();
+    }
+    name.chars().take(254).collect()
+}
+
+fn outside_section(text: &str, location: Location) -> ReadError {
+    ReadError {
+        location: Some(location),
+        fio_message: format!("fio: option <{text}> outside of [] job section"),
+        detail: format!(
+            "'{text}' is outside of any [section]; expected a [job] or [global] header first"
+        ),
+    }
+}
+
+fn decode<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str, ReadError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+        ReadError {
+            location: Some(Location {
+                file: Arc::from(path),
+                line,
+                column,
+            }),
+            fio_message: format!("fio: job file '{path}' is not valid UTF-8 text"),
+            detail: format!(
+                "byte 0x{:02x} is not valid UTF-8; expected a text job file",
+                bytes[e.valid_up_to()]
+            ),
+        }
+    })
+}
+
+/// Handles one option or include line inside a section.
+fn read_line(
+    loader: &dyn Loader,
+    current_file: &str,
+    text: &str,
+    location: Location,
+    included_from: Option<&Location>,
+    entries: &mut Vec<Entry>,
+    chain: &mut Vec<String>,
+) -> Result<(), ReadError> {
+    match classify(text) {
+        LineKind::Include(name) => {
+            let target = resolve_include(loader, current_file, name);
+            if chain.contains(&target) || chain.len() >= MAX_INCLUDE_DEPTH {
+                return Err(ReadError {
+                    location: Some(location),
+                    fio_message: format!("Error 1 while parsing include file {target}"),
+                    detail: format!(
+                        "include cycle: {} -> {target}; expected each file to be included at most once in a chain",
+                        chain.join(" -> ")
+                    ),
+                });
+            }
+            chain.push(target.clone());
+            let from = included_from.cloned().unwrap_or(location.clone());
+            read_include(loader, &target, &from, entries, chain).map_err(|mut e| {
+                if e.location.is_none() {
+                    e.location = Some(location.clone());
+                }
+                e
+            })?;
+            chain.pop();
+        }
+        LineKind::Option { key, value } => entries.push(Entry {
+            key: key.to_string(),
+            value: value.map(str::to_string),
+            location,
+            included_from: included_from.cloned(),
+        }),
+        // Lines starting with `[` are handled by the callers before this.
+        LineKind::Section(_) => {}
+    }
+    Ok(())
+}
+
+/// fio first tries the name as given (relative to the working directory),
+/// then relative to the including file's directory.
+fn resolve_include(loader: &dyn Loader, current_file: &str, name: &str) -> String {
+    if loader.exists(Path::new(name)) {
+        return name.to_string();
+    }
+    match current_file.rfind('/') {
+        Some(slash) => format!("{}{}", &current_file[..=slash], name),
+        None => name.to_string(),
+    }
+}
+
+fn read_include(
+    loader: &dyn Loader,
+    path: &str,
+    include_line: &Location,
+    entries: &mut Vec<Entry>,
+    chain: &mut Vec<String>,
+) -> Result<(), ReadError> {
+    let bytes = loader.read(Path::new(path)).map_err(|e| ReadError {
+        location: None,
+        fio_message: format!("fio: unable to open '{path}' job file"),
+        detail: format!("cannot open included file '{path}': {e}"),
+    })?;
+    let text = decode(path, &bytes)?;
+    let file: Arc<str> = Arc::from(path);
+    for (index, raw) in text.split('\n').enumerate() {
+        let Some(trimmed) = trim(raw) else { continue };
+        let location = Location {
+            file: file.clone(),
+            line: index + 1,
+            column: trimmed.column,
+        };
+        if trimmed.text.starts_with('[') {
+            return Err(ReadError {
+                location: Some(location),
+                fio_message: "No new sections in included files".to_string(),
+                detail: format!(
+                    "'{}' starts a section inside an included file; expected only options there",
+                    trimmed.text
+                ),
+            });
+        }
+        read_line(
+            loader,
+            path,
+            trimmed.text,
+            location,
+            Some(include_line),
+            entries,
+            chain,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

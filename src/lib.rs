@@ -1,0 +1,17 @@
+//! ferrio: a fio-compatible I/O benchmark engine.
+//!
+//! The pipeline: [`jobfile`] reads job files into sections, [`options`]
+//! holds fio's option table and value rules, [`plan`] turns sections and
+//! command-line options into a typed plan, and [`app`] drives it from the
+//! command line ([`cli`]).
+
+pub mod app;
+pub mod cli;
+pub mod explain;
+pub mod help;
+pub mod jobfile;
+pub mod options;
+pub mod plan;
+
+/// The fio release whose behaviour ferrio reproduces.
+pub const FIO_VERSION: &str = "fio-3.33";

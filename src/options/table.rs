@@ -1,0 +1,2317 @@
+//! The option table: one entry for every job option fio 3.33 accepts on
+//! Linux, followed by the private options of the I/O engines ferrio knows.
+//!
+//! Names, aliases, defaults, ranges and value words match fio exactly so
+//! that fio job files mean the same thing here; the help texts are our own.
+//! Generic options keep the order of fio's own table. Engine options
+//! come last, each naming every engine that accepts it; a name shared by
+//! several engines with the same meaning is listed once.
+
+use super::def::{Category::*, Check, Kind::*, OptDef, w};
+// `Time` is both a `Kind` and a `Category`, so the glob imports leave it
+// ambiguous: those two are always written with their enum name.
+use super::def::{Category, Kind};
+
+pub static OPTIONS: &[OptDef] = &[
+    OptDef::new(
+        "description",
+        Text(&[]),
+        Description,
+        "Free-form text describing the job, printed in the output",
+    ),
+    OptDef::new(
+        "name",
+        Text(&[]),
+        Description,
+        "Job name used in the output; on the command line it also starts a new job",
+    ),
+    OptDef::new(
+        "wait_for",
+        Text(&[]),
+        Process,
+        "Hold this job back until the named job has finished",
+    ),
+    OptDef::new(
+        "filename",
+        Text(&[]),
+        Files,
+        "File or device to do I/O on; separate several with ':'",
+    )
+    .prio(-1)
+    .check(Check::FileNames),
+    OptDef::new(
+        "directory",
+        Text(&[]),
+        Files,
+        "Directory in which the job's files are created (':' separates several)",
+    ),
+    OptDef::new(
+        "filename_format",
+        Text(&[]),
+        Files,
+        "Template for generated file names ($jobname, $jobnum, $filenum, $clientuid)",
+    )
+    .def("$jobname.$jobnum.$filenum")
+    .prio(-1),
+    OptDef::new(
+        "unique_filename",
+        Bool,
+        Files,
+        "As a network client, prefix file names with the client's address",
+    )
+    .def("1"),
+    OptDef::new(
+        "lockfile",
+        Choice(&[
+            w("none", "Do not lock"),
+            w("exclusive", "Only one I/O at a time may hold the file"),
+            w("readwrite", "Reads share the lock, writes hold it alone"),
+        ]),
+        Files,
+        "Lock each file around every I/O, and how",
+    )
+    .def("none")
+    .prio(1)
+    .parent("filename"),
+    OptDef::new(
+        "opendir",
+        Text(&[]),
+        Files,
+        "Add every file found below this directory, recursively, to the job",
+    ),
+    OptDef::new(
+        "rw",
+        Choice(&[
+            w("read", "Read front to back"),
+            w("write", "Write front to back"),
+            w("trim", "Discard front to back"),
+            w("randread", "Read at random offsets"),
+            w("randwrite", "Write at random offsets"),
+            w("randtrim", "Discard at random offsets"),
+            w(
+                "rw",
+                "Reads and writes interleaved, front to back (ratio: rwmixread)",
+            ),
+            w("readwrite", "Same as rw"),
+            w(
+                "randrw",
+                "Reads and writes interleaved at random offsets (ratio: rwmixread)",
+            ),
+            w("trimwrite", "Sequentially trim each block, then write it"),
+            w(
+                "randtrimwrite",
+                "At random offsets, trim each block, then write it",
+            ),
+        ]),
+        IoType,
+        "Direction and pattern of the I/O: sequential or random reads, writes, trims or a mix",
+    )
+    .alias(&["readwrite"])
+    .def("read")
+    .check(Check::RwMode),
+    OptDef::new(
+        "rw_sequencer",
+        Choice(&[
+            w(
+                "sequential",
+                "Advance sequentially from the last new offset",
+            ),
+            w("identical", "Reuse the last new offset"),
+        ]),
+        IoType,
+        "How offsets are produced between the new ones requested by an rw ':N' suffix",
+    )
+    .def("sequential"),
+    OptDef::new(
+        "ioengine",
+        Text(&[
+            w("sync", "read(2)/write(2) after lseek(2)"),
+            w("psync", "pread(2)/pwrite(2) at explicit offsets"),
+            w("vsync", "readv(2)/writev(2), merging adjacent I/Os"),
+            w("pvsync", "Vectored positional calls preadv(2)/pwritev(2)"),
+            w("pvsync2", "preadv2(2)/pwritev2(2) with per-I/O flags"),
+            w("libaio", "Linux kernel AIO (io_submit)"),
+            w("io_uring", "Linux io_uring submission/completion rings"),
+            w("posixaio", "POSIX aio_read/aio_write"),
+            w("rbd", "Ceph RBD images through librbd"),
+            w("mmap", "Copy data to and from a memory-mapped file"),
+            w("splice", "Move data with splice(2)/vmsplice(2)"),
+            w("netsplice", "Network transfer using splice(2)"),
+            w("sg", "SCSI generic passthrough (SG_IO)"),
+            w("null", "Completes I/O at once without moving data"),
+            w("net", "Transfer over TCP, UDP or unix sockets"),
+            w("cpuio", "Keeps CPUs busy instead of doing I/O"),
+            w("rdma", "RDMA verbs transfer"),
+            w(
+                "e4defrag",
+                "ext4 online defragmentation (EXT4_IOC_MOVE_EXT)",
+            ),
+            w("falloc", "Each I/O is a fallocate(2) call"),
+            w("gfapi", "GlusterFS via libgfapi, synchronous"),
+            w("gfapi_async", "GlusterFS via libgfapi, asynchronous"),
+            w("pmemblk", "Persistent memory via libpmemblk"),
+            w("dev-dax", "Persistent memory via a device-DAX node"),
+            w("filecreate", "Times file creation"),
+            w(
+                "external",
+                "Engine loaded from a shared object: external:/path/engine.so",
+            ),
+            w("libpmem", "Persistent memory via libpmem"),
+            w("nbd", "NBD export through libnbd"),
+        ]),
+        Ioengine,
+        "Back end that issues the I/O, e.g. psync, libaio, io_uring, or external:path",
+    )
+    .def("psync")
+    .check(Check::Engine),
+    OptDef::new(
+        "iodepth",
+        Int,
+        Io,
+        "How many I/Os to keep in flight at once",
+    )
+    .def("1")
+    .min(1),
+    OptDef::new(
+        "iodepth_batch",
+        Int,
+        Io,
+        "How many queued I/Os to hand to the engine in one submit call",
+    )
+    .alias(&["iodepth_batch_submit"])
+    .def("1")
+    .parent("iodepth"),
+    OptDef::new(
+        "iodepth_batch_complete_min",
+        Int,
+        Io,
+        "Fewest completions to wait for in one reap call (0 only polls)",
+    )
+    .alias(&["iodepth_batch_complete"])
+    .def("1")
+    .parent("iodepth"),
+    OptDef::new(
+        "iodepth_batch_complete_max",
+        Int,
+        Io,
+        "Most completions to collect in one reap call",
+    )
+    .parent("iodepth"),
+    OptDef::new(
+        "iodepth_low",
+        Int,
+        Io,
+        "Once the queue is full, let it drain to this depth before refilling",
+    )
+    .parent("iodepth"),
+    OptDef::new(
+        "serialize_overlap",
+        Bool,
+        Io,
+        "Delay an I/O that overlaps one still in flight until that one completes",
+    )
+    .def("0")
+    .parent("iodepth"),
+    OptDef::new(
+        "io_submit_mode",
+        Choice(&[
+            w("inline", "The job thread submits and reaps its own I/O"),
+            w("offload", "Helper threads submit and reap for the job"),
+        ]),
+        Io,
+        "Whether the job thread submits its own I/O or hands it to helper threads",
+    )
+    .def("inline"),
+    OptDef::new(
+        "size",
+        Size,
+        Io,
+        "Amount of data the job covers: bytes, a % of the file/device, or zones",
+    )
+    .check(Check::Zone),
+    OptDef::new(
+        "io_size",
+        Size,
+        Io,
+        "Total bytes to transfer when it differs from size (wraps around the region)",
+    )
+    .alias(&["io_limit"])
+    .check(Check::Zone),
+    OptDef::new(
+        "fill_device",
+        Bool,
+        Files,
+        "Keep writing until the device or filesystem is full (ENOSPC)",
+    )
+    .alias(&["fill_fs"])
+    .def("0"),
+    OptDef::new(
+        "filesize",
+        Size,
+        Files,
+        "Size of each file, or a lo-hi range to pick each file's size from",
+    )
+    .min(1)
+    .per_dir(2),
+    OptDef::new(
+        "file_append",
+        Bool,
+        Files,
+        "Begin I/O at the current end of each file, so writes extend it",
+    )
+    .def("0"),
+    OptDef::new(
+        "offset",
+        Size,
+        Io,
+        "Where in the file or device I/O begins: bytes, % or zones",
+    )
+    .alias(&["fileoffset"])
+    .def("0")
+    .check(Check::Zone),
+    OptDef::new(
+        "offset_align",
+        Int,
+        Io,
+        "Alignment applied to an offset given as a percentage",
+    )
+    .def("0"),
+    OptDef::new(
+        "offset_increment",
+        Size,
+        Io,
+        "Added to offset once per job clone, so clones work on separate regions",
+    )
+    .def("0")
+    .parent("offset")
+    .check(Check::Zone),
+    OptDef::new(
+        "number_ios",
+        Size,
+        Io,
+        "End the job after this many I/Os even if size has not been reached",
+    )
+    .def("0"),
+    OptDef::new(
+        "bs",
+        Size,
+        BlockSize,
+        "Size of each I/O; read,write,trim values may be given separately",
+    )
+    .alias(&["blocksize"])
+    .def("4096")
+    .min(1)
+    .parent("rw")
+    .per_dir(3),
+    OptDef::new(
+        "ba",
+        Size,
+        BlockSize,
+        "Alignment of random I/O offsets (defaults to the block size)",
+    )
+    .alias(&["blockalign"])
+    .min(1)
+    .parent("rw")
+    .per_dir(3),
+    OptDef::new(
+        "bsrange",
+        Range,
+        BlockSize,
+        "lo-hi range from which each I/O's size is drawn at random",
+    )
+    .alias(&["blocksize_range"])
+    .min(1)
+    .parent("rw")
+    .per_dir(3),
+    OptDef::new(
+        "bssplit",
+        Choice(&[]),
+        BlockSize,
+        "Weighted mix of block sizes such as 4k/60:64k/40, per direction",
+    )
+    .parent("rw")
+    .check(Check::BsSplit),
+    OptDef::new(
+        "bs_unaligned",
+        Flag,
+        BlockSize,
+        "Let sizes drawn from a range or split be non-multiples of the sector size",
+    )
+    .alias(&["blocksize_unaligned"])
+    .parent("rw"),
+    OptDef::new(
+        "bs_is_seq_rand",
+        Bool,
+        BlockSize,
+        "Read the bs pair as sequential,random sizes instead of read,write",
+    )
+    .def("0")
+    .parent("blocksize"),
+    OptDef::new(
+        "randrepeat",
+        Bool,
+        Random,
+        "Seed the offset generator the same way every run so the pattern repeats",
+    )
+    .def("1")
+    .parent("rw"),
+    OptDef::new(
+        "randseed",
+        Size,
+        Random,
+        "Seed value for the random generators",
+    )
+    .def("0x89")
+    .parent("rw"),
+    OptDef::new(
+        "norandommap",
+        Flag,
+        Random,
+        "Choose random offsets without tracking coverage; blocks may repeat or be skipped",
+    )
+    .parent("rw"),
+    OptDef::new(
+        "softrandommap",
+        Bool,
+        Random,
+        "Carry on without a random map if it cannot be allocated",
+    )
+    .def("0")
+    .parent("norandommap"),
+    OptDef::new(
+        "random_generator",
+        Choice(&[
+            w(
+                "tausworthe",
+                "Tausworthe generator, good statistical quality",
+            ),
+            w(
+                "lfsr",
+                "Linear feedback shift register; hits each block once, no map needed",
+            ),
+            w("tausworthe64", "64-bit Tausworthe, for very large targets"),
+        ]),
+        Random,
+        "Pseudo-random generator used for offsets",
+    )
+    .def("tausworthe"),
+    OptDef::new(
+        "random_distribution",
+        Choice(&[
+            w("random", "Uniform over the whole range"),
+            w("zipf", "Zipf, skew given by theta"),
+            w("pareto", "Pareto, skew given by its power"),
+            w("normal", "Gaussian, spread given as a %"),
+            w("zoned", "Given % of accesses to given % of the range"),
+            w("zoned_abs", "Given % of accesses to ranges given in bytes"),
+        ]),
+        Random,
+        "Distribution of random offsets, with its parameters after ':'",
+    )
+    .def("random")
+    .check(Check::Distribution),
+    OptDef::new(
+        "percentage_random",
+        Int,
+        Random,
+        "Share of I/Os that are random (rest sequential), per direction",
+    )
+    .def("100,100,100")
+    .max(100)
+    .per_dir(3),
+    OptDef::new(
+        "percentage_sequential",
+        Deprecated,
+        Random,
+        "Removed in fio; set percentage_random instead",
+    ),
+    OptDef::new(
+        "allrandrepeat",
+        Bool,
+        Random,
+        "Seed every random generator of the job, not only offsets, reproducibly",
+    )
+    .def("0"),
+    OptDef::new(
+        "nrfiles",
+        Int,
+        Files,
+        "Number of files the job's I/O is spread over",
+    )
+    .alias(&["nr_files"])
+    .def("1"),
+    OptDef::new(
+        "openfiles",
+        Int,
+        Files,
+        "Cap on how many of the job's files may be open simultaneously",
+    ),
+    OptDef::new(
+        "file_service_type",
+        Choice(&[
+            w("random", "Uniformly random file"),
+            w("zipf", "Zipf-weighted file choice"),
+            w("pareto", "Pareto-weighted file choice"),
+            w("normal", "Gaussian-weighted file choice"),
+            w("gauss", "Same as normal"),
+            w("roundrobin", "Each file in turn"),
+            w(
+                "sequential",
+                "Stay on one file until it is done, then the next",
+            ),
+        ]),
+        Files,
+        "How the next file is picked; a ':N' tail sets I/Os per pick",
+    )
+    .def("roundrobin")
+    .parent("nrfiles"),
+    OptDef::new(
+        "fallocate",
+        Choice(&[
+            w("none", "Reserve no space"),
+            w("native", "Platform's fallocate, quietly none if missing"),
+            w("posix", "Reserve with posix_fallocate(3)"),
+            w(
+                "keep",
+                "Reserve blocks but keep the size (FALLOC_FL_KEEP_SIZE)",
+            ),
+            w("truncate", "Only set the final size with ftruncate(2)"),
+            w("0", "Old spelling of none"),
+            w("1", "Old spelling of posix"),
+        ]),
+        Files,
+        "How space is reserved when the job's files are laid out",
+    )
+    .def("native"),
+    OptDef::new(
+        "fadvise_hint",
+        Choice(&[
+            w("0", "Give no advice"),
+            w("1", "Advice matching the job's own pattern"),
+            w("random", "Always advise random access"),
+            w("sequential", "Always advise sequential access"),
+        ]),
+        Files,
+        "Access-pattern advice passed to the kernel with posix_fadvise",
+    )
+    .def("1"),
+    OptDef::new(
+        "fsync",
+        Int,
+        Files,
+        "Call fsync after this many writes (0 disables)",
+    )
+    .def("0"),
+    OptDef::new(
+        "fdatasync",
+        Int,
+        Files,
+        "Call fdatasync after this many writes (0 disables)",
+    )
+    .def("0"),
+    OptDef::new(
+        "write_barrier",
+        Int,
+        IoType,
+        "Turn each Nth write into a barrier write; 0 turns this off",
+    )
+    .def("0"),
+    OptDef::new(
+        "sync_file_range",
+        Choice(&[
+            w(
+                "wait_before",
+                "Wait for writeback already in progress first",
+            ),
+            w("write", "Start writeback of dirty pages in the range"),
+            w("wait_after", "Wait until the writeback has finished"),
+        ]),
+        Files,
+        "Call sync_file_range with these flags every N writes, e.g. wait_before,write:8",
+    ),
+    OptDef::new(
+        "direct",
+        Bool,
+        IoType,
+        "Open files with O_DIRECT so I/O bypasses the page cache",
+    )
+    .def("0"),
+    OptDef::new(
+        "atomic",
+        Bool,
+        IoType,
+        "Ask for atomic direct writes where the platform offers them (implies direct)",
+    )
+    .def("0"),
+    OptDef::new(
+        "buffered",
+        Bool,
+        IoType,
+        "Do I/O through the page cache; the reverse of direct",
+    )
+    .def("1"),
+    OptDef::new(
+        "overwrite",
+        Bool,
+        Files,
+        "Lay the files out fully first so writes replace existing blocks",
+    )
+    .def("0"),
+    OptDef::new(
+        "loops",
+        Int,
+        Category::Time,
+        "Run the whole workload this many times",
+    )
+    .def("1"),
+    OptDef::new(
+        "numjobs",
+        Int,
+        Process,
+        "Start this many identical clones of the job",
+    )
+    .def("1"),
+    OptDef::new(
+        "startdelay",
+        Kind::Time,
+        Category::Time,
+        "Wait this long before the job starts; lo-hi picks a random delay",
+    )
+    .def("0")
+    .seconds()
+    .per_dir(2),
+    OptDef::new(
+        "runtime",
+        Kind::Time,
+        Category::Time,
+        "Upper limit on how long the job runs (seconds without a unit)",
+    )
+    .alias(&["timeout"])
+    .def("0")
+    .seconds(),
+    OptDef::new(
+        "time_based",
+        Flag,
+        Category::Time,
+        "Run for the whole runtime, repeating the workload if it ends early",
+    ),
+    OptDef::new(
+        "verify_only",
+        Flag,
+        Verify,
+        "Do no writes; only check data a previous run wrote",
+    ),
+    OptDef::new(
+        "ramp_time",
+        Kind::Time,
+        Category::Time,
+        "Run this long before statistics start to count",
+    )
+    .seconds(),
+    OptDef::new(
+        "clocksource",
+        Choice(&[
+            w("gettimeofday", "The gettimeofday(2) system call"),
+            w("clock_gettime", "The clock_gettime(2) system call"),
+            w("cpu", "The CPU's cycle counter, where reliable"),
+        ]),
+        Category::Time,
+        "Clock used to take timestamps",
+    ),
+    OptDef::new(
+        "mem",
+        Choice(&[
+            w("malloc", "Ordinary heap memory"),
+            w("shm", "System V shared memory"),
+            w("shmhuge", "System V shared memory on huge pages"),
+            w("mmap", "Anonymous mapping, or a file given as mmap:path"),
+            w("mmapshared", "Shared (MAP_SHARED) mapping"),
+            w("mmaphuge", "Mapping backed by huge pages"),
+        ]),
+        Buffers,
+        "How I/O buffer memory is obtained",
+    )
+    .alias(&["iomem"])
+    .def("malloc"),
+    OptDef::new(
+        "iomem_align",
+        Int,
+        Buffers,
+        "Memory alignment of the I/O buffers",
+    )
+    .alias(&["mem_align"])
+    .def("0")
+    .parent("iomem"),
+    OptDef::new(
+        "verify",
+        Choice(&[
+            w("0", "Do not verify"),
+            w("md5", "MD5 digest"),
+            w("crc64", "CRC-64"),
+            w("crc32", "CRC-32"),
+            w("crc32c-intel", "CRC-32C, same as crc32c"),
+            w("crc32c", "CRC-32C, hardware assisted when possible"),
+            w("crc16", "CRC-16"),
+            w("crc7", "CRC-7"),
+            w("sha1", "SHA-1 digest"),
+            w("sha256", "SHA-256 digest"),
+            w("sha512", "SHA-512 digest"),
+            w("sha3-224", "SHA3-224 digest"),
+            w("sha3-256", "SHA3-256 digest"),
+            w("sha3-384", "SHA3-384 digest"),
+            w("sha3-512", "SHA3-512 digest"),
+            w("xxhash", "xxHash checksum"),
+            w("meta", "Obsolete: header fields are always checked now"),
+            w("pattern", "Only compare against verify_pattern"),
+            w(
+                "null",
+                "Run the verify pass without checking (overhead test)",
+            ),
+        ]),
+        Verify,
+        "Checksum or pattern used to check written data",
+    )
+    .def("0"),
+    OptDef::new(
+        "do_verify",
+        Bool,
+        Verify,
+        "Run the verify pass after writing when verify is set",
+    )
+    .def("1")
+    .parent("verify"),
+    OptDef::new("verifysort", SoftDeprecated, Verify, "Obsolete and ignored"),
+    OptDef::new(
+        "verifysort_nr",
+        SoftDeprecated,
+        Verify,
+        "Obsolete and ignored",
+    ),
+    OptDef::new(
+        "verify_interval",
+        Int,
+        Verify,
+        "Place a verify header every this many bytes (default: the block size)",
+    )
+    .min(80)
+    .parent("verify"),
+    OptDef::new(
+        "verify_offset",
+        Int,
+        Verify,
+        "Move the verify header to this byte offset in the block",
+    )
+    .min(40)
+    .parent("verify"),
+    OptDef::new(
+        "verify_pattern",
+        Choice(&[]),
+        Verify,
+        "Pattern written and then checked: hex, quoted text, %o, or a mix",
+    )
+    .parent("verify")
+    .check(Check::Pattern),
+    OptDef::new(
+        "verify_fatal",
+        Bool,
+        Verify,
+        "End the job at the first verify mismatch",
+    )
+    .def("0")
+    .parent("verify"),
+    OptDef::new(
+        "verify_dump",
+        Bool,
+        Verify,
+        "On a mismatch, save the expected and read blocks to files",
+    )
+    .def("0")
+    .parent("verify"),
+    OptDef::new(
+        "verify_async",
+        Int,
+        Verify,
+        "Number of helper threads that check completed reads",
+    )
+    .def("0")
+    .parent("verify"),
+    OptDef::new(
+        "verify_backlog",
+        Size,
+        Verify,
+        "Check written blocks each time this many have been written",
+    )
+    .parent("verify"),
+    OptDef::new(
+        "verify_backlog_batch",
+        Int,
+        Verify,
+        "How many blocks to check each time the backlog is worked off",
+    )
+    .parent("verify"),
+    OptDef::new(
+        "verify_async_cpus",
+        Choice(&[]),
+        Verify,
+        "CPUs the verify helper threads may run on",
+    )
+    .parent("verify_async")
+    .check(Check::CpuList),
+    OptDef::new(
+        "experimental_verify",
+        Bool,
+        Verify,
+        "Verify by replaying the offset sequence instead of logging each write",
+    )
+    .parent("verify"),
+    OptDef::new(
+        "verify_state_load",
+        Bool,
+        Verify,
+        "Resume from the verify state saved by an interrupted run",
+    )
+    .parent("verify"),
+    OptDef::new(
+        "verify_state_save",
+        Bool,
+        Verify,
+        "Save verify state on exit so a later run can check the data",
+    )
+    .def("1")
+    .parent("verify"),
+    OptDef::new(
+        "trim_percentage",
+        Int,
+        Verify,
+        "Percentage of verified blocks that also get trimmed",
+    )
+    .def("0")
+    .max(100)
+    .parent("verify"),
+    OptDef::new(
+        "trim_verify_zero",
+        Bool,
+        Verify,
+        "Expect trimmed blocks to read back as zeroes",
+    )
+    .def("1")
+    .parent("trim_percentage"),
+    OptDef::new(
+        "trim_backlog",
+        Size,
+        Verify,
+        "Trim blocks each time this many have been written",
+    )
+    .parent("trim_percentage"),
+    OptDef::new(
+        "trim_backlog_batch",
+        Int,
+        Verify,
+        "How many blocks to trim each time the backlog is worked off",
+    )
+    .parent("trim_percentage"),
+    OptDef::new(
+        "write_iolog",
+        Text(&[]),
+        Logging,
+        "Record every I/O the job issues to this file, for replay",
+    ),
+    OptDef::new(
+        "read_iolog",
+        Text(&[]),
+        Io,
+        "Replay the I/O recorded in this iolog or blktrace file",
+    ),
+    OptDef::new(
+        "read_iolog_chunked",
+        Bool,
+        Io,
+        "Read the replay file in pieces instead of loading it whole",
+    )
+    .def("0")
+    .parent("read_iolog"),
+    OptDef::new(
+        "replay_no_stall",
+        Bool,
+        Io,
+        "Replay as fast as possible instead of keeping recorded timing",
+    )
+    .def("0")
+    .parent("read_iolog"),
+    OptDef::new(
+        "replay_redirect",
+        Text(&[]),
+        Io,
+        "Send all replayed I/O to this device, whatever the trace says",
+    )
+    .parent("read_iolog"),
+    OptDef::new(
+        "replay_scale",
+        Int,
+        Io,
+        "Divide replayed offsets by this factor",
+    )
+    .def("1")
+    .parent("read_iolog"),
+    OptDef::new(
+        "replay_align",
+        Int,
+        Io,
+        "Round replayed offsets down to this power-of-two boundary",
+    )
+    .pow2()
+    .parent("read_iolog"),
+    OptDef::new(
+        "replay_time_scale",
+        Int,
+        Io,
+        "Replay timing as a percentage of the recorded one (100 = unchanged)",
+    )
+    .def("100")
+    .min(1)
+    .parent("read_iolog"),
+    OptDef::new(
+        "replay_skip",
+        Choice(&[]),
+        Io,
+        "I/O types left out of the replay: read, write, trim, sync",
+    )
+    .parent("read_iolog"),
+    OptDef::new(
+        "merge_blktrace_file",
+        Text(&[]),
+        Io,
+        "File that receives the merge of several blktrace inputs",
+    ),
+    OptDef::new(
+        "merge_blktrace_scalars",
+        FloatList {
+            max_len: 20,
+            min: 0.0,
+            max: 0.0,
+        },
+        Io,
+        "Time scaling percentage for each merged blktrace",
+    ),
+    OptDef::new(
+        "merge_blktrace_iters",
+        FloatList {
+            max_len: 20,
+            min: 0.0,
+            max: 0.0,
+        },
+        Io,
+        "How many times each merged blktrace is repeated",
+    ),
+    OptDef::new(
+        "exec_prerun",
+        Text(&[]),
+        Process,
+        "Shell command run before the job starts",
+    ),
+    OptDef::new(
+        "exec_postrun",
+        Text(&[]),
+        Process,
+        "Shell command run after the job ends",
+    ),
+    OptDef::new(
+        "ioscheduler",
+        Text(&[]),
+        Files,
+        "Switch the target device to this block I/O scheduler first",
+    ),
+    OptDef::new(
+        "zonemode",
+        Choice(&[
+            w("none", "Treat the target as one region"),
+            w(
+                "strided",
+                "Step through fixed zones set by zonesize, zonerange, zoneskip",
+            ),
+            w(
+                "zbd",
+                "Zoned block device: follow write pointers and zone states",
+            ),
+        ]),
+        Zones,
+        "How the target is divided into zones",
+    )
+    .def("none"),
+    OptDef::new(
+        "zonesize",
+        Size,
+        Zones,
+        "Bytes of I/O done in each zone (for zbd: the zone size)",
+    )
+    .def("0"),
+    OptDef::new(
+        "zonecapacity",
+        Size,
+        Zones,
+        "Usable bytes per zone when below the zone size",
+    )
+    .def("0"),
+    OptDef::new(
+        "zonerange",
+        Size,
+        Zones,
+        "Size of the region each zone spans",
+    )
+    .def("0"),
+    OptDef::new(
+        "zoneskip",
+        Size,
+        Zones,
+        "Bytes skipped once a zone is done; a z suffix counts zones",
+    )
+    .def("0")
+    .check(Check::Zone),
+    OptDef::new(
+        "read_beyond_wp",
+        Bool,
+        Zones,
+        "With zonemode=zbd, let reads go past a zone's write pointer",
+    )
+    .def("0"),
+    OptDef::new(
+        "max_open_zones",
+        Int,
+        Zones,
+        "Cap on zones open for writing at once across all jobs (zbd)",
+    )
+    .def("0")
+    .max(4096),
+    OptDef::new(
+        "job_max_open_zones",
+        Int,
+        Zones,
+        "Cap on zones this job keeps open for writing at once (zbd)",
+    )
+    .def("0")
+    .max(4096),
+    OptDef::new(
+        "ignore_zone_limits",
+        Bool,
+        Zones,
+        "Disregard the open and active zone limits the device reports",
+    )
+    .def("0"),
+    OptDef::new(
+        "zone_reset_threshold",
+        FloatList {
+            max_len: 1,
+            min: 0.0,
+            max: 1.0,
+        },
+        Zones,
+        "Written fraction (0-1) of the I/O range above which zones get reset",
+    ),
+    OptDef::new(
+        "zone_reset_frequency",
+        FloatList {
+            max_len: 1,
+            min: 0.0,
+            max: 1.0,
+        },
+        Zones,
+        "Past the threshold, reset a zone once every 1/value writes (0-1)",
+    ),
+    OptDef::new(
+        "lockmem",
+        Size,
+        Buffers,
+        "Pin this much memory so the job sees less free RAM",
+    )
+    .def("0"),
+    OptDef::new(
+        "rwmixread",
+        Int,
+        IoType,
+        "Share of a mixed workload issued as reads, in percent",
+    )
+    .def("50")
+    .max(100),
+    OptDef::new(
+        "rwmixwrite",
+        Int,
+        IoType,
+        "Share of a mixed workload issued as writes, in percent",
+    )
+    .def("50")
+    .max(100),
+    OptDef::new(
+        "rwmixcycle",
+        Deprecated,
+        IoType,
+        "Removed in fio; has no effect",
+    ),
+    OptDef::new("nice", Int, Process, "CPU nice value the job runs at")
+        .def("0")
+        .min(-20)
+        .max(19),
+    OptDef::new(
+        "prio",
+        Int,
+        Process,
+        "I/O priority level within the class (0 highest to 7 lowest)",
+    )
+    .max(7),
+    OptDef::new(
+        "prioclass",
+        Int,
+        Process,
+        "I/O scheduling class: 1 realtime, 2 best effort, 3 idle",
+    )
+    .max(3),
+    OptDef::new(
+        "thinktime",
+        Int,
+        Rate,
+        "Pause between I/O bursts (µs without a unit)",
+    )
+    .def("0")
+    .time(),
+    OptDef::new(
+        "thinktime_spin",
+        Int,
+        Rate,
+        "Part of each pause spent busy-spinning instead of sleeping",
+    )
+    .def("0")
+    .time()
+    .parent("thinktime"),
+    OptDef::new(
+        "thinktime_blocks",
+        Int,
+        Rate,
+        "Number of I/Os between pauses",
+    )
+    .def("1")
+    .parent("thinktime"),
+    OptDef::new(
+        "thinktime_blocks_type",
+        Choice(&[
+            w("complete", "Count completed I/Os"),
+            w("issue", "Count submitted I/Os"),
+        ]),
+        Rate,
+        "Whether thinktime_blocks counts issued or completed I/Os",
+    )
+    .def("complete")
+    .parent("thinktime"),
+    OptDef::new(
+        "thinktime_iotime",
+        Int,
+        Rate,
+        "Also pause after this much time spent on I/O, whichever limit comes first",
+    )
+    .def("0")
+    .seconds()
+    .time()
+    .parent("thinktime"),
+    OptDef::new(
+        "rate",
+        Size,
+        Rate,
+        "Bandwidth cap in bytes per second, per direction",
+    )
+    .per_dir(3),
+    OptDef::new(
+        "rate_min",
+        Size,
+        Rate,
+        "Fail the job if its bandwidth falls below this, per direction",
+    )
+    .alias(&["ratemin"])
+    .parent("rate")
+    .per_dir(3),
+    OptDef::new(
+        "rate_iops",
+        Int,
+        Rate,
+        "Cap on I/Os per second, per direction",
+    )
+    .per_dir(3),
+    OptDef::new(
+        "rate_iops_min",
+        Int,
+        Rate,
+        "Fail the job if its IOPS falls below this, per direction",
+    )
+    .parent("rate_iops")
+    .per_dir(3),
+    OptDef::new(
+        "rate_process",
+        Choice(&[
+            w("linear", "Evenly spaced I/Os"),
+            w("poisson", "Random, exponentially spaced I/Os"),
+        ]),
+        Rate,
+        "How rate-limited I/Os are spaced out in time",
+    )
+    .def("linear")
+    .parent("rate"),
+    OptDef::new(
+        "rate_cycle",
+        Int,
+        Rate,
+        "Window in ms over which rate_min and rate_iops_min are averaged",
+    )
+    .alias(&["ratecycle"])
+    .def("1000")
+    .parent("rate"),
+    OptDef::new(
+        "rate_ignore_thinktime",
+        Bool,
+        Rate,
+        "Do not catch up on time lost to think time when rate limiting",
+    )
+    .parent("rate"),
+    OptDef::new(
+        "max_latency",
+        Size,
+        Latency,
+        "Fail the job if any I/O takes longer than this (µs), per direction",
+    )
+    .time()
+    .per_dir(3),
+    OptDef::new(
+        "latency_target",
+        Kind::Time,
+        Latency,
+        "Latency goal; fio searches for the deepest queue that meets it",
+    ),
+    OptDef::new(
+        "latency_window",
+        Kind::Time,
+        Latency,
+        "Length of each window in which the latency goal is checked",
+    ),
+    OptDef::new(
+        "latency_percentile",
+        FloatList {
+            max_len: 1,
+            min: 0.0,
+            max: 100.0,
+        },
+        Latency,
+        "How many I/Os, in percent, must come in under latency_target",
+    )
+    .def("100"),
+    OptDef::new(
+        "latency_run",
+        Bool,
+        Latency,
+        "Do not settle on one depth: keep retuning it all run",
+    )
+    .def("0"),
+    OptDef::new(
+        "invalidate",
+        Bool,
+        IoType,
+        "Drop the files' cached pages before starting",
+    )
+    .def("1"),
+    OptDef::new(
+        "sync",
+        Choice(&[
+            w("none", "Ordinary writes"),
+            w("0", "Same as none"),
+            w("sync", "Open with O_SYNC"),
+            w("1", "Same as sync"),
+            w("dsync", "Open with O_DSYNC"),
+        ]),
+        IoType,
+        "Open files for synchronous writes",
+    )
+    .def("none"),
+    OptDef::new(
+        "write_hint",
+        Choice(&[
+            w("none", "No hint"),
+            w("short", "Data will be rewritten soon"),
+            w("medium", "Medium lifetime"),
+            w("long", "Long lifetime"),
+            w("extreme", "Data is expected to stay longest"),
+        ]),
+        IoType,
+        "Expected lifetime of written data, passed to the kernel as a hint",
+    ),
+    OptDef::new(
+        "create_serialize",
+        Bool,
+        Files,
+        "Lay out the files of one job at a time",
+    )
+    .def("1"),
+    OptDef::new(
+        "create_fsync",
+        Bool,
+        Files,
+        "fsync each file after it has been laid out",
+    )
+    .def("1"),
+    OptDef::new(
+        "create_on_open",
+        Bool,
+        Files,
+        "Defer creating each file until it is opened for I/O",
+    )
+    .def("0"),
+    OptDef::new(
+        "create_only",
+        Bool,
+        Files,
+        "Lay out the files and stop without running the workload",
+    )
+    .def("0"),
+    OptDef::new(
+        "allow_file_create",
+        Bool,
+        Files,
+        "Allow creating files that do not exist yet",
+    )
+    .def("1"),
+    OptDef::new(
+        "allow_mounted_write",
+        Bool,
+        Files,
+        "Allow writes to a device that holds a mounted filesystem",
+    )
+    .def("0"),
+    OptDef::new(
+        "pre_read",
+        Bool,
+        Files,
+        "Read the files into the page cache before starting",
+    )
+    .def("0"),
+    OptDef::new(
+        "cpumask",
+        Int,
+        Process,
+        "Bit mask of the CPUs the job may run on",
+    )
+    .check(Check::CpuMask),
+    OptDef::new(
+        "cpus_allowed",
+        Choice(&[]),
+        Process,
+        "CPUs the job may run on, as a list such as 0-3,6",
+    )
+    .check(Check::CpuList),
+    OptDef::new(
+        "cpus_allowed_policy",
+        Choice(&[
+            w("shared", "Every clone may use the whole set"),
+            w("split", "Each clone gets its own CPU from the set"),
+        ]),
+        Process,
+        "How the allowed CPUs are divided among the job's clones",
+    )
+    .prio(1)
+    .parent("cpus_allowed"),
+    OptDef::new(
+        "numa_cpu_nodes",
+        Choice(&[]),
+        Process,
+        "Run the job on the CPUs of these NUMA nodes",
+    )
+    .check(Check::CpuList),
+    OptDef::new(
+        "numa_mem_policy",
+        Choice(&[]),
+        Process,
+        "NUMA memory policy for the job, as policy[:nodes]",
+    )
+    .check(Check::NumaPolicy),
+    OptDef::new(
+        "end_fsync",
+        Bool,
+        Files,
+        "fsync each file once the job's writes are done",
+    )
+    .def("0"),
+    OptDef::new(
+        "fsync_on_close",
+        Bool,
+        Files,
+        "fsync each file every time it is closed",
+    )
+    .def("0"),
+    OptDef::new("unlink", Bool, Files, "Remove the job's files when it ends").def("0"),
+    OptDef::new(
+        "unlink_each_loop",
+        Bool,
+        Files,
+        "Remove the job's files after every loop",
+    )
+    .def("0"),
+    OptDef::new(
+        "exitall",
+        Flag,
+        Process,
+        "When this job ends, stop other jobs as exit_what says",
+    ),
+    OptDef::new(
+        "exit_what",
+        Choice(&[
+            w("group", "Jobs in the same group"),
+            w(
+                "stonewall",
+                "Running jobs, then go on at the next stonewall",
+            ),
+            w("all", "Every job"),
+        ]),
+        Process,
+        "Which jobs are stopped when an exitall job ends",
+    )
+    .def("group"),
+    OptDef::new(
+        "exitall_on_error",
+        Flag,
+        Process,
+        "Stop every job when this one fails",
+    ),
+    OptDef::new(
+        "stonewall",
+        Flag,
+        Process,
+        "Start only after all earlier jobs have ended",
+    )
+    .alias(&["wait_for_previous"]),
+    OptDef::new(
+        "new_group",
+        Flag,
+        Process,
+        "Begin a new reporting group at this job",
+    ),
+    OptDef::new(
+        "thread",
+        Flag,
+        Process,
+        "Run jobs as threads of one process instead of separate processes",
+    ),
+    OptDef::new(
+        "per_job_logs",
+        Bool,
+        Logging,
+        "Put the job number in log file names so clones log separately",
+    )
+    .def("1"),
+    OptDef::new(
+        "write_bw_log",
+        Choice(&[]),
+        Logging,
+        "Log bandwidth samples to files named from this prefix",
+    ),
+    OptDef::new(
+        "write_lat_log",
+        Choice(&[]),
+        Logging,
+        "Log latency samples to files named from this prefix",
+    ),
+    OptDef::new(
+        "write_iops_log",
+        Choice(&[]),
+        Logging,
+        "Log IOPS samples to files named from this prefix",
+    ),
+    OptDef::new(
+        "log_entries",
+        Int,
+        Logging,
+        "Starting capacity of each in-memory log, in entries",
+    )
+    .def("1024")
+    .min(1024)
+    .max(1048576),
+    OptDef::new(
+        "log_avg_msec",
+        Int,
+        Logging,
+        "Average log samples over this many ms (0 logs each I/O)",
+    )
+    .def("0"),
+    OptDef::new(
+        "log_hist_msec",
+        Int,
+        Logging,
+        "Interval in ms between latency histogram log entries",
+    )
+    .def("0"),
+    OptDef::new(
+        "log_hist_coarseness",
+        Int,
+        Logging,
+        "Merge histogram bins, 0 (finest) to 6 (coarsest)",
+    )
+    .def("0"),
+    OptDef::new(
+        "write_hist_log",
+        Choice(&[]),
+        Logging,
+        "Log latency histograms to files named from this prefix",
+    ),
+    OptDef::new(
+        "log_max_value",
+        Bool,
+        Logging,
+        "Log each window's peak sample rather than its mean",
+    )
+    .def("0"),
+    OptDef::new(
+        "log_offset",
+        Bool,
+        Logging,
+        "Add the I/O's offset to each log entry",
+    )
+    .def("0"),
+    OptDef::new(
+        "log_prio",
+        Bool,
+        Logging,
+        "Add the I/O's priority to each log entry",
+    )
+    .def("0"),
+    OptDef::new(
+        "log_compression",
+        Int,
+        Logging,
+        "Chunk size in which in-memory logs get compressed",
+    )
+    .min(1024)
+    .max(536870912),
+    OptDef::new(
+        "log_compression_cpus",
+        Choice(&[]),
+        Logging,
+        "CPUs the log compression threads may run on",
+    )
+    .parent("log_compression")
+    .check(Check::CpuList),
+    OptDef::new(
+        "log_store_compressed",
+        Bool,
+        Logging,
+        "Keep log files compressed on disk",
+    ),
+    OptDef::new(
+        "log_unix_epoch",
+        Bool,
+        Logging,
+        "Stamp log entries with Unix time instead of time since job start",
+    ),
+    OptDef::new(
+        "log_alternate_epoch",
+        Bool,
+        Logging,
+        "Stamp log entries with the clock set by log_alternate_epoch_clock_id",
+    ),
+    OptDef::new(
+        "log_alternate_epoch_clock_id",
+        Int,
+        Logging,
+        "clock_gettime clock id whose epoch log timestamps use",
+    ),
+    OptDef::new(
+        "block_error_percentiles",
+        Bool,
+        Stats,
+        "Build a histogram of trim block errors (flash wear-out tests)",
+    )
+    .def("0"),
+    OptDef::new(
+        "bwavgtime",
+        Int,
+        Logging,
+        "Window in ms over which bandwidth is averaged",
+    )
+    .def("500")
+    .parent("write_bw_log"),
+    OptDef::new(
+        "iopsavgtime",
+        Int,
+        Logging,
+        "Window in ms over which IOPS is averaged",
+    )
+    .def("500")
+    .parent("write_iops_log"),
+    OptDef::new(
+        "group_reporting",
+        Flag,
+        Stats,
+        "Report a group's jobs as one combined result",
+    ),
+    OptDef::new("stats", Bool, Stats, "Gather statistics for this job").def("1"),
+    OptDef::new(
+        "zero_buffers",
+        Flag,
+        Buffers,
+        "Use all-zero data in the I/O buffers",
+    ),
+    OptDef::new(
+        "refill_buffers",
+        Flag,
+        Buffers,
+        "Regenerate buffer contents before every write",
+    ),
+    OptDef::new(
+        "scramble_buffers",
+        Bool,
+        Buffers,
+        "Alter buffer contents slightly on each write to defeat dedupe",
+    )
+    .def("1"),
+    OptDef::new(
+        "buffer_pattern",
+        Choice(&[]),
+        Buffers,
+        "Fill write buffers with this pattern: hex, quoted text, or a mix",
+    )
+    .check(Check::Pattern),
+    OptDef::new(
+        "buffer_compress_percentage",
+        Int,
+        Buffers,
+        "Make written data compressible by roughly this percentage",
+    )
+    .max(100),
+    OptDef::new(
+        "buffer_compress_chunk",
+        Int,
+        Buffers,
+        "Granularity at which compressible and random data alternate",
+    )
+    .def("512")
+    .parent("buffer_compress_percentage"),
+    OptDef::new(
+        "dedupe_percentage",
+        Int,
+        Buffers,
+        "Percentage of written blocks that repeat earlier content",
+    )
+    .max(100),
+    OptDef::new(
+        "dedupe_global",
+        Bool,
+        Buffers,
+        "Draw duplicate blocks from a pool shared by all jobs",
+    )
+    .def("0"),
+    OptDef::new(
+        "dedupe_mode",
+        Choice(&[
+            w("repeat", "Copy the block generated last"),
+            w(
+                "working_set",
+                "Copy a random block from a fixed working set",
+            ),
+        ]),
+        Buffers,
+        "How the content of a duplicate block is chosen",
+    )
+    .def("repeat")
+    .parent("dedupe_percentage"),
+    OptDef::new(
+        "dedupe_working_set_percentage",
+        Int,
+        Buffers,
+        "Size of the dedupe working set, as a % of the file size",
+    )
+    .def("5")
+    .max(100)
+    .parent("dedupe_percentage"),
+    OptDef::new(
+        "clat_percentiles",
+        Bool,
+        Stats,
+        "Include completion-latency percentiles in the results",
+    )
+    .def("1"),
+    OptDef::new(
+        "lat_percentiles",
+        Bool,
+        Stats,
+        "Include total (submit to complete) latency percentiles in the results",
+    )
+    .def("0"),
+    OptDef::new(
+        "slat_percentiles",
+        Bool,
+        Stats,
+        "Include submission-latency percentiles in the results",
+    )
+    .def("0"),
+    OptDef::new(
+        "percentile_list",
+        FloatList {
+            max_len: 20,
+            min: 0.0,
+            max: 100.0,
+        },
+        Stats,
+        "Percentiles to report, separated by ':'",
+    )
+    .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
+    .per_dir(2),
+    OptDef::new(
+        "significant_figures",
+        Int,
+        Stats,
+        "Digits of precision in normal text output",
+    )
+    .def("4")
+    .min(1)
+    .max(10),
+    OptDef::new(
+        "disk_util",
+        Bool,
+        Stats,
+        "Gather and report utilisation of the disks used",
+    )
+    .def("1"),
+    OptDef::new(
+        "gtod_reduce",
+        Bool,
+        Stats,
+        "Turn off most latency tracking to cut timing calls",
+    )
+    .def("0"),
+    OptDef::new("disable_lat", Bool, Stats, "Do not track total latency")
+        .def("0")
+        .parent("gtod_reduce"),
+    OptDef::new(
+        "disable_clat",
+        Bool,
+        Stats,
+        "Do not track completion latency",
+    )
+    .def("0")
+    .parent("gtod_reduce"),
+    OptDef::new(
+        "disable_slat",
+        Bool,
+        Stats,
+        "Do not track submission latency",
+    )
+    .def("0")
+    .parent("gtod_reduce"),
+    OptDef::new(
+        "disable_bw_measurement",
+        Bool,
+        Stats,
+        "Do not track bandwidth",
+    )
+    .alias(&["disable_bw"])
+    .def("0")
+    .parent("gtod_reduce"),
+    OptDef::new(
+        "gtod_cpu",
+        Int,
+        Category::Time,
+        "Pin a thread to this CPU that keeps the time for all jobs",
+    ),
+    OptDef::new(
+        "unified_rw_reporting",
+        Choice(&[
+            w("none", "Per direction only"),
+            w("mixed", "One combined result for all directions"),
+            w("both", "Per direction, then the combined result"),
+            w("0", "Same as none"),
+            w("1", "Same as mixed"),
+            w("2", "Same as both"),
+        ]),
+        Stats,
+        "Report statistics per direction, combined, or both",
+    )
+    .def("none"),
+    OptDef::new(
+        "continue_on_error",
+        Choice(&[
+            w("none", "Stop at the first error"),
+            w("read", "Survive read errors"),
+            w("write", "Survive write errors"),
+            w("io", "Survive any I/O error"),
+            w("verify", "Survive verify errors"),
+            w("all", "Survive I/O and verify errors"),
+            w("0", "Same as none"),
+            w("1", "Same as all"),
+        ]),
+        Misc,
+        "Which kinds of errors the job survives and carries on after",
+    )
+    .def("none"),
+    OptDef::new(
+        "ignore_error",
+        Choice(&[]),
+        Misc,
+        "Error numbers or names to tolerate, as read,write,verify lists",
+    )
+    .parent("rw")
+    .check(Check::ErrorList),
+    OptDef::new(
+        "error_dump",
+        Bool,
+        Misc,
+        "Log every error, not only the one that stops the job",
+    )
+    .def("0"),
+    OptDef::new(
+        "profile",
+        Text(&[
+            w(
+                "tiobench",
+                "Workload modelled on the tiotest/tiobench suite",
+            ),
+            w("act", "Flash workload modelled on Aerospike's ACT tool"),
+        ]),
+        Misc,
+        "Run one of the built-in workload profiles",
+    ),
+    OptDef::new(
+        "cgroup",
+        Text(&[]),
+        Process,
+        "Place the job in this control group",
+    ),
+    OptDef::new(
+        "cgroup_nodelete",
+        Bool,
+        Process,
+        "Leave the job's control group in place afterwards",
+    )
+    .def("0")
+    .parent("cgroup"),
+    OptDef::new(
+        "cgroup_weight",
+        Int,
+        Process,
+        "I/O weight of the job's control group",
+    )
+    .min(100)
+    .max(1000)
+    .parent("cgroup"),
+    OptDef::new("uid", Int, Process, "User id the job runs as"),
+    OptDef::new("gid", Int, Process, "Group id the job runs as"),
+    OptDef::new(
+        "kb_base",
+        Choice(&[
+            w(
+                "1024",
+                "k/m/g mean powers of 2 (kiB-style names read as decimal); binary output",
+            ),
+            w(
+                "1000",
+                "k/m/g mean powers of 10, kiB-style names binary; decimal output",
+            ),
+        ]),
+        Stats,
+        "Whether unit prefixes are counted in 1024s or 1000s",
+    )
+    .def("1024")
+    .prio(1),
+    OptDef::new(
+        "unit_base",
+        Choice(&[
+            w("0", "Decide automatically"),
+            w("8", "Bytes"),
+            w("1", "Bits"),
+        ]),
+        Stats,
+        "Report data amounts in bytes (8) or bits (1); 0 decides itself",
+    )
+    .prio(1),
+    OptDef::new(
+        "hugepage-size",
+        Int,
+        Buffers,
+        "Huge page size used with mem=shmhuge or mmaphuge",
+    )
+    .def("2097152"),
+    OptDef::new(
+        "flow_id",
+        Int,
+        Rate,
+        "Flow group this job belongs to for flow control",
+    )
+    .def("0"),
+    OptDef::new("flow", Int, Rate, "Weight of this job in its flow group")
+        .def("0")
+        .max(1000)
+        .parent("flow_id"),
+    OptDef::new(
+        "flow_watermark",
+        SoftDeprecated,
+        Rate,
+        "Obsolete and ignored",
+    ),
+    OptDef::new(
+        "flow_sleep",
+        Int,
+        Rate,
+        "Pause in µs when flow control holds the job back",
+    )
+    .def("0")
+    .parent("flow_id"),
+    OptDef::new(
+        "steadystate",
+        Choice(&[
+            w("iops", "Deviation of IOPS from its mean"),
+            w("iops_slope", "Slope of the IOPS trend"),
+            w("bw", "Deviation of bandwidth from its mean"),
+            w("bw_slope", "Slope of the bandwidth trend"),
+        ]),
+        SteadyState,
+        "Stop once the metric has settled within the limit, e.g. iops_slope:0.1%",
+    )
+    .alias(&["ss"])
+    .def("iops_slope:0.01%")
+    .check(Check::SteadyState),
+    OptDef::new(
+        "steadystate_duration",
+        Kind::Time,
+        SteadyState,
+        "How long the steady-state condition must hold before stopping",
+    )
+    .alias(&["ss_dur"])
+    .def("0")
+    .seconds()
+    .parent("steadystate"),
+    OptDef::new(
+        "steadystate_ramp_time",
+        Kind::Time,
+        SteadyState,
+        "Wait this long before collecting steady-state samples",
+    )
+    .alias(&["ss_ramp"])
+    .def("0")
+    .seconds()
+    .parent("steadystate"),
+    OptDef::new(
+        "hipri",
+        Flag,
+        Ioengine,
+        "Poll for completions instead of waiting for an interrupt",
+    )
+    .engines(&["io_uring", "io_uring_cmd", "pvsync2", "sg"]),
+    OptDef::new(
+        "cmdprio_percentage",
+        Int,
+        Ioengine,
+        "Percentage of I/Os sent at the cmdprio priority, per direction",
+    )
+    .max(100)
+    .per_dir(2)
+    .engines(&["io_uring", "io_uring_cmd", "libaio"]),
+    OptDef::new(
+        "cmdprio_class",
+        Int,
+        Ioengine,
+        "Priority class of the I/Os picked by cmdprio_percentage",
+    )
+    .min(1)
+    .max(3)
+    .per_dir(2)
+    .engines(&["io_uring", "io_uring_cmd", "libaio"]),
+    OptDef::new(
+        "cmdprio",
+        Int,
+        Ioengine,
+        "Priority level of the I/Os picked by cmdprio_percentage",
+    )
+    .max(7)
+    .per_dir(2)
+    .engines(&["io_uring", "io_uring_cmd", "libaio"]),
+    OptDef::new(
+        "cmdprio_bssplit",
+        Text(&[]),
+        Ioengine,
+        "Percentages of I/Os sent at raised priority for each block size",
+    )
+    .engines(&["io_uring", "io_uring_cmd", "libaio"])
+    .check(Check::CmdprioBsSplit),
+    OptDef::new(
+        "fixedbufs",
+        Flag,
+        Ioengine,
+        "Register the I/O buffers with the kernel once at start",
+    )
+    .engines(&["io_uring", "io_uring_cmd"]),
+    OptDef::new(
+        "registerfiles",
+        Flag,
+        Ioengine,
+        "Register the open files with the ring ahead of time",
+    )
+    .engines(&["io_uring", "io_uring_cmd"]),
+    OptDef::new(
+        "sqthread_poll",
+        Flag,
+        Ioengine,
+        "Let a kernel thread poll the submission queue",
+    )
+    .engines(&["io_uring", "io_uring_cmd"]),
+    OptDef::new(
+        "sqthread_poll_cpu",
+        Int,
+        Ioengine,
+        "CPU the submission polling thread runs on",
+    )
+    .engines(&["io_uring", "io_uring_cmd"]),
+    OptDef::new(
+        "nonvectored",
+        Int,
+        Ioengine,
+        "Use plain read/write opcodes instead of vectored ones (-1: by kernel support)",
+    )
+    .def("-1")
+    .engines(&["io_uring", "io_uring_cmd"]),
+    OptDef::new(
+        "uncached",
+        Int,
+        Ioengine,
+        "Ask for buffered I/O that drops pages after use (RWF_UNCACHED)",
+    )
+    .engines(&["io_uring", "io_uring_cmd", "pvsync2"]),
+    OptDef::new(
+        "nowait",
+        Bool,
+        Ioengine,
+        "Fail with EAGAIN instead of blocking (RWF_NOWAIT)",
+    )
+    .engines(&["io_uring", "io_uring_cmd", "libaio", "pvsync2"]),
+    OptDef::new(
+        "force_async",
+        Int,
+        Ioengine,
+        "Flag every Nth request to run asynchronously (IOSQE_ASYNC)",
+    )
+    .engines(&["io_uring", "io_uring_cmd"]),
+    OptDef::new(
+        "cmd_type",
+        Choice(&[w("nvme", "NVMe passthrough commands")]),
+        Ioengine,
+        "Kind of passthrough command io_uring_cmd sends",
+    )
+    .def("nvme")
+    .engines(&["io_uring", "io_uring_cmd"]),
+    OptDef::new(
+        "userspace_reap",
+        Flag,
+        Ioengine,
+        "Collect completions from user space instead of io_getevents",
+    )
+    .engines(&["libaio"]),
+    OptDef::new(
+        "hipri_percentage",
+        Int,
+        Ioengine,
+        "Percentage of I/Os that get the high-priority flag",
+    )
+    .def("100")
+    .max(100)
+    .engines(&["pvsync2"]),
+    OptDef::new(
+        "hostname",
+        Text(&[]),
+        Ioengine,
+        "Host to connect to, or address to accept connections on",
+    )
+    .engines(&["net", "netsplice", "rdma"]),
+    OptDef::new(
+        "port",
+        Int,
+        Ioengine,
+        "Port number to connect to or listen on",
+    )
+    .min(1)
+    .max(65535)
+    .engines(&["net", "netsplice", "rdma"]),
+    OptDef::new(
+        "protocol",
+        Choice(&[
+            w("tcp", "TCP over IPv4"),
+            w("tcpv6", "TCP over IPv6"),
+            w("udp", "UDP over IPv4"),
+            w("udpv6", "UDP over IPv6"),
+            w("unix", "Local socket named by a filesystem path"),
+        ]),
+        Ioengine,
+        "Transport used for the transfer",
+    )
+    .alias(&["proto"])
+    .def("tcp")
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "nodelay",
+        Bool,
+        Ioengine,
+        "Set TCP_NODELAY so small writes go out at once",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "listen",
+        Flag,
+        Ioengine,
+        "Accept incoming connections instead of connecting",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "pingpong",
+        Flag,
+        Ioengine,
+        "Receiver answers every message, so timing covers the round trip",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "interface",
+        Text(&[]),
+        Ioengine,
+        "Network interface (name or address) for UDP multicast",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "ttl",
+        Int,
+        Ioengine,
+        "How many router hops multicast packets may cross (IP TTL)",
+    )
+    .def("1")
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "window_size",
+        Int,
+        Ioengine,
+        "Socket buffer size for sending and receiving",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "mss",
+        Int,
+        Ioengine,
+        "Largest TCP segment the socket may send (TCP_MAXSEG)",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "cpuload",
+        Int,
+        Ioengine,
+        "Percentage of CPU time to keep busy",
+    )
+    .engines(&["cpuio"]),
+    OptDef::new(
+        "cpumode",
+        Choice(&[
+            w("noop", "Busy loop of no-op instructions"),
+            w("qsort", "Sort data, which also touches memory"),
+        ]),
+        Ioengine,
+        "Kind of work used to keep the CPU busy",
+    )
+    .def("noop")
+    .engines(&["cpuio"]),
+    OptDef::new(
+        "cpuchunks",
+        Int,
+        Ioengine,
+        "Length of each busy period in µs",
+    )
+    .def("50000")
+    .parent("cpuload")
+    .engines(&["cpuio"]),
+    OptDef::new(
+        "exit_on_io_done",
+        Bool,
+        Ioengine,
+        "Stop once the I/O jobs of the run have finished",
+    )
+    .def("0")
+    .engines(&["cpuio"]),
+    OptDef::new(
+        "program",
+        Text(&[]),
+        Ioengine,
+        "Path of the executable to launch",
+    )
+    .engines(&["exec"]),
+    OptDef::new(
+        "arguments",
+        Text(&[]),
+        Ioengine,
+        "Arguments given to the program (%r: runtime, %n: job name)",
+    )
+    .engines(&["exec"]),
+    OptDef::new(
+        "grace_time",
+        Int,
+        Ioengine,
+        "Seconds between SIGTERM and SIGKILL when stopping the program",
+    )
+    .def("1")
+    .engines(&["exec"]),
+    OptDef::new(
+        "std_redirect",
+        Bool,
+        Ioengine,
+        "Save the program's stdout and stderr to files",
+    )
+    .def("1")
+    .engines(&["exec"]),
+    OptDef::new(
+        "stat_type",
+        Choice(&[
+            w("stat", "The stat(2) call"),
+            w("lstat", "The lstat(2) call, not following symlinks"),
+            w("statx", "The statx(2) call, where the kernel has it"),
+        ]),
+        Ioengine,
+        "Which stat call is timed",
+    )
+    .def("stat")
+    .engines(&["filestat"]),
+    OptDef::new(
+        "donorname",
+        Text(&[]),
+        Ioengine,
+        "File whose blocks are donated to the file being defragmented",
+    )
+    .engines(&["e4defrag"]),
+    OptDef::new(
+        "inplace",
+        Int,
+        Ioengine,
+        "Allocate and free donor space at each defrag step (1) or once (0)",
+    )
+    .max(1)
+    .engines(&["e4defrag"]),
+    OptDef::new(
+        "thp",
+        Int,
+        Ioengine,
+        "Ask for transparent huge pages on the mapping",
+    )
+    .engines(&["mmap"]),
+    OptDef::new("readfua", Bool, Ioengine, "Set Force Unit Access on reads")
+        .def("0")
+        .engines(&["sg"]),
+    OptDef::new(
+        "writefua",
+        Bool,
+        Ioengine,
+        "Set Force Unit Access on writes",
+    )
+    .def("0")
+    .engines(&["sg"]),
+    OptDef::new(
+        "sg_write_mode",
+        Choice(&[
+            w("write", "WRITE"),
+            w("write_and_verify", "WRITE AND VERIFY"),
+            w("verify", "Old name for write_and_verify"),
+            w("write_same", "WRITE SAME"),
+            w("same", "Old name for write_same"),
+            w(
+                "write_same_ndob",
+                "WRITE SAME(16) with no data-out buffer (NDOB)",
+            ),
+            w(
+                "verify_bytchk_00",
+                "VERIFY, BYTCHK 00: medium check, no data sent",
+            ),
+            w(
+                "verify_bytchk_01",
+                "VERIFY, BYTCHK 01: compare every block sent",
+            ),
+            w(
+                "verify_bytchk_11",
+                "VERIFY, BYTCHK 11: compare all blocks to one sent block",
+            ),
+            w("write_stream", "WRITE STREAM(16)"),
+        ]),
+        Ioengine,
+        "SCSI command used for writes",
+    )
+    .def("write")
+    .engines(&["sg"]),
+    OptDef::new(
+        "stream_id",
+        Int,
+        Ioengine,
+        "Which stream the WRITE STREAM(16) commands target",
+    )
+    .def("0")
+    .engines(&["sg"]),
+    OptDef::new("clustername", Text(&[]), Ioengine, "Ceph cluster name").engines(&["rados", "rbd"]),
+    OptDef::new("pool", Text(&[]), Ioengine, "Ceph pool to work in").engines(&["rados", "rbd"]),
+    OptDef::new("clientname", Text(&[]), Ioengine, "Ceph client (user) name")
+        .engines(&["rados", "rbd"]),
+    OptDef::new(
+        "conf",
+        Text(&[]),
+        Ioengine,
+        "Path to the ceph.conf describing the cluster",
+    )
+    .def("/etc/ceph/ceph.conf")
+    .engines(&["rados"]),
+    OptDef::new(
+        "busy_poll",
+        Bool,
+        Ioengine,
+        "Spin on the completion queue rather than sleeping",
+    )
+    .def("0")
+    .engines(&["rados", "rbd"]),
+    OptDef::new(
+        "touch_objects",
+        Bool,
+        Ioengine,
+        "Create the objects when the job starts",
+    )
+    .def("1")
+    .engines(&["rados"]),
+    OptDef::new("rbdname", Text(&[]), Ioengine, "RBD image to use").engines(&["rbd"]),
+    OptDef::new("uri", Text(&[]), Ioengine, "NBD URI of the export to use").engines(&["nbd"]),
+    OptDef::new(
+        "skip_bad",
+        Bool,
+        Ioengine,
+        "Leave out erase blocks marked bad",
+    )
+    .def("0")
+    .engines(&["mtd"]),
+    OptDef::new("bindname", Text(&[]), Ioengine, "Local address to bind to")
+        .def("")
+        .engines(&["rdma"]),
+    OptDef::new(
+        "verb",
+        Choice(&[
+            w("write", "One-sided RDMA write"),
+            w("read", "One-sided RDMA read"),
+            w("send", "Two-sided send"),
+            w("recv", "Two-sided receive"),
+        ]),
+        Ioengine,
+        "RDMA operation used for the transfers",
+    )
+    .alias(&["proto"])
+    .def("write")
+    .engines(&["rdma"]),
+    OptDef::new("volume", Text(&[]), Ioengine, "GlusterFS volume name")
+        .engines(&["gfapi", "gfapi_async"]),
+    OptDef::new(
+        "brick",
+        Text(&[]),
+        Ioengine,
+        "GlusterFS server (brick) to connect to",
+    )
+    .engines(&["gfapi", "gfapi_async"]),
+    OptDef::new(
+        "single-instance",
+        Bool,
+        Ioengine,
+        "Share one GlusterFS connection between all jobs",
+    )
+    .engines(&["gfapi", "gfapi_async"]),
+];

@@ -1,0 +1,260 @@
+//! Planning errors: what fio would print, plus a precise message for people.
+
+use std::fmt;
+
+use super::apply::State;
+use crate::jobfile::{Location, ReadError};
+use crate::options::{self, Kind, OptDef};
+
+/// A job file or command line that cannot be planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanError {
+    /// The place of the first problem, when it is in a job file.
+    pub location: Option<Location>,
+    /// Lines fio 3.33 prints on stderr for the same input, in order.
+    pub fio_stderr: Vec<String>,
+    /// Lines fio prints on stdout (the list of valid words).
+    pub fio_stdout: Vec<String>,
+    /// The first problem: the offending text and what was expected.
+    pub detail: String,
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Some(loc) => write!(f, "{loc}: {}", self.detail),
+            None => f.write_str(&self.detail),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+impl PlanError {
+    pub fn from_read(e: ReadError) -> Self {
+        PlanError {
+            location: e.location,
+            fio_stderr: vec![e.fio_message],
+            fio_stdout: vec![],
+            detail: e.detail,
+        }
+    }
+
+    pub(super) fn collector(job: &str, in_job_file: bool) -> Collector {
+        Collector {
+            job: job.to_string(),
+            in_job_file,
+            error: None,
+            engine_reported: false,
+        }
+    }
+
+    pub(super) fn numjobs_zero(state: &State) -> Self {
+        PlanError {
+            location: state.location.clone(),
+            fio_stderr: vec![
+                "error: maximum number of jobs reached.".to_string(),
+                "error: failed to setup shm segment".to_string(),
+            ],
+            fio_stdout: vec![],
+            detail: format!("job '{}' has numjobs=0; expected at least 1", state.name),
+        }
+    }
+
+    pub(super) fn bad_wait_for(state: &State, waitee: &str, found: usize) -> Self {
+        let name = state.job_name();
+        let (fio, why) = if waitee == name {
+            (
+                format!("{name}: a job cannot wait for itself (wait_for={waitee})."),
+                "a job cannot wait for itself".to_string(),
+            )
+        } else if found == 0 {
+            (
+                format!("{name}: waitee job {waitee} unknown."),
+                format!("expected the name of a job defined before '{name}'"),
+            )
+        } else {
+            (
+                format!(
+                    "{name}: multiple waitees {waitee} found,\nplease avoid duplicates when using wait_for option."
+                ),
+                format!("{found} jobs are named '{waitee}'; expected exactly one"),
+            )
+        };
+        PlanError {
+            location: state.location.clone(),
+            fio_stderr: vec![fio],
+            fio_stdout: vec![],
+            detail: format!("wait_for={waitee}: {why}"),
+        }
+    }
+
+    pub(super) fn too_many_jobs(max: usize) -> Self {
+        PlanError {
+            location: None,
+            fio_stderr: vec!["error: maximum number of jobs reached.".to_string()],
+            fio_stdout: vec![],
+            detail: format!("the plan has more than {max} jobs (--max-jobs)"),
+        }
+    }
+}
+
+/// Gathers the problems of one section; fio reports every bad option of a
+/// section and then drops the job.
+pub(super) struct Collector {
+    job: String,
+    in_job_file: bool,
+    error: Option<PlanError>,
+    engine_reported: bool,
+}
+
+impl Collector {
+    fn push(
+        &mut self,
+        location: Option<&Location>,
+        stderr: Vec<String>,
+        stdout: Vec<String>,
+        detail: String,
+    ) {
+        match &mut self.error {
+            Some(e) => {
+                e.fio_stderr.extend(stderr);
+                e.fio_stdout.extend(stdout);
+            }
+            None => {
+                self.error = Some(PlanError {
+                    location: location.cloned(),
+                    fio_stderr: stderr,
+                    fio_stdout: stdout,
+                    detail,
+                })
+            }
+        }
+    }
+
+    /// A known option whose value fio refuses.
+    pub fn add_failed(
+        &mut self,
+        text: &str,
+        location: Option<&Location>,
+        messages: Vec<String>,
+        words: Option<&OptDef>,
+    ) {
+        let (key, value) = text.split_once('=').unwrap_or((text, ""));
+        let mut stderr = messages.clone();
+        let failed = format!("fio: failed parsing {text}");
+        if !stderr.contains(&failed) {
+            stderr.push(failed);
+        }
+        let expected = match options::find(key.trim_end()) {
+            Some(def) => expectation(def),
+            None => "a valid value".to_string(),
+        };
+        let reason = messages
+            .iter()
+            .find(|m| !m.starts_with("fio: failed parsing"))
+            .map(|m| format!(" ({})", m.trim_start_matches("fio: ")))
+            .unwrap_or_default();
+        let stdout = words.map(value_list).unwrap_or_default();
+        let detail = if value.is_empty() && !text.contains('=') {
+            format!("option '{key}' needs a value; expected {expected}")
+        } else {
+            format!("bad value '{value}' in '{text}'{reason}; expected {expected}")
+        };
+        self.push(location, stderr, stdout, detail);
+    }
+
+    /// fio loads the engine to look up options it does not know.
+    pub fn engine_not_loadable(&mut self, engine: &str, location: Option<&Location>) {
+        self.engine_reported = true;
+        self.push(
+            location,
+            vec![format!("fio: engine {engine} not loadable"), "fio: failed to load engine".to_string()],
+            vec![],
+            format!("ioengine '{engine}' is not an engine fio 3.33 has built in, so its options cannot be checked"),
+        );
+    }
+
+    /// An option that is neither generic nor the engine's own.
+    pub fn add_unknown(
+        &mut self,
+        text: &str,
+        key: &str,
+        engine: &str,
+        location: Option<&Location>,
+    ) {
+        let mut stderr = vec![format!("Bad option <{text}>")];
+        let hint = options::suggest(key);
+        if let Some(s) = hint {
+            stderr.push(format!("Did you mean {s}?"));
+        }
+        let owners: Vec<&str> = options::table::OPTIONS
+            .iter()
+            .filter(|o| o.matches(key) && !o.engines.is_empty())
+            .flat_map(|o| o.engines.iter().copied())
+            .collect();
+        let mut detail = if owners.is_empty() {
+            format!("unknown option '{key}' in '{text}'; expected a fio option name")
+        } else {
+            format!(
+                "option '{key}' belongs to ioengine {} but this job uses ioengine {engine}",
+                owners.join("/")
+            )
+        };
+        if let Some(s) = hint {
+            detail.push_str(&format!(" (did you mean {s}?)"));
+        }
+        self.push(location, stderr, vec![], detail);
+    }
+
+    pub fn finish(self) -> Result<(), PlanError> {
+        match self.error {
+            None => Ok(()),
+            Some(mut e) => {
+                if self.in_job_file {
+                    e.fio_stderr.push(format!("fio: job {} dropped", self.job));
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+/// What a value of this option should look like, for error messages.
+fn expectation(def: &OptDef) -> String {
+    let range = match (def.min, def.max) {
+        (Some(lo), Some(hi)) => format!(" from {lo} to {hi}"),
+        (Some(lo), None) => format!(" of at least {lo}"),
+        (None, Some(hi)) => format!(" of at most {hi}"),
+        (None, None) => String::new(),
+    };
+    match def.kind {
+        Kind::Choice(words) if !words.is_empty() => {
+            let list: Vec<&str> = words.iter().map(|w| w.word).collect();
+            format!("one of {}", list.join(", "))
+        }
+        Kind::Choice(_) | Kind::Text(_) => "a non-empty value".to_string(),
+        Kind::Int | Kind::Size => format!("a number with an optional k/m/g/t/p suffix{range}"),
+        Kind::Time => "a time such as 10, 500ms, 2m, 1h".to_string(),
+        Kind::Bool => "0 or 1".to_string(),
+        Kind::Flag => "no value, 0 or 1".to_string(),
+        Kind::Range => "a size range such as 4k-64k".to_string(),
+        Kind::FloatList { max_len, .. } => format!("up to {max_len} numbers separated by ':'"),
+        Kind::Deprecated | Kind::SoftDeprecated => "nothing: the option is deprecated".to_string(),
+        Kind::Unsupported => "nothing: fio 3.33 does not support this option here".to_string(),
+    }
+}
+
+/// fio's list of valid words, printed on stdout after a bad word.
+pub fn value_list(def: &OptDef) -> Vec<String> {
+    let (Kind::Choice(words) | Kind::Text(words)) = def.kind else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let label = if i == 0 { "valid values" } else { "" };
+        out.push(format!("{label:>20}: {:<10} {}", w.word, w.help));
+    }
+    out.push(String::new());
+    out
+}

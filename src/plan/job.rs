@@ -1,0 +1,91 @@
+//! A fully planned job: its identity and every option that was set, typed.
+
+use std::sync::OnceLock;
+
+use super::apply::Origin;
+use crate::options::{self, OptDef, Value, table::OPTIONS};
+
+/// One option as it applies to a job: the value, the text it came from and
+/// where that text was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    pub def: &'static OptDef,
+    /// The text as written (before `${VAR}` expansion), `None` for a bare
+    /// option such as `time_based`.
+    pub raw: Option<String>,
+    /// The value text after `${VAR}` and keyword expansion, as fio records
+    /// it for `--showcmd` and JSON `job options`.
+    pub text: Option<String>,
+    pub value: Value,
+    pub origin: Origin,
+}
+
+/// A job of the plan, after clones were expanded.
+#[derive(Debug, Clone)]
+pub struct JobSpec {
+    /// The name fio reports (`name=` if set, else the section name).
+    pub name: String,
+    /// The group this job runs in.
+    pub group: u32,
+    /// 1-based position among all jobs, clones included (fio's thread
+    /// number, used in log file names).
+    pub number: u32,
+    /// 0 for the job as written; its clones count down from numjobs-1.
+    pub subjob: u32,
+    /// The engine that runs this job.
+    pub engine: String,
+    /// Options that were set, in the order fio applied them. Options left
+    /// at their defaults are not listed; [`JobSpec::value`] resolves both.
+    pub settings: Vec<Setting>,
+}
+
+impl JobSpec {
+    /// The setting for option `name` when it was set explicitly.
+    pub fn setting(&self, name: &str) -> Option<&Setting> {
+        self.settings.iter().rev().find(|s| s.def.matches(name))
+    }
+
+    /// The effective value of a generic option: as set, else its default.
+    pub fn value(&self, name: &str) -> Option<&Value> {
+        if let Some(s) = self.setting(name) {
+            return Some(&s.value);
+        }
+        let def = options::find(name)?;
+        default_value(def)
+    }
+
+    /// A number-valued option for the read direction (or the only value).
+    pub fn num(&self, name: &str) -> Option<u64> {
+        match self.value(name)? {
+            Value::Nums(v) => Some(v[0]),
+            Value::Bool(b) => Some(u64::from(*b)),
+            _ => None,
+        }
+    }
+
+    /// A boolean option's effective value.
+    pub fn flag(&self, name: &str) -> bool {
+        self.num(name).is_some_and(|v| v != 0)
+    }
+}
+
+/// The parsed default of an option, computed once for the whole table.
+pub fn default_value(def: &'static OptDef) -> Option<&'static Value> {
+    static DEFAULTS: OnceLock<Vec<Option<Value>>> = OnceLock::new();
+    let defaults = DEFAULTS.get_or_init(|| {
+        let ctx = options::ParseContext {
+            kb_base: 1024,
+            ncpus: u64::MAX,
+            dry_run: true,
+        };
+        OPTIONS
+            .iter()
+            .map(|o| {
+                o.default
+                    .and_then(|d| options::value::parse(o, Some(d), &ctx).value)
+            })
+            .collect()
+    });
+    let index = OPTIONS.iter().position(|o| std::ptr::eq(o, def))?;
+    defaults[index].as_ref()
+}
