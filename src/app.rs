@@ -72,6 +72,7 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         env: Environment::capture(),
         loader: &FsLoader,
         dry_run: parse_only || args.has("showcmd"),
+        showcmd: args.has("showcmd"),
         max_jobs: max_jobs(args)?,
     };
     let plan = match plan::plan(&input) {
@@ -100,7 +101,15 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         return Ok(0);
     }
     if args.has("explain") {
-        out(&explain::explain(&plan));
+        let json = args
+            .all("output-format")
+            .iter()
+            .any(|f| f.split(',').any(|f| f.starts_with("json")));
+        out(&if json {
+            explain::explain_json(&plan)
+        } else {
+            explain::explain(&plan)
+        });
         return Ok(0);
     }
     if parse_only {
@@ -129,12 +138,12 @@ fn check_flags(args: &Args) -> Result<(), i32> {
             }
         }
     }
-    if let Some(Some(v)) = args.flag("terse-version") {
-        if !matches!(v, "2" | "3" | "4" | "5") {
-            eprintln!("fio: bad terse version format");
-            eprintln!("ferrio: --terse-version={v}: expected 2, 3, 4 or 5");
-            return Err(1);
-        }
+    if let Some(Some(v)) = args.flag("terse-version")
+        && !matches!(v, "2" | "3" | "4" | "5")
+    {
+        eprintln!("fio: bad terse version format");
+        eprintln!("ferrio: --terse-version={v}: expected 2, 3, 4 or 5");
+        return Err(1);
     }
     if args.has("latency-log") {
         eprintln!("fio: --latency-log is deprecated. Use per-job latency log options.");
@@ -161,28 +170,28 @@ fn max_jobs(args: &Args) -> Result<usize, i32> {
     }
 }
 
-/// Until the executors land, every job is refused before any I/O, naming
-/// the options that ferrio does not run yet.
+/// Until the executors land, a planned run is refused before any I/O,
+/// naming the first job and the options that ferrio does not run yet.
 fn refuse_unsupported(plan: &Plan) -> Result<i32, i32> {
-    for job in plan.jobs() {
-        let pending: Vec<&str> = job
-            .settings
-            .iter()
-            .filter(|s| s.def.support == Support::ParseOnly)
-            .map(|s| s.def.name)
-            .collect();
-        let names = if pending.is_empty() {
-            String::new()
-        } else {
-            format!(" (options not run yet: {})", pending.join(", "))
-        };
-        eprintln!(
-            "ferrio: job '{}': ioengine={} cannot run yet{names}; ferrio {} only plans jobs (--parse-only, --explain, --showcmd)",
-            job.name,
-            job.engine,
-            env!("CARGO_PKG_VERSION")
-        );
-        return Err(1);
-    }
-    Ok(0)
+    let Some(job) = plan.jobs().next() else {
+        return Ok(0);
+    };
+    let pending: Vec<&str> = job
+        .settings
+        .iter()
+        .filter(|s| s.def.support == Support::ParseOnly)
+        .map(|s| s.def.name)
+        .collect();
+    let names = if pending.is_empty() {
+        String::new()
+    } else {
+        format!(" (options not run yet: {})", pending.join(", "))
+    };
+    eprintln!(
+        "ferrio: job '{}': ioengine={} cannot run yet{names}; ferrio {} only plans jobs (--parse-only, --explain, --showcmd)",
+        job.name,
+        job.engine,
+        env!("CARGO_PKG_VERSION")
+    );
+    Err(1)
 }

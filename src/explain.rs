@@ -160,3 +160,45 @@ fn first(v: &Value) -> Option<u64> {
         _ => None,
     }
 }
+
+/// The plan as JSON, for scripts and tests: groups, jobs (with clone
+/// numbers) and each job's options with their text and origin.
+pub fn explain_json(plan: &Plan) -> String {
+    use serde_json::{Map, Value as J, json};
+    let groups: Vec<J> = plan
+        .groups
+        .iter()
+        .map(|g| {
+            let jobs: Vec<J> = g
+                .jobs
+                .iter()
+                .map(|job| {
+                    let mut options = Map::new();
+                    for set in &job.settings {
+                        let text = set.text.clone().map_or(J::Null, J::String);
+                        options.insert(
+                            set.def.name.to_string(),
+                            json!({"value": text, "origin": set.origin.to_string()}),
+                        );
+                    }
+                    json!({
+                        "name": job.name,
+                        "number": job.number,
+                        "subjob": job.subjob,
+                        "engine": job.engine,
+                        "options": options,
+                    })
+                })
+                .collect();
+            json!({"id": g.id, "jobs": jobs})
+        })
+        .collect();
+    let lints: Vec<J> = plan
+        .jobs()
+        .filter(|j| j.subjob == 0)
+        .flat_map(lint)
+        .map(|l| json!({"job": l.job, "message": l.message}))
+        .collect();
+    let doc = json!({"groups": groups, "warnings": lints});
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}

@@ -81,11 +81,11 @@ pub fn describe(def: &OptDef) -> String {
             max
         );
     }
-    if let Kind::Choice(words) | Kind::Text(words) = def.kind {
-        if !words.is_empty() {
-            for line in crate::plan::error::value_list(def) {
-                let _ = writeln!(s, "{line}");
-            }
+    if let Kind::Choice(words) | Kind::Text(words) = def.kind
+        && !words.is_empty()
+    {
+        for line in crate::plan::error::value_list(def) {
+            let _ = writeln!(s, "{line}");
         }
     }
     if !def.engines.is_empty() {

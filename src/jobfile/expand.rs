@@ -358,7 +358,9 @@ mod tests {
     fn bad_math_is_an_error_not_a_panic() {
         assert!(replace_keywords("x=$ncpus/0", &env()).is_err());
         assert!(replace_keywords("x=$ncpus*k", &env()).is_err());
-        assert!(replace_keywords("x=($ncpus", &env()).is_err());
+        assert!(replace_keywords("x=($ncpus+1", &env()).is_err());
+        // Without an operator fio does not call bc: the text stays as it is.
+        assert_eq!(replace_keywords("x=($ncpus", &env()).unwrap(), "x=(2");
         assert!(evaluate("99999999999999999999999999999999999999999*99999").is_err());
     }
 }

@@ -126,15 +126,31 @@ impl Loader for MemLoader {
 /// until it crashes, we stop with an error naming the chain.
 const MAX_INCLUDE_DEPTH: usize = 32;
 
+/// A job file read up to its end or up to its first error. fio handles
+/// the sections before a syntax error (reporting their problems first), so
+/// the sections read so far are kept beside the error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub sections: Vec<Section>,
+    pub error: Option<ReadError>,
+}
+
 /// Reads one job file and its includes into sections.
 ///
 /// `keep` decides which non-global sections are kept (fio's `--section`);
 /// skipped sections' lines are ignored entirely, as fio ignores them.
-pub fn read(
+pub fn read(loader: &dyn Loader, path: &str, keep: &dyn Fn(&str) -> bool) -> ReadOutcome {
+    let mut sections: Vec<Section> = Vec::new();
+    let error = read_into(loader, path, keep, &mut sections).err();
+    ReadOutcome { sections, error }
+}
+
+fn read_into(
     loader: &dyn Loader,
     path: &str,
     keep: &dyn Fn(&str) -> bool,
-) -> Result<Vec<Section>, ReadError> {
+    sections: &mut Vec<Section>,
+) -> Result<(), ReadError> {
     let bytes = loader.read(Path::new(path)).map_err(|e| ReadError {
         location: None,
         fio_message: format!("fio: unable to open '{path}' job file"),
@@ -142,7 +158,6 @@ pub fn read(
     })?;
     let text = decode(path, &bytes)?;
     let file: Arc<str> = Arc::from(path);
-    let mut sections: Vec<Section> = Vec::new();
     let mut skipping = false;
     for (index, raw) in text.split('\n').enumerate() {
         let Some(trimmed) = trim(raw) else { continue };
@@ -185,7 +200,7 @@ pub fn read(
             &mut vec![path.to_string()],
         )?;
     }
-    Ok(sections)
+    Ok(())
 }
 
 /// fio reads at most 255 characters of a header and drops the last one.

@@ -67,7 +67,7 @@ pub enum Category {
     Buffers,
     Random,
     Rate,
-    Time,
+    Timing,
     Verify,
     Latency,
     Stats,

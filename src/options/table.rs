@@ -8,9 +8,6 @@
 //! several engines with the same meaning is listed once.
 
 use super::def::{Category::*, Check, Kind::*, OptDef, w};
-// `Time` is both a `Kind` and a `Category`, so the glob imports leave it
-// ambiguous: those two are always written with their enum name.
-use super::def::{Category, Kind};
 
 pub static OPTIONS: &[OptDef] = &[
     OptDef::new(
@@ -560,7 +557,7 @@ pub static OPTIONS: &[OptDef] = &[
     OptDef::new(
         "loops",
         Int,
-        Category::Time,
+        Timing,
         "Run the whole workload this many times",
     )
     .def("1"),
@@ -573,8 +570,8 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1"),
     OptDef::new(
         "startdelay",
-        Kind::Time,
-        Category::Time,
+        Time,
+        Timing,
         "Wait this long before the job starts; lo-hi picks a random delay",
     )
     .def("0")
@@ -582,8 +579,8 @@ pub static OPTIONS: &[OptDef] = &[
     .per_dir(2),
     OptDef::new(
         "runtime",
-        Kind::Time,
-        Category::Time,
+        Time,
+        Timing,
         "Upper limit on how long the job runs (seconds without a unit)",
     )
     .alias(&["timeout"])
@@ -592,7 +589,7 @@ pub static OPTIONS: &[OptDef] = &[
     OptDef::new(
         "time_based",
         Flag,
-        Category::Time,
+        Timing,
         "Run for the whole runtime, repeating the workload if it ends early",
     ),
     OptDef::new(
@@ -603,8 +600,8 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     OptDef::new(
         "ramp_time",
-        Kind::Time,
-        Category::Time,
+        Time,
+        Timing,
         "Run this long before statistics start to count",
     )
     .seconds(),
@@ -615,7 +612,7 @@ pub static OPTIONS: &[OptDef] = &[
             w("clock_gettime", "The clock_gettime(2) system call"),
             w("cpu", "The CPU's cycle counter, where reliable"),
         ]),
-        Category::Time,
+        Timing,
         "Clock used to take timestamps",
     ),
     OptDef::new(
@@ -1178,13 +1175,13 @@ pub static OPTIONS: &[OptDef] = &[
     .per_dir(3),
     OptDef::new(
         "latency_target",
-        Kind::Time,
+        Time,
         Latency,
         "Latency goal; fio searches for the deepest queue that meets it",
     ),
     OptDef::new(
         "latency_window",
-        Kind::Time,
+        Time,
         Latency,
         "Length of each window in which the latency goal is checked",
     ),
@@ -1710,7 +1707,7 @@ pub static OPTIONS: &[OptDef] = &[
     OptDef::new(
         "gtod_cpu",
         Int,
-        Category::Time,
+        Timing,
         "Pin a thread to this CPU that keeps the time for all jobs",
     ),
     OptDef::new(
@@ -1871,7 +1868,7 @@ pub static OPTIONS: &[OptDef] = &[
     .check(Check::SteadyState),
     OptDef::new(
         "steadystate_duration",
-        Kind::Time,
+        Time,
         SteadyState,
         "How long the steady-state condition must hold before stopping",
     )
@@ -1881,7 +1878,7 @@ pub static OPTIONS: &[OptDef] = &[
     .parent("steadystate"),
     OptDef::new(
         "steadystate_ramp_time",
-        Kind::Time,
+        Time,
         SteadyState,
         "Wait this long before collecting steady-state samples",
     )
@@ -1889,6 +1886,58 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .seconds()
     .parent("steadystate"),
+    // Options that fio's built-in profiles (tiobench, act) add to the
+    // generic table at start-up; job files may set them like any other.
+    OptDef::new("block", Int, Misc, "tiobench profile: block size in bytes").def("4096"),
+    OptDef::new(
+        "numruns",
+        Int,
+        Misc,
+        "tiobench profile: how many times to run",
+    ),
+    OptDef::new(
+        "dir",
+        Text(&[]),
+        Misc,
+        "tiobench profile: directory to test in",
+    ),
+    OptDef::new("threads", Int, Misc, "tiobench profile: number of threads"),
+    OptDef::new(
+        "device-names",
+        Text(&[]),
+        Misc,
+        "act profile: devices to test",
+    ),
+    OptDef::new("load", Int, Misc, "act profile: load multiplier").def("1"),
+    OptDef::new(
+        "test-duration",
+        Time,
+        Misc,
+        "act profile: length of the whole test",
+    )
+    .def("24h"),
+    OptDef::new(
+        "threads-per-queue",
+        Int,
+        Misc,
+        "act profile: read threads per device",
+    )
+    .def("8"),
+    OptDef::new(
+        "read-req-num-512-blocks",
+        Int,
+        Misc,
+        "act profile: 512-byte blocks per read",
+    )
+    .def("3"),
+    OptDef::new(
+        "large-block-op-kbytes",
+        Int,
+        Misc,
+        "act profile: large write size in KiB",
+    )
+    .def("131072"),
+    OptDef::new("prep", Flag, Misc, "act profile: run the preparation phase"),
     OptDef::new(
         "hipri",
         Flag,

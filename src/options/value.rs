@@ -235,15 +235,15 @@ fn piece_value(def: &OptDef, text: Option<&str>, _ctx: &ParseContext) -> Result<
         None if def.kind == Kind::Flag => 1,
         None => return Err(format!("Option {} requires an argument", def.name)),
     };
-    if let Some(max) = def.max.filter(|m| *m != 0) {
-        if v as i64 > max as i64 {
-            return Err(format!("max value out of range: {v} ({max} max)"));
-        }
+    if let Some(max) = def.max.filter(|m| *m != 0)
+        && v as i64 > max as i64
+    {
+        return Err(format!("max value out of range: {v} ({max} max)"));
     }
-    if let Some(min) = def.min.filter(|m| *m != 0) {
-        if (v as i64) < min {
-            return Err(format!("min value out of range: {v} ({min} min)"));
-        }
+    if let Some(min) = def.min.filter(|m| *m != 0)
+        && (v as i64) < min
+    {
+        return Err(format!("min value out of range: {v} ({min} min)"));
     }
     Ok(v)
 }

@@ -74,12 +74,18 @@ impl State {
         }
     }
 
-    /// A job that starts from these options.
+    /// A job that starts from these options. A `name=` from a global
+    /// section does not carry over: the section name replaces it, as in fio.
     pub fn child(&self, name: &str) -> Self {
         State {
             name: name.to_string(),
             location: None,
-            settings: self.settings.clone(),
+            settings: self
+                .settings
+                .iter()
+                .filter(|s| s.def.name != "name")
+                .cloned()
+                .collect(),
             force_stonewall: false,
             ncpus: self.ncpus,
         }

@@ -39,6 +39,8 @@ pub struct Input<'a> {
     pub loader: &'a dyn Loader,
     /// `--parse-only`: fio skips some value checks then, and so do we.
     pub dry_run: bool,
+    /// `--showcmd`: on an error, the command lines built so far are printed.
+    pub showcmd: bool,
     /// `--max-jobs` (fio's limit is 4096 by default).
     pub max_jobs: usize,
 }
@@ -142,11 +144,31 @@ impl Builder<'_> {
     }
 
     fn job_file(&mut self, path: &str, stonewall_first: bool) -> Result<(), PlanError> {
-        let sections = jobfile::read(self.input.loader, path, &|name| self.keep_section(name))
-            .map_err(PlanError::from_read)?;
-        let mut stonewall_pending = stonewall_first;
         let mut line = String::new();
-        for section in sections {
+        let result = self.job_file_sections(path, stonewall_first, &mut line);
+        if !line.is_empty() || result.is_err() {
+            self.showcmd.push(line);
+        }
+        result.map_err(|mut e| {
+            // fio has printed the command lines so far when it stops.
+            if self.input.showcmd {
+                let mut lines = std::mem::take(&mut self.showcmd);
+                lines.append(&mut e.fio_stdout);
+                e.fio_stdout = lines;
+            }
+            e
+        })
+    }
+
+    fn job_file_sections(
+        &mut self,
+        path: &str,
+        stonewall_first: bool,
+        line: &mut String,
+    ) -> Result<(), PlanError> {
+        let outcome = jobfile::read(self.input.loader, path, &|name| self.keep_section(name));
+        let mut stonewall_pending = stonewall_first;
+        for section in outcome.sections {
             line.push_str(if line.is_empty() { "fio " } else { "" });
             if section.is_global() {
                 self.global
@@ -165,8 +187,10 @@ impl Builder<'_> {
             line.push_str(&showcmd_options(&job.settings, false));
             self.jobs.push(job);
         }
-        self.showcmd.push(line);
-        Ok(())
+        match outcome.error {
+            Some(e) => Err(PlanError::from_read(e)),
+            None => Ok(()),
+        }
     }
 
     /// Expands clones and assigns groups and job numbers, as fio's

@@ -1,0 +1,193 @@
+//! Shared helpers for the side-by-side tests against real fio 3.33.
+//!
+//! Every comparison runs both binaries on the same text in the same
+//! directory with the same environment; nothing is compared with strings
+//! written from memory.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What a run printed and how it ended.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn ferrio() -> &'static str {
+    env!("CARGO_BIN_EXE_ferrio")
+}
+
+/// fio 3.33 must be installed (the README's test command installs it);
+/// without it these tests cannot say anything, so they fail loudly.
+pub fn fio() -> &'static str {
+    let out = Command::new("fio").arg("--version").output();
+    match out {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).starts_with("fio-3.33") => "fio",
+        _ => panic!("fio 3.33 is needed for the compatibility tests: apt-get install fio"),
+    }
+}
+
+/// Runs `bin args...` in `dir` with extra environment variables, with a
+/// time limit so a hang fails the test instead of stalling the suite.
+pub fn run(bin: &str, args: &[&str], dir: &Path, env: &HashMap<String, String>) -> Outcome {
+    let mut child = Command::new("timeout")
+        .args(["-k", "5", "30"])
+        .arg(bin)
+        .args(args)
+        .current_dir(dir)
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stdout = std::io::read_to_string(child.stdout.take().unwrap()).unwrap_or_default();
+    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap_or_default();
+    let status = child.wait().expect("wait");
+    Outcome {
+        code: status.code().unwrap_or(-1),
+        stdout,
+        stderr,
+    }
+}
+
+/// A job file of the corpus with the environment its wrapper exports.
+#[derive(Debug, Clone)]
+pub struct JobFile {
+    pub path: PathBuf,
+    pub env: HashMap<String, String>,
+}
+
+impl JobFile {
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap()
+    }
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// The folders of job files to compare: the project's jobs/ and, where it
+/// exists, the shared public corpus.
+pub fn corpus_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("jobs")];
+    let shared = root.join("../shared/compat/jobs");
+    if shared.is_dir() {
+        dirs.push(shared);
+    }
+    dirs
+}
+
+/// Every job file under the corpus folders, without include fragments
+/// (files that another file of the same folder includes).
+pub fn corpus() -> Vec<JobFile> {
+    let mut files = Vec::new();
+    for dir in corpus_dirs() {
+        walk(&dir, &mut files);
+    }
+    let included: Vec<PathBuf> = files
+        .iter()
+        .flat_map(|f: &PathBuf| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let dir = f.parent().unwrap().to_path_buf();
+            text.lines()
+                .filter_map(|l| l.trim().strip_prefix("include "))
+                .map(|n| dir.join(n.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    files.retain(|f| !included.contains(f));
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let env = env_file(&path);
+            JobFile { path, env }
+        })
+        .collect()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if ["fio", "job", "ini"]
+            .contains(&p.extension().and_then(|x| x.to_str()).unwrap_or(""))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// `KEY=VALUE` lines of the `<jobfile>.env` sidecar, if any.
+fn env_file(path: &Path) -> HashMap<String, String> {
+    let side = PathBuf::from(format!("{}.env", path.display()));
+    let text = std::fs::read_to_string(side).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Runs `f` over `items` on two threads (the machines have two cores).
+pub fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if i >= items.len() {
+                        break;
+                    }
+                    let r = f(&items[i]);
+                    results.lock().unwrap().push((i, r));
+                }
+            });
+        }
+    });
+    let mut r = results.into_inner().unwrap();
+    r.sort_by_key(|(i, _)| *i);
+    r.into_iter().map(|(_, r)| r).collect()
+}
+
+/// A scratch directory removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Self {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("ferrio-{tag}-{}-{id}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
