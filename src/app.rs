@@ -60,17 +60,28 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     }
     check_flags(args)?;
     let parse_only = args.has("parse-only");
-    if args.files.is_empty() && args.job_options.is_empty() && !parse_only {
+    if args.files.is_empty() && args.job_options.is_empty() && !parse_only && !args.has("demo") {
         eprintln!("No job(s) defined\n");
         out(&help::usage());
         return Err(1);
     }
+    let demo = args.has("demo").then(demo_job);
+    let mut env = Environment::capture();
+    let mut files = args.files.clone();
+    if let Some((path, _)) = &demo {
+        env.vars.insert("FERRIO_TARGET".to_string(), demo_target());
+        files.insert(0, path.clone());
+    }
+    let loader: &dyn crate::jobfile::Loader = match &demo {
+        Some((_, mem)) => mem,
+        None => &FsLoader,
+    };
     let input = Input {
         cmdline: args.job_options.clone(),
-        files: args.files.clone(),
+        files,
         sections: args.all("section"),
-        env: Environment::capture(),
-        loader: &FsLoader,
+        env,
+        loader,
         dry_run: parse_only || args.has("showcmd"),
         showcmd: args.has("showcmd"),
         max_jobs: max_jobs(args)?,
@@ -100,7 +111,7 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         }
         return Ok(0);
     }
-    if args.has("explain") {
+    if args.has("explain") || args.has("demo") {
         let json = args
             .all("output-format")
             .iter()
@@ -121,6 +132,25 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         return Err(1);
     }
     refuse_unsupported(&plan)
+}
+
+/// The job file built into the binary for `--demo`: the README's first
+/// command runs it without anything else on the machine.
+const DEMO_JOB: &str = include_str!("../jobs/default.fio");
+const DEMO_PATH: &str = "<built-in>/default.fio";
+
+fn demo_job() -> (String, crate::jobfile::MemLoader) {
+    let mut mem = crate::jobfile::MemLoader::default();
+    mem.0.insert(DEMO_PATH.into(), DEMO_JOB.as_bytes().to_vec());
+    (DEMO_PATH.to_string(), mem)
+}
+
+/// A scratch file name in the temporary directory, unique to this run.
+fn demo_target() -> String {
+    std::env::temp_dir()
+        .join(format!("ferrio-demo-{}.dat", std::process::id()))
+        .display()
+        .to_string()
 }
 
 /// Flags that fio checks before reading any job.

@@ -184,6 +184,11 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::None,
         "ferrio: print the plan with each value's origin and lint warnings",
     ),
+    (
+        "demo",
+        Takes::None,
+        "ferrio: run the built-in default job against a temporary file",
+    ),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
