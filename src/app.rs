@@ -89,9 +89,7 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     let plan = match plan::plan(&input) {
         Ok(p) => p,
         Err(e) => {
-            if !e.fio_stdout.is_empty() {
-                out(&(e.fio_stdout.join("\n") + "\n"));
-            }
+            out(&e.fio_stdout);
             for line in &e.fio_stderr {
                 eprintln!("{line}");
             }
@@ -99,16 +97,14 @@ fn run_args(args: &Args) -> Result<i32, i32> {
             return Err(1);
         }
     };
-    for w in &plan.warnings {
+    out(&plan.notes.stdout);
+    for w in &plan.notes.stderr {
         eprintln!("{w}");
     }
-    if args.has("warnings-fatal") && !plan.warnings.is_empty() {
+    if args.has("warnings-fatal") && !plan.notes.stderr.is_empty() {
         return Err(1);
     }
     if args.has("showcmd") {
-        for line in &plan.showcmd {
-            out(&format!("{line}\n"));
-        }
         return Ok(0);
     }
     if args.has("explain") || args.has("demo") {

@@ -178,7 +178,7 @@ pub fn explain_json(plan: &Plan) -> String {
                         let text = set.text.clone().map_or(J::Null, J::String);
                         options.insert(
                             set.def.name.to_string(),
-                            json!({"value": text, "origin": set.origin.to_string()}),
+                            json!({"value": text, "typed": typed(&set.value), "origin": set.origin.to_string()}),
                         );
                     }
                     json!({
@@ -201,4 +201,20 @@ pub fn explain_json(plan: &Plan) -> String {
         .collect();
     let doc = json!({"groups": groups, "warnings": lints});
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+/// A typed value as JSON: numbers per direction, words with their tail,
+/// ranges as pairs, and so on.
+fn typed(v: &Value) -> serde_json::Value {
+    use serde_json::json;
+    match v {
+        Value::Bool(b) => json!({"bool": b}),
+        Value::Nums(n) => json!({"nums": n}),
+        Value::Percent(p) => json!({"percent": p}),
+        Value::Word { word, tail } => json!({"word": word, "tail": tail}),
+        Value::Text(t) => json!({"text": t}),
+        Value::Ranges(r) => json!({"ranges": r}),
+        Value::Floats { values, precision } => json!({"floats": values, "precision": precision}),
+        Value::Ignored => json!({"ignored": true}),
+    }
 }

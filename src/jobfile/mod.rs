@@ -32,6 +32,8 @@ impl fmt::Display for Location {
 /// One `key[=value]` line of a section, text as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
+    /// The line after fio's trimming, as fio quotes it in messages.
+    pub line: String,
     pub key: String,
     pub value: Option<String>,
     pub location: Location,
@@ -40,12 +42,9 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The text fio works on: `key` or `key=value`.
+    /// The text fio works on: the trimmed line, `key` or `key = value`.
     pub fn text(&self) -> String {
-        match &self.value {
-            Some(v) => format!("{}={}", self.key, v),
-            None => self.key.clone(),
-        }
+        self.line.clone()
     }
 }
 
@@ -55,6 +54,10 @@ pub struct Section {
     pub name: String,
     pub location: Location,
     pub entries: Vec<Entry>,
+    /// Failed includes inside the section: fio reports them while reading
+    /// (stderr) and prints the job's error record when it sets the job up
+    /// (stdout, job sections only).
+    pub include_errors: Notes,
 }
 
 impl Section {
@@ -135,6 +138,46 @@ pub struct ReadOutcome {
     pub error: Option<ReadError>,
 }
 
+/// What fio prints while reading input it still accepts, stream by
+/// stream, in the order it prints it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// Warnings, one line each (a value out of range in one piece, a
+    /// failed include...).
+    pub stderr: Vec<String>,
+    /// Everything fio prints on stdout, verbatim (notices, `--showcmd`).
+    pub stdout: String,
+}
+
+impl Notes {
+    /// Adds a line to stdout.
+    pub fn say(&mut self, line: &str) {
+        self.stdout.push_str(line);
+        self.stdout.push('\n');
+    }
+}
+
+/// An include that could not be read. fio reports it, keeps the options
+/// read so far, and goes on with the next line, which it then reads as if
+/// it stood outside any section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IncludeFailure {
+    stderr: Vec<String>,
+    /// The job's error record, printed on stdout when the job is set up.
+    record: Option<String>,
+}
+
+enum LineError {
+    Fatal(ReadError),
+    Include(IncludeFailure),
+}
+
+impl From<ReadError> for LineError {
+    fn from(e: ReadError) -> Self {
+        LineError::Fatal(e)
+    }
+}
+
 /// Reads one job file and its includes into sections.
 ///
 /// `keep` decides which non-global sections are kept (fio's `--section`);
@@ -159,6 +202,8 @@ fn read_into(
     let text = decode(path, &bytes)?;
     let file: Arc<str> = Arc::from(path);
     let mut skipping = false;
+    // After a failed include, fio reads on as if outside any section.
+    let mut outside = false;
     for (index, raw) in text.split('\n').enumerate() {
         let Some(trimmed) = trim(raw) else { continue };
         let location = Location {
@@ -172,25 +217,29 @@ fn read_into(
                     let name = truncate_section_name(name);
                     let global = name.starts_with("global");
                     skipping = !global && !keep(&name);
+                    outside = false;
                     if !skipping {
                         sections.push(Section {
                             name,
                             location,
+                            include_errors: Notes::default(),
                             entries: Vec::new(),
                         });
                     }
                     continue;
                 }
+                _ if skipping => continue,
                 _ => return Err(outside_section(trimmed.text, location)),
             }
         }
         if skipping {
             continue;
         }
-        let Some(section) = sections.last_mut() else {
-            return Err(outside_section(trimmed.text, location));
+        let section = match sections.last_mut() {
+            Some(s) if !outside => s,
+            _ => return Err(outside_section(trimmed.text, location)),
         };
-        read_line(
+        let result = read_line(
             loader,
             path,
             trimmed.text,
@@ -198,7 +247,18 @@ fn read_into(
             None,
             &mut section.entries,
             &mut vec![path.to_string()],
-        )?;
+        );
+        match result {
+            Ok(()) => {}
+            Err(LineError::Fatal(e)) => return Err(e),
+            Err(LineError::Include(failure)) => {
+                section.include_errors.stderr.extend(failure.stderr);
+                if let Some(record) = failure.record.filter(|_| !section.is_global()) {
+                    section.include_errors.say(&record);
+                }
+                outside = true;
+            }
+        }
     }
     Ok(())
 }
@@ -252,31 +312,41 @@ fn read_line(
     included_from: Option<&Location>,
     entries: &mut Vec<Entry>,
     chain: &mut Vec<String>,
-) -> Result<(), ReadError> {
+) -> Result<(), LineError> {
     match classify(text) {
         LineKind::Include(name) => {
             let target = resolve_include(loader, current_file, name);
             if chain.contains(&target) || chain.len() >= MAX_INCLUDE_DEPTH {
-                return Err(ReadError {
+                return Err(LineError::Fatal(ReadError {
                     location: Some(location),
                     fio_message: format!("Error 1 while parsing include file {target}"),
                     detail: format!(
                         "include cycle: {} -> {target}; expected each file to be included at most once in a chain",
                         chain.join(" -> ")
                     ),
-                });
+                }));
             }
             chain.push(target.clone());
             let from = included_from.cloned().unwrap_or(location.clone());
-            read_include(loader, &target, &from, entries, chain).map_err(|mut e| {
-                if e.location.is_none() {
-                    e.location = Some(location.clone());
+            match read_include(loader, &target, &from, entries, chain) {
+                Ok(()) => {}
+                Err(LineError::Include(mut failure)) => {
+                    failure
+                        .stderr
+                        .push(format!("Error 1 while parsing include file {target}"));
+                    return Err(LineError::Include(failure));
                 }
-                e
-            })?;
+                Err(LineError::Fatal(mut e)) => {
+                    if e.location.is_none() {
+                        e.location = Some(location.clone());
+                    }
+                    return Err(LineError::Fatal(e));
+                }
+            }
             chain.pop();
         }
         LineKind::Option { key, value } => entries.push(Entry {
+            line: text.to_string(),
             key: key.to_string(),
             value: value.map(str::to_string),
             location,
@@ -306,11 +376,15 @@ fn read_include(
     include_line: &Location,
     entries: &mut Vec<Entry>,
     chain: &mut Vec<String>,
-) -> Result<(), ReadError> {
-    let bytes = loader.read(Path::new(path)).map_err(|e| ReadError {
-        location: None,
-        fio_message: format!("fio: unable to open '{path}' job file"),
-        detail: format!("cannot open included file '{path}': {e}"),
+) -> Result<(), LineError> {
+    let bytes = loader.read(Path::new(path)).map_err(|e| {
+        LineError::Include(IncludeFailure {
+            stderr: vec![format!("fio: unable to open '{path}' job file")],
+            record: Some(format!(
+                "fio: file:init.c:1956, func=job file open, error={}",
+                strerror(&e)
+            )),
+        })
     })?;
     let text = decode(path, &bytes)?;
     let file: Arc<str> = Arc::from(path);
@@ -322,14 +396,10 @@ fn read_include(
             column: trimmed.column,
         };
         if trimmed.text.starts_with('[') {
-            return Err(ReadError {
-                location: Some(location),
-                fio_message: "No new sections in included files".to_string(),
-                detail: format!(
-                    "'{}' starts a section inside an included file; expected only options there",
-                    trimmed.text
-                ),
-            });
+            return Err(LineError::Include(IncludeFailure {
+                stderr: vec!["No new sections in included files".to_string()],
+                record: None,
+            }));
         }
         read_line(
             loader,
@@ -342,6 +412,15 @@ fn read_include(
         )?;
     }
     Ok(())
+}
+
+/// The C library's wording for an I/O error, as fio prints it.
+fn strerror(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
 }
 
 #[cfg(test)]

@@ -38,6 +38,10 @@ pub struct ParseContext {
     pub ncpus: u64,
     /// fio skips some callback checks under `--parse-only`; so do we.
     pub dry_run: bool,
+    /// The option's value before this text (set earlier or its default),
+    /// per direction: fio leaves a direction unchanged when its piece of
+    /// the text does not parse.
+    pub previous: [u64; 3],
 }
 
 /// The result of reading one option's text: the value when fio would accept
@@ -49,14 +53,38 @@ pub struct Parsed {
     /// A list of the option's words to show, as fio prints on stdout when a
     /// word is not recognised.
     pub show_words: bool,
+    /// Notices fio prints on stdout rather than stderr (deprecations).
+    pub notices: Vec<String>,
 }
 
 impl Parsed {
-    fn fail(message: String) -> Self {
+    /// A value fio accepts without comment.
+    pub fn accept(value: Value) -> Self {
+        Parsed {
+            value: Some(value),
+            messages: vec![],
+            show_words: false,
+            notices: vec![],
+        }
+    }
+
+    /// A value fio refuses with one message.
+    pub fn fail(message: String) -> Self {
         Parsed {
             value: None,
             messages: vec![message],
             show_words: false,
+            notices: vec![],
+        }
+    }
+
+    /// A word fio does not know: it lists the valid words.
+    fn unknown_word() -> Self {
+        Parsed {
+            value: None,
+            messages: vec![],
+            show_words: true,
+            notices: vec![],
         }
     }
 }
@@ -73,13 +101,15 @@ pub fn parse(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
         Kind::FloatList { max_len, min, max } => floats(def, raw.unwrap_or(""), max_len, min, max),
         Kind::Deprecated => Parsed {
             value: None,
-            messages: vec![format!("Option {} is deprecated", def.name)],
+            messages: vec![],
             show_words: false,
+            notices: vec![format!("Option {} is deprecated", def.name)],
         },
         Kind::SoftDeprecated => Parsed {
             value: Some(Value::Ignored),
-            messages: vec![format!("Option {} is deprecated", def.name)],
+            messages: vec![],
             show_words: false,
+            notices: vec![format!("Option {} is deprecated", def.name)],
         },
         Kind::Unsupported => Parsed::fail(format!("Option <{}>: {}", def.name, def.help)),
         Kind::Int | Kind::Size | Kind::Time | Kind::Bool | Kind::Flag | Kind::Range => {
@@ -96,11 +126,7 @@ fn pieces(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
     let Some(raw) = raw else {
         // A flag given alone.
         return match piece_value(def, None, ctx) {
-            Ok(v) => Parsed {
-                value: Some(Value::Bool(v != 0)),
-                messages: vec![],
-                show_words: false,
-            },
+            Ok(v) => Parsed::accept(Value::Bool(v != 0)),
             Err(m) => Parsed::fail(m),
         };
     };
@@ -140,12 +166,14 @@ fn pieces(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
             value: None,
             messages,
             show_words: false,
+            notices: vec![],
         };
     }
     Parsed {
-        value: Some(fill(def, slots)),
+        value: Some(fill(def, slots, ctx.previous)),
         messages,
         show_words: false,
+        notices: vec![],
     }
 }
 
@@ -157,7 +185,7 @@ enum Slot {
 }
 
 /// Spreads the parsed pieces over the three directions as fio stores them.
-fn fill(def: &OptDef, slots: [Option<Slot>; 3]) -> Value {
+fn fill(def: &OptDef, slots: [Option<Slot>; 3], previous: [u64; 3]) -> Value {
     let n = def.per_dir.clamp(1, 3) as usize;
     let mut out: [Option<Slot>; 3] = [None; 3];
     let mut last = None;
@@ -172,6 +200,8 @@ fn fill(def: &OptDef, slots: [Option<Slot>; 3]) -> Value {
     if n == 1 {
         out = [slots[0]; 3];
     }
+    let kept = |i: usize| Some(Slot::Num(previous[i]));
+    let out = [0, 1, 2].map(|i| out[i].or(kept(i)));
     match def.kind {
         Kind::Bool | Kind::Flag => Value::Bool(matches!(out[0], Some(Slot::Num(v)) if v != 0)),
         Kind::Range => {
@@ -345,55 +375,31 @@ fn choice(def: &OptDef, words: &'static [Word], raw: Option<&str>, ctx: &ParseCo
         return check::apply(def, raw, ctx);
     }
     let Some(raw) = raw else {
-        return Parsed {
-            value: None,
-            messages: vec![],
-            show_words: true,
-        };
+        return Parsed::unknown_word();
     };
     match find_word(words, raw) {
         Some(w) => {
             let tail = raw.find(':').map(|i| raw[i + 1..].to_string());
             match check::word_tail(def, w.word, tail.as_deref(), ctx) {
-                Ok(()) => Parsed {
-                    value: Some(Value::Word { word: w.word, tail }),
-                    messages: vec![],
-                    show_words: false,
-                },
+                Ok(()) => Parsed::accept(Value::Word { word: w.word, tail }),
                 Err(m) => Parsed::fail(m),
             }
         }
-        None => Parsed {
-            value: None,
-            messages: vec![],
-            show_words: true,
-        },
+        None => Parsed::unknown_word(),
     }
 }
 
 /// `sync_file_range` takes several words joined by `,`, plus `:N`.
 fn multi_words(def: &OptDef, words: &'static [Word], raw: Option<&str>) -> Parsed {
     let Some(raw) = raw else {
-        return Parsed {
-            value: None,
-            messages: vec![],
-            show_words: true,
-        };
+        return Parsed::unknown_word();
     };
     let head = raw.split(':').next().unwrap_or("");
     if head.split(',').all(|part| find_word(words, part).is_some()) {
-        Parsed {
-            value: Some(Value::Text(raw.to_string())),
-            messages: vec![],
-            show_words: false,
-        }
+        Parsed::accept(Value::Text(raw.to_string()))
     } else {
         let _ = def;
-        Parsed {
-            value: None,
-            messages: vec![],
-            show_words: true,
-        }
+        Parsed::unknown_word()
     }
 }
 
@@ -405,11 +411,7 @@ fn text(def: &OptDef, words: &'static [Word], raw: &str, ctx: &ParseContext) -> 
         return check::apply(def, Some(raw), ctx);
     }
     let _ = words;
-    Parsed {
-        value: Some(Value::Text(raw.to_string())),
-        messages: vec![],
-        show_words: false,
-    }
+    Parsed::accept(Value::Text(raw.to_string()))
 }
 
 fn floats(def: &OptDef, raw: &str, max_len: u8, min: f64, max: f64) -> Parsed {
@@ -451,6 +453,7 @@ fn floats(def: &OptDef, raw: &str, max_len: u8, min: f64, max: f64) -> Parsed {
         value: any_ok.then_some(Value::Floats { values, precision }),
         messages,
         show_words: false,
+        notices: vec![],
     }
 }
 

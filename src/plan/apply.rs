@@ -2,9 +2,9 @@
 
 use std::fmt;
 
-use super::Input;
 use super::error::PlanError;
 use super::job::{JobSpec, Setting};
+use super::{Input, Notes};
 use crate::jobfile::expand::{replace_keywords, substitute_env};
 use crate::jobfile::{Location, Section};
 use crate::options::{self, FIO_ENGINES, OptDef, ParseContext, Value};
@@ -103,16 +103,23 @@ impl State {
         match self.last(name)? {
             Value::Nums(v) => Some(v[0]),
             Value::Bool(b) => Some(u64::from(*b)),
+            // Numbers offered as a list of words (kb_base=1024|1000).
+            Value::Word { word, .. } => word.parse().ok(),
             _ => None,
         }
     }
 
     /// The engine name as set (`psync` by default).
+    /// fio reads any name starting with `aio` or `linuxaio` as libaio.
     pub fn engine(&self) -> String {
-        match self.last("ioengine") {
-            Some(Value::Text(t)) => t.strip_prefix("external:").unwrap_or(t).to_string(),
-            _ => "psync".to_string(),
+        let name = match self.last("ioengine") {
+            Some(Value::Text(t)) => t.strip_prefix("external:").unwrap_or(t),
+            _ => "psync",
+        };
+        if name.starts_with("aio") || name.starts_with("linuxaio") {
+            return "libaio".to_string();
         }
+        name.to_string()
     }
 
     pub fn numjobs(&self) -> u32 {
@@ -142,11 +149,22 @@ impl State {
         }
     }
 
-    fn context(&self, input: &Input<'_>) -> ParseContext {
+    fn context(&self, input: &Input<'_>, def: &'static OptDef) -> ParseContext {
+        let earlier = self
+            .settings
+            .iter()
+            .rev()
+            .find(|s| std::ptr::eq(s.def, def))
+            .map(|s| &s.value);
+        let previous = match earlier.or_else(|| super::job::default_value(def)) {
+            Some(Value::Nums(v)) => *v,
+            _ => [0; 3],
+        };
         ParseContext {
             kb_base: self.last_num("kb_base").filter(|&b| b != 0).unwrap_or(1024),
             ncpus: self.ncpus,
             dry_run: input.dry_run,
+            previous,
         }
     }
 
@@ -169,7 +187,7 @@ impl State {
         value: Option<&str>,
         origin: Origin,
         input: &Input<'_>,
-        warnings: &mut Vec<String>,
+        notes: &mut Notes,
     ) -> Result<(), PlanError> {
         let text = match value {
             Some(v) => format!("{name}={v}"),
@@ -180,7 +198,7 @@ impl State {
             origin,
             location: None,
         }];
-        self.apply(&pending, false, input, warnings)
+        self.apply(&pending, false, input, notes)
     }
 
     /// Applies a section's options as fio does: sorted by option priority
@@ -189,7 +207,7 @@ impl State {
         &mut self,
         section: &Section,
         input: &Input<'_>,
-        warnings: &mut Vec<String>,
+        notes: &mut Notes,
     ) -> Result<(), PlanError> {
         let global = section.is_global();
         let mut pending: Vec<Pending<'_>> = section
@@ -213,7 +231,7 @@ impl State {
         if self.location.is_none() {
             self.location = Some(section.location.clone());
         }
-        self.apply(&pending, true, input, warnings)
+        self.apply(&pending, true, input, notes)
     }
 
     fn apply(
@@ -221,7 +239,7 @@ impl State {
         pending: &[Pending<'_>],
         expand: bool,
         input: &Input<'_>,
-        warnings: &mut Vec<String>,
+        notes: &mut Notes,
     ) -> Result<(), PlanError> {
         let mut errors = PlanError::collector(&self.name, expand);
         let mut unknown: Vec<(usize, String, String, Option<String>)> = Vec::new();
@@ -230,7 +248,7 @@ impl State {
                 match replace_keywords(&substitute_env(&p.text, &input.env), &input.env) {
                     Ok(t) => t,
                     Err(e) => {
-                        errors.add_failed(&p.text, p.location, vec![e.0], None);
+                        errors.add_failed(&p.text, p.location, vec![e.0], None, vec![]);
                         continue;
                     }
                 }
@@ -250,7 +268,7 @@ impl State {
                 p.location,
                 input,
                 &mut errors,
-                warnings,
+                notes,
             );
         }
         if !unknown.is_empty() {
@@ -270,7 +288,7 @@ impl State {
                         p.location,
                         input,
                         &mut errors,
-                        warnings,
+                        notes,
                     ),
                     None => errors.add_unknown(&p.text, &key, &engine, p.location),
                 }
@@ -289,12 +307,15 @@ impl State {
         location: Option<&Location>,
         input: &Input<'_>,
         errors: &mut super::error::Collector,
-        warnings: &mut Vec<String>,
+        notes: &mut Notes,
     ) {
-        let parsed = options::value::parse(def, value.as_deref(), &self.context(input));
+        let parsed = options::value::parse(def, value.as_deref(), &self.context(input, def));
         match parsed.value {
             Some(v) => {
-                warnings.extend(parsed.messages);
+                notes.stderr.extend(parsed.messages);
+                for notice in &parsed.notices {
+                    notes.say(notice);
+                }
                 let raw = split(raw_text).1;
                 self.settings.push(Setting {
                     def,
@@ -309,6 +330,7 @@ impl State {
                 location,
                 parsed.messages,
                 parsed.show_words.then_some(def),
+                parsed.notices,
             ),
         }
     }

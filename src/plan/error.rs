@@ -13,8 +13,9 @@ pub struct PlanError {
     pub location: Option<Location>,
     /// Lines fio 3.33 prints on stderr for the same input, in order.
     pub fio_stderr: Vec<String>,
-    /// Lines fio prints on stdout (the list of valid words).
-    pub fio_stdout: Vec<String>,
+    /// What fio prints on stdout, verbatim (notices, the list of valid
+    /// words, `--showcmd` output so far).
+    pub fio_stdout: String,
     /// The first problem: the offending text and what was expected.
     pub detail: String,
 }
@@ -35,7 +36,7 @@ impl PlanError {
         PlanError {
             location: e.location,
             fio_stderr: vec![e.fio_message],
-            fio_stdout: vec![],
+            fio_stdout: String::new(),
             detail: e.detail,
         }
     }
@@ -45,7 +46,6 @@ impl PlanError {
             job: job.to_string(),
             in_job_file,
             error: None,
-            engine_reported: false,
         }
     }
 
@@ -56,7 +56,7 @@ impl PlanError {
                 "error: maximum number of jobs reached.".to_string(),
                 "error: failed to setup shm segment".to_string(),
             ],
-            fio_stdout: vec![],
+            fio_stdout: String::new(),
             detail: format!("job '{}' has numjobs=0; expected at least 1", state.name),
         }
     }
@@ -84,7 +84,7 @@ impl PlanError {
         PlanError {
             location: state.location.clone(),
             fio_stderr: vec![fio],
-            fio_stdout: vec![],
+            fio_stdout: String::new(),
             detail: format!("wait_for={waitee}: {why}"),
         }
     }
@@ -93,7 +93,7 @@ impl PlanError {
         PlanError {
             location: None,
             fio_stderr: vec!["error: maximum number of jobs reached.".to_string()],
-            fio_stdout: vec![],
+            fio_stdout: String::new(),
             detail: format!("the plan has more than {max} jobs (--max-jobs)"),
         }
     }
@@ -105,7 +105,6 @@ pub(super) struct Collector {
     job: String,
     in_job_file: bool,
     error: Option<PlanError>,
-    engine_reported: bool,
 }
 
 impl Collector {
@@ -116,10 +115,11 @@ impl Collector {
         stdout: Vec<String>,
         detail: String,
     ) {
+        let stdout: String = stdout.iter().map(|l| format!("{l}\n")).collect();
         match &mut self.error {
             Some(e) => {
                 e.fio_stderr.extend(stderr);
-                e.fio_stdout.extend(stdout);
+                e.fio_stdout.push_str(&stdout);
             }
             None => {
                 self.error = Some(PlanError {
@@ -139,6 +139,7 @@ impl Collector {
         location: Option<&Location>,
         messages: Vec<String>,
         words: Option<&OptDef>,
+        notices: Vec<String>,
     ) {
         let (key, value) = text.split_once('=').unwrap_or((text, ""));
         let mut stderr = messages.clone();
@@ -155,7 +156,8 @@ impl Collector {
             .find(|m| !m.starts_with("fio: failed parsing"))
             .map(|m| format!(" ({})", m.trim_start_matches("fio: ")))
             .unwrap_or_default();
-        let stdout = words.map(value_list).unwrap_or_default();
+        let mut stdout = notices;
+        stdout.extend(words.map(value_list).unwrap_or_default());
         let detail = if value.is_empty() && !text.contains('=') {
             format!("option '{key}' needs a value; expected {expected}")
         } else {
@@ -166,11 +168,19 @@ impl Collector {
 
     /// fio loads the engine to look up options it does not know.
     pub fn engine_not_loadable(&mut self, engine: &str, location: Option<&Location>) {
-        self.engine_reported = true;
+        // A dropped job (not the global defaults) prints its error record,
+        // which holds the dynamic loader's complaint, on stdout.
+        let record = if self.job.starts_with("global") {
+            vec![]
+        } else {
+            vec![format!(
+                "fio: file:ioengines.c:134, func=dlopen, error={engine}: cannot open shared object file: No such file or directory"
+            )]
+        };
         self.push(
             location,
             vec![format!("fio: engine {engine} not loadable"), "fio: failed to load engine".to_string()],
-            vec![],
+            record,
             format!("ioengine '{engine}' is not an engine fio 3.33 has built in, so its options cannot be checked"),
         );
     }

@@ -77,6 +77,7 @@ pub fn default_value(def: &'static OptDef) -> Option<&'static Value> {
             kb_base: 1024,
             ncpus: u64::MAX,
             dry_run: true,
+            previous: [0; 3],
         };
         OPTIONS
             .iter()

@@ -17,6 +17,7 @@ pub use apply::Origin;
 pub use error::PlanError;
 pub use job::{JobSpec, Setting};
 
+pub use crate::jobfile::Notes;
 use crate::jobfile::{self, Loader, expand::Environment};
 use apply::State;
 
@@ -39,7 +40,7 @@ pub struct Input<'a> {
     pub loader: &'a dyn Loader,
     /// `--parse-only`: fio skips some value checks then, and so do we.
     pub dry_run: bool,
-    /// `--showcmd`: on an error, the command lines built so far are printed.
+    /// `--showcmd`: the command lines go into the plan's stdout transcript.
     pub showcmd: bool,
     /// `--max-jobs` (fio's limit is 4096 by default).
     pub max_jobs: usize,
@@ -49,10 +50,9 @@ pub struct Input<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
     pub groups: Vec<Group>,
-    /// Messages fio prints for accepted-with-warning values.
-    pub warnings: Vec<String>,
-    /// What `--showcmd` prints: one line per job file.
-    pub showcmd: Vec<String>,
+    /// What fio prints while reading input it still accepts, in order
+    /// (with `--showcmd`, the command lines too).
+    pub notes: Notes,
 }
 
 /// Jobs that run together; the next group starts when all have finished.
@@ -75,8 +75,7 @@ pub fn plan(input: &Input<'_>) -> Result<Plan, PlanError> {
         input,
         global: State::new("global", input),
         jobs: Vec::new(),
-        warnings: Vec::new(),
-        showcmd: Vec::new(),
+        notes: Notes::default(),
     };
     builder.command_line()?;
     for (index, file) in input.files.iter().enumerate() {
@@ -96,8 +95,7 @@ struct Builder<'a> {
     global: State,
     /// Jobs in definition order, before clones and groups.
     jobs: Vec<State>,
-    warnings: Vec<String>,
-    showcmd: Vec<String>,
+    notes: Notes,
 }
 
 impl Builder<'_> {
@@ -134,7 +132,7 @@ impl Builder<'_> {
                 opt.value.as_deref(),
                 origin,
                 self.input,
-                &mut self.warnings,
+                &mut self.notes,
             )?;
         }
         if let Some(job) = current {
@@ -143,37 +141,49 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// Reads one job file. `self.notes` is the transcript of what fio
+    /// prints, kept in fio's order: on an error it is prepended to the
+    /// error's own output, as fio would have printed it before failing.
     fn job_file(&mut self, path: &str, stonewall_first: bool) -> Result<(), PlanError> {
-        let mut line = String::new();
-        let result = self.job_file_sections(path, stonewall_first, &mut line);
-        if !line.is_empty() || result.is_err() {
-            self.showcmd.push(line);
+        let result = self.job_file_sections(path, stonewall_first);
+        // fio ends each file's command line, even an empty one, and even
+        // when it stops on an error (then after the error's own output).
+        if self.input.showcmd && result.is_ok() {
+            self.notes.stdout.push('\n');
         }
         result.map_err(|mut e| {
-            // fio has printed the command lines so far when it stops.
+            let mut stdout = std::mem::take(&mut self.notes.stdout);
+            stdout.push_str(&e.fio_stdout);
             if self.input.showcmd {
-                let mut lines = std::mem::take(&mut self.showcmd);
-                lines.append(&mut e.fio_stdout);
-                e.fio_stdout = lines;
+                stdout.push('\n');
             }
+            e.fio_stdout = stdout;
+            let mut stderr = std::mem::take(&mut self.notes.stderr);
+            stderr.append(&mut e.fio_stderr);
+            e.fio_stderr = stderr;
             e
         })
     }
 
-    fn job_file_sections(
-        &mut self,
-        path: &str,
-        stonewall_first: bool,
-        line: &mut String,
-    ) -> Result<(), PlanError> {
+    fn job_file_sections(&mut self, path: &str, stonewall_first: bool) -> Result<(), PlanError> {
         let outcome = jobfile::read(self.input.loader, path, &|name| self.keep_section(name));
+        let showcmd = self.input.showcmd;
         let mut stonewall_pending = stonewall_first;
-        for section in outcome.sections {
-            line.push_str(if line.is_empty() { "fio " } else { "" });
+        for (index, section) in outcome.sections.iter().enumerate() {
+            if showcmd && index == 0 {
+                self.notes.stdout.push_str("fio ");
+            }
+            self.notes
+                .stderr
+                .extend(section.include_errors.stderr.iter().cloned());
             if section.is_global() {
                 self.global
-                    .apply_section(&section, self.input, &mut self.warnings)?;
-                line.push_str(&showcmd_options(&self.global.settings, true));
+                    .apply_section(section, self.input, &mut self.notes)?;
+                if showcmd {
+                    self.notes
+                        .stdout
+                        .push_str(&showcmd_options(&self.global.settings, true));
+                }
                 continue;
             }
             let mut job = self.global.child(&section.name);
@@ -182,9 +192,20 @@ impl Builder<'_> {
                 job.force_stonewall = true;
                 stonewall_pending = false;
             }
-            job.apply_section(&section, self.input, &mut self.warnings)?;
-            line.push_str(&format!("--name={} ", section.name));
-            line.push_str(&showcmd_options(&job.settings, false));
+            if showcmd {
+                self.notes
+                    .stdout
+                    .push_str(&format!("--name={} ", section.name));
+            }
+            job.apply_section(section, self.input, &mut self.notes)?;
+            if showcmd {
+                self.notes
+                    .stdout
+                    .push_str(&showcmd_options(&job.settings, false));
+            }
+            // The job's error record from a failed include comes when fio
+            // sets the job up, after its options.
+            self.notes.stdout.push_str(&section.include_errors.stdout);
             self.jobs.push(job);
         }
         match outcome.error {
@@ -203,7 +224,7 @@ impl Builder<'_> {
         let mut names: HashMap<String, usize> = HashMap::new();
         for state in self.jobs {
             let numjobs = state.numjobs();
-            if numjobs == 0 {
+            if numjobs == 0 && !self.input.dry_run {
                 return Err(PlanError::numjobs_zero(&state));
             }
             if (state.stonewall() || state.new_group()) && jobs_in_group > 0 {
@@ -216,7 +237,7 @@ impl Builder<'_> {
                     return Err(PlanError::bad_wait_for(&state, &waitee, found));
                 }
             }
-            for clone in 0..numjobs {
+            for clone in 0..numjobs.max(1) {
                 number += 1;
                 if number as usize > self.input.max_jobs {
                     return Err(PlanError::too_many_jobs(self.input.max_jobs));
@@ -238,8 +259,7 @@ impl Builder<'_> {
         }
         Ok(Plan {
             groups,
-            warnings: self.warnings,
-            showcmd: self.showcmd,
+            notes: self.notes,
         })
     }
 }
