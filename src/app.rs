@@ -17,8 +17,9 @@ pub fn run(argv: &[String]) -> i32 {
         Ok(a) => a,
         Err(e) => {
             // fio's getopt reports an unknown option and fio repeats it.
-            eprintln!("{}", e.fio_message);
-            eprintln!("{}", e.fio_message);
+            for line in &e.fio_stderr {
+                eprintln!("{line}");
+            }
             eprintln!("ferrio: {}", e.detail);
             return 1;
         }
@@ -49,13 +50,15 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         return Ok(0);
     }
     if let Some(name) = args.flag("cmdhelp") {
-        let (text, code) = help::cmdhelp(name);
+        let (text, err, code) = help::cmdhelp(name);
         out(&text);
+        eprint!("{err}");
         return Ok(code);
     }
     if let Some(engine) = args.flag("enghelp") {
-        let (text, code) = help::enghelp(engine);
+        let (text, err, code) = help::enghelp(engine);
         out(&text);
+        eprint!("{err}");
         return Ok(code);
     }
     check_flags(args)?;
@@ -173,9 +176,16 @@ fn check_flags(args: &Args) -> Result<(), i32> {
     }
     if args.has("latency-log") {
         eprintln!("fio: --latency-log is deprecated. Use per-job latency log options.");
+        eprintln!("ferrio: --latency-log: expected write_lat_log=NAME in the job instead");
         return Err(1);
     }
-    for flag in ["client", "server", "daemonize", "remote-config"] {
+    for flag in [
+        "client",
+        "server",
+        "server-internal",
+        "daemonize",
+        "remote-config",
+    ] {
         if args.has(flag) {
             eprintln!(
                 "ferrio: --{flag} (fio's client/server mode) is not supported; run ferrio on each host instead"

@@ -112,10 +112,15 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::Required,
         "Terse output version: 2, 3, 4 or 5",
     ),
-    (
+        (
         "server",
         Takes::Optional,
         "Run as a fio server (not supported)",
+    ),
+    (
+        "server-internal",
+        Takes::Required,
+        "Internal to fio's server mode (not supported)",
     ),
     (
         "daemonize",
@@ -236,8 +241,8 @@ impl Args {
 /// A command line fio would refuse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageError {
-    /// What fio prints on stderr.
-    pub fio_message: String,
+    /// What fio prints on stderr, line by line.
+    pub fio_stderr: Vec<String>,
     /// What was wrong and what was expected.
     pub detail: String,
 }
@@ -332,18 +337,24 @@ fn usage_error(argv: &[String], e: &clap::Error) -> UsageError {
         .unwrap_or(offending.clone());
     match e.kind() {
         ErrorKind::UnknownArgument => {
-            let hint = crate::options::suggest(&name)
+            let closest = closest_long_option(&original);
+            let hint = closest
                 .map(|s| format!(" (did you mean --{s}?)"))
                 .unwrap_or_default();
+            // getopt reports the option, then fio reports it again and
+            // suggests the nearest long option.
+            let unknown = format!("fio: unrecognized option '{original}'");
+            let mut fio_stderr = vec![unknown.clone(), unknown];
+            fio_stderr.extend(closest.map(|s| format!("Did you mean {s}?")));
             UsageError {
-                fio_message: format!("fio: unrecognized option '{original}'"),
+                fio_stderr,
                 detail: format!(
                     "unknown option '{original}'{hint}; expected a fio flag or job option"
                 ),
             }
         }
         _ => UsageError {
-            fio_message: format!("fio: option {name} requires an argument"),
+            fio_stderr: vec![format!("fio: option {name} requires an argument")],
             detail: format!("'{original}': {}", e.kind()),
         },
     }
@@ -354,6 +365,33 @@ fn is_counted(id: &str) -> bool {
         .iter()
         .any(|(n, t, _)| *t == Takes::None && id.strip_prefix("flag:") == Some(n))
 }
+
+/// fio's guess for an unknown command-line option: the closest of its
+/// long options (its own flags, then every job option and alias, in table
+/// order), measured on the whole argument without its dashes.
+fn closest_long_option(arg: &str) -> Option<&'static str> {
+    let name = arg.trim_start_matches('-');
+    let flags = FLAGS
+        .iter()
+        .map(|(n, _, _)| *n)
+        .filter(|n| !FERRIO_ONLY.contains(n));
+    let jobs = OPTIONS
+        .iter()
+        .filter(|o| o.engines.is_empty())
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
+    let mut best: Option<(&'static str, usize)> = None;
+    for candidate in flags.chain(jobs) {
+        let d = crate::options::distance(name, candidate);
+        if best.is_none_or(|(_, b)| d < b) {
+            best = Some((candidate, d));
+        }
+    }
+    best.filter(|(_, d)| *d <= name.len().div_ceil(2))
+        .map(|(n, _)| n)
+}
+
+/// Flags that fio does not have.
+const FERRIO_ONLY: &[&str] = &["explain", "demo"];
 
 /// Puts clap's matches back in command-line order.
 fn collect(m: &ArgMatches) -> Args {
@@ -461,6 +499,7 @@ mod tests {
     #[test]
     fn unknown_options_are_refused_like_fio() {
         let e = parse(&["--foo=bar".to_string()]).unwrap_err();
-        assert_eq!(e.fio_message, "fio: unrecognized option '--foo=bar'");
+        assert_eq!(e.fio_stderr[0], "fio: unrecognized option '--foo=bar'");
+        assert_eq!(e.fio_stderr[2], "Did you mean flow?");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::options::{self, FIO_ENGINES, Kind, OptDef, table::OPTIONS};
+use crate::options::{self, FIO_ENGINES, Kind, OptDef, def::Check, table::OPTIONS};
 
 /// The usage text (`--help`, and after "No job(s) defined").
 pub fn usage() -> String {
@@ -43,9 +43,16 @@ pub fn usage() -> String {
     s
 }
 
+/// The type as fio's help names it.
 fn type_text(def: &OptDef) -> &'static str {
     match def.kind {
+        Kind::Choice(_) if def.name == "sync_file_range" => {
+            "string with possible k/m/g postfix (opt=4k)"
+        }
         Kind::Choice(_) | Kind::Text(_) => "string (opt=bla)",
+        // fio's help has no name for its zone-suffixed sizes.
+        Kind::Size if def.check == Check::Zone => "(null)",
+        Kind::Size if def.str_val => "string (opt=bla)",
         Kind::Int | Kind::Size => "integer value (opt=100)",
         Kind::Time => "string with time postfix (opt=10s)",
         Kind::Bool => "boolean value (opt=1)",
@@ -55,6 +62,30 @@ fn type_text(def: &OptDef) -> &'static str {
         Kind::Deprecated | Kind::SoftDeprecated => "deprecated",
         Kind::Unsupported => "unsupported",
     }
+}
+
+/// The `range:` line, printed as fio prints it (C `int` formatting, so a
+/// limit of `u32::MAX` or `u64::MAX` reads -1).
+fn range_line(def: &OptDef) -> Option<String> {
+    if let Kind::FloatList { min, max, .. } = def.kind {
+        return (min != 0.0 || max != 0.0)
+            .then(|| format!("{:>20}: min={min:.6}, max={max:.6}", "range"));
+    }
+    if let Kind::Choice(words) | Kind::Text(words) = def.kind
+        && !words.is_empty()
+    {
+        return None;
+    }
+    let (min, max) = def.limits();
+    let (min, max) = (min.unwrap_or(0), max.unwrap_or(0));
+    if min == 0 && max == 0 {
+        return None;
+    }
+    let mut line = format!("{:>20}: min={}", "range", min as i32);
+    if max != 0 {
+        line.push_str(&format!(", max={}", max as i32));
+    }
+    Some(line)
 }
 
 /// One option described in full, as `--cmdhelp=NAME` shows it.
@@ -71,15 +102,8 @@ pub fn describe(def: &OptDef) -> String {
         "default",
         def.default.unwrap_or("no default")
     );
-    if def.min.is_some() || def.max.is_some() {
-        let max = def.max.map_or("-1".to_string(), |m| m.to_string());
-        let _ = writeln!(
-            s,
-            "{:>20}: min={}, max={}",
-            "range",
-            def.min.unwrap_or(0),
-            max
-        );
+    if let Some(line) = range_line(def) {
+        let _ = writeln!(s, "{line}");
     }
     if let Kind::Choice(words) | Kind::Text(words) = def.kind
         && !words.is_empty()
@@ -87,75 +111,124 @@ pub fn describe(def: &OptDef) -> String {
         for line in crate::plan::error::value_list(def) {
             let _ = writeln!(s, "{line}");
         }
-    }
-    if !def.engines.is_empty() {
-        let _ = writeln!(s, "{:>20}: {}", "ioengines", def.engines.join(", "));
+    } else {
+        s.push('\n');
     }
     s
 }
 
-/// `--cmdhelp[=NAME]`: returns the text and the exit status.
-pub fn cmdhelp(name: Option<&str>) -> (String, i32) {
-    match name {
-        None | Some("all") | Some("") => {
-            let mut s = String::new();
-            for def in OPTIONS
-                .iter()
-                .filter(|o| o.engines.is_empty() && o.kind != Kind::Unsupported)
-            {
-                let label = match def.parent {
-                    Some(_) => format!("  {}", def.name),
-                    None => def.name.to_string(),
-                };
-                let _ = writeln!(s, "{label:<24}: {}", def.help);
+/// Options that fio's help lists: not deprecated, not a profile's.
+fn listed(def: &OptDef) -> bool {
+    !matches!(def.kind, Kind::Deprecated | Kind::SoftDeprecated) && def.profile.is_none()
+}
+
+/// `--cmdhelp` over one option table (the generic options or an engine's):
+/// all of them as a tree of parents and children, or one described in
+/// full. Returns (stdout, stderr).
+fn show_help(table: &[&'static OptDef], name: Option<&str>) -> (String, String) {
+    let mut out = String::new();
+    let name = name.filter(|n| !n.is_empty() && *n != "all");
+    let Some(name) = name else {
+        for (i, def) in table.iter().enumerate() {
+            if listed(def) && def.parent.is_none() {
+                print_tree(&mut out, table, i);
             }
-            (s, 0)
         }
-        Some(name) => {
-            if let Some(def) = options::find(name) {
-                return (describe(def), 0);
+        return (out, String::new());
+    };
+    let mut closest: Option<(&OptDef, usize)> = None;
+    let mut found = false;
+    for def in table.iter().filter(|d| listed(d)) {
+        if def.name == name || def.aliases.contains(&name) {
+            found = true;
+            out.push_str(&describe(def));
+        } else {
+            let d = options::distance(name, def.name);
+            if closest.is_none_or(|(_, best)| d < best) {
+                closest = Some((def, d));
             }
-            match options::suggest(name).and_then(options::find) {
-                Some(def) => (format!(" - showing closest match\n{}", describe(def)), 0),
-                None => (format!("No such command: {name}\n"), 0),
-            }
+        }
+    }
+    if found {
+        return (out, String::new());
+    }
+    match closest {
+        Some((def, d)) if d < 3 => {
+            out.push_str(&format!(" - showing closest match\n{}", describe(def)))
+        }
+        _ => out.push('\n'),
+    }
+    (out, format!("No such command: {name}"))
+}
+
+/// An option and, below it, the chain of options that name it (and then
+/// each other) as parent, indented by depth as fio prints them.
+fn print_tree(out: &mut String, table: &[&'static OptDef], start: usize) {
+    let line = |out: &mut String, def: &OptDef, depth: usize| {
+        let label = format!("{}{}", "  ".repeat(depth), def.name);
+        let _ = writeln!(out, "{label:<24}: {}", def.help);
+    };
+    line(out, table[start], 0);
+    let (mut at, mut parent, mut depth) = (start, start, 0);
+    loop {
+        depth += 1;
+        let mut printed = 0;
+        while let Some(child) =
+            (at + 1..table.len()).find(|&i| table[i].parent == Some(table[parent].name))
+        {
+            line(out, table[child], depth);
+            at = child;
+            printed += 1;
+        }
+        parent = at;
+        if printed == 0 {
+            break;
         }
     }
 }
 
-/// `--enghelp[=ENGINE[,OPTION]]`: returns the text and the exit status.
-pub fn enghelp(arg: Option<&str>) -> (String, i32) {
+/// `--cmdhelp[=NAME]`: (stdout, stderr, exit status). fio exits 0 even
+/// when it knows no such option.
+pub fn cmdhelp(name: Option<&str>) -> (String, String, i32) {
+    let generic: Vec<&'static OptDef> = OPTIONS.iter().filter(|o| o.engines.is_empty()).collect();
+    let (out, err) = show_help(&generic, name);
+    (out, err, 0)
+}
+
+/// `--enghelp[=ENGINE[,OPTION]]`: (stdout, stderr, exit status).
+pub fn enghelp(arg: Option<&str>) -> (String, String, i32) {
     let Some(arg) = arg.filter(|a| !a.is_empty()) else {
         let mut s = String::from("Available IO engines:\n");
         for e in FIO_ENGINES {
             let _ = writeln!(s, "\t{e}");
         }
-        return (s, 0);
+        return (s, String::new(), 0);
     };
     let (engine, option) = match arg.split_once(',') {
         Some((e, o)) => (e, Some(o)),
         None => (arg, None),
     };
+    let engine = if engine.starts_with("aio") || engine.starts_with("linuxaio") {
+        "libaio"
+    } else {
+        engine
+    };
     if !FIO_ENGINES.contains(&engine) {
-        return (format!("IO engine {engine} not found\n"), 1);
+        return (
+            format!("IO engine {engine} not found\n"),
+            format!("fio: engine {engine} not loadable\n"),
+            1,
+        );
     }
-    let opts: Vec<&OptDef> = options::engine_options(engine).collect();
+    let opts: Vec<&'static OptDef> = options::engine_options(engine).collect();
     if opts.is_empty() {
-        return (format!("IO engine {engine} has no options\n"), 1);
+        return (
+            format!("IO engine {engine} has no options\n"),
+            String::new(),
+            1,
+        );
     }
-    let mut s = String::new();
-    match option {
-        Some(o) => match opts.iter().find(|d| d.matches(o)) {
-            Some(d) => s.push_str(&describe(d)),
-            None => {
-                let _ = writeln!(s, "No such command: {o}");
-            }
-        },
-        None => {
-            for d in opts {
-                let _ = writeln!(s, "{:<24}: {}", d.name, d.help);
-            }
-        }
-    }
-    (s, 0)
+    let (out, err) = show_help(&opts, option);
+    let code = i32::from(!err.is_empty());
+    (out, err, code)
 }

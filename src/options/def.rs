@@ -152,6 +152,13 @@ pub struct OptDef {
     pub time: bool,
     /// The value must be a power of two.
     pub pow2: bool,
+    /// fio types this size as a string value (FIO_OPT_STR_VAL or
+    /// FIO_OPT_STR_VAL_ZONE) rather than an integer: it gets no implied
+    /// upper bound and `--cmdhelp` names its type differently.
+    pub str_val: bool,
+    /// The built-in fio profile that adds this option (`tiobench`, `act`);
+    /// fio's help leaves such options out.
+    pub profile: Option<&'static str>,
     /// Engines that own this option; empty means it applies to every job.
     pub engines: &'static [&'static str],
     pub check: Check,
@@ -182,6 +189,8 @@ impl OptDef {
             seconds: false,
             time: false,
             pow2: false,
+            str_val: false,
+            profile: None,
             engines: &[],
             check: Check::None,
             support: Support::ParseOnly,
@@ -227,6 +236,14 @@ impl OptDef {
         self.pow2 = true;
         self
     }
+    pub const fn profile(mut self, profile: &'static str) -> Self {
+        self.profile = Some(profile);
+        self
+    }
+    pub const fn str_val(mut self) -> Self {
+        self.str_val = true;
+        self
+    }
     pub const fn engines(mut self, engines: &'static [&'static str]) -> Self {
         self.engines = engines;
         self
@@ -238,6 +255,20 @@ impl OptDef {
     pub const fn runs(mut self) -> Self {
         self.support = Support::Runs;
         self
+    }
+    /// The bounds fio enforces, including those it adds to generic options
+    /// at start-up: booleans are 0..1, integers at most `u32::MAX`, 64-bit
+    /// integers at most `u64::MAX` (engine options get none of these).
+    pub fn limits(&self) -> (Option<i64>, Option<u64>) {
+        if !self.engines.is_empty() {
+            return (self.min, self.max);
+        }
+        match self.kind {
+            Kind::Bool => (Some(0), Some(1)),
+            Kind::Int => (self.min, self.max.or(Some(u32::MAX as u64))),
+            Kind::Size if !self.str_val => (self.min, self.max.or(Some(u64::MAX))),
+            _ => (self.min, self.max),
+        }
     }
     /// True when `name` is this option's name or one of its aliases.
     pub fn matches(&self, name: &str) -> bool {

@@ -225,6 +225,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Amount of data the job covers: bytes, a % of the file/device, or zones",
     )
+    .str_val()
     .check(Check::Zone),
     OptDef::new(
         "io_size",
@@ -232,6 +233,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Total bytes to transfer when it differs from size (wraps around the region)",
     )
+    .str_val()
     .alias(&["io_limit"])
     .check(Check::Zone),
     OptDef::new(
@@ -248,6 +250,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Size of each file, or a lo-hi range to pick each file's size from",
     )
+    .str_val()
     .min(1)
     .per_dir(2),
     OptDef::new(
@@ -263,6 +266,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Where in the file or device I/O begins: bytes, % or zones",
     )
+    .str_val()
     .alias(&["fileoffset"])
     .def("0")
     .check(Check::Zone),
@@ -279,6 +283,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Added to offset once per job clone, so clones work on separate regions",
     )
+    .str_val()
     .def("0")
     .parent("offset")
     .check(Check::Zone),
@@ -288,6 +293,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "End the job after this many I/Os even if size has not been reached",
     )
+    .str_val()
     .def("0"),
     OptDef::new(
         "bs",
@@ -358,6 +364,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Seed value for the random generators",
     )
+    .str_val()
     .def("0x89")
     .parent("rw"),
     OptDef::new(
@@ -738,6 +745,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Check written blocks each time this many have been written",
     )
+    .str_val()
     .parent("verify"),
     OptDef::new(
         "verify_backlog_batch",
@@ -799,6 +807,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Trim blocks each time this many have been written",
     )
+    .str_val()
     .parent("trim_percentage"),
     OptDef::new(
         "trim_backlog_batch",
@@ -941,6 +950,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Bytes of I/O done in each zone (for zbd: the zone size)",
     )
+    .str_val()
     .def("0"),
     OptDef::new(
         "zonecapacity",
@@ -948,6 +958,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Usable bytes per zone when below the zone size",
     )
+    .str_val()
     .def("0"),
     OptDef::new(
         "zonerange",
@@ -955,6 +966,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Size of the region each zone spans",
     )
+    .str_val()
     .def("0"),
     OptDef::new(
         "zoneskip",
@@ -962,6 +974,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Bytes skipped once a zone is done; a z suffix counts zones",
     )
+    .str_val()
     .def("0")
     .check(Check::Zone),
     OptDef::new(
@@ -1020,6 +1033,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Pin this much memory so the job sees less free RAM",
     )
+    .str_val()
     .def("0"),
     OptDef::new(
         "rwmixread",
@@ -1888,56 +1902,67 @@ pub static OPTIONS: &[OptDef] = &[
     .parent("steadystate"),
     // Options that fio's built-in profiles (tiobench, act) add to the
     // generic table at start-up; job files may set them like any other.
-    OptDef::new("block", Int, Misc, "tiobench profile: block size in bytes").def("4096"),
+    OptDef::new("block", Int, Misc, "tiobench profile: block size in bytes")
+        .def("4096")
+        .profile("tiobench"),
     OptDef::new(
         "numruns",
         Int,
         Misc,
         "tiobench profile: how many times to run",
-    ),
+    )
+    .profile("tiobench"),
     OptDef::new(
         "dir",
         Text(&[]),
         Misc,
         "tiobench profile: directory to test in",
-    ),
-    OptDef::new("threads", Int, Misc, "tiobench profile: number of threads"),
+    )
+    .profile("tiobench"),
+    OptDef::new("threads", Int, Misc, "tiobench profile: number of threads").profile("tiobench"),
     OptDef::new(
         "device-names",
         Text(&[]),
         Misc,
         "act profile: devices to test",
-    ),
-    OptDef::new("load", Int, Misc, "act profile: load multiplier").def("1"),
+    )
+    .profile("act"),
+    OptDef::new("load", Int, Misc, "act profile: load multiplier")
+        .def("1")
+        .profile("act"),
     OptDef::new(
         "test-duration",
         Time,
         Misc,
         "act profile: length of the whole test",
     )
-    .def("24h"),
+    .def("24h")
+    .profile("act"),
     OptDef::new(
         "threads-per-queue",
         Int,
         Misc,
         "act profile: read threads per device",
     )
-    .def("8"),
+    .def("8")
+    .profile("act"),
     OptDef::new(
         "read-req-num-512-blocks",
         Int,
         Misc,
         "act profile: 512-byte blocks per read",
     )
-    .def("3"),
+    .def("3")
+    .profile("act"),
     OptDef::new(
         "large-block-op-kbytes",
         Int,
         Misc,
         "act profile: large write size in KiB",
     )
-    .def("131072"),
-    OptDef::new("prep", Flag, Misc, "act profile: run the preparation phase"),
+    .def("131072")
+    .profile("act"),
+    OptDef::new("prep", Flag, Misc, "act profile: run the preparation phase").profile("act"),
     OptDef::new(
         "hipri",
         Flag,
@@ -1945,6 +1970,13 @@ pub static OPTIONS: &[OptDef] = &[
         "Poll for completions instead of waiting for an interrupt",
     )
     .engines(&["io_uring", "io_uring_cmd", "pvsync2", "sg"]),
+    OptDef::new(
+        "userspace_reap",
+        Flag,
+        Ioengine,
+        "Collect completions from user space instead of io_getevents",
+    )
+    .engines(&["libaio"]),
     OptDef::new(
         "cmdprio_percentage",
         Int,
@@ -2018,6 +2050,15 @@ pub static OPTIONS: &[OptDef] = &[
     .def("-1")
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
+        "hipri_percentage",
+        Int,
+        Ioengine,
+        "Percentage of I/Os that get the high-priority flag",
+    )
+    .def("100")
+    .max(100)
+    .engines(&["pvsync2"]),
+    OptDef::new(
         "uncached",
         Int,
         Ioengine,
@@ -2047,22 +2088,6 @@ pub static OPTIONS: &[OptDef] = &[
     .def("nvme")
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
-        "userspace_reap",
-        Flag,
-        Ioengine,
-        "Collect completions from user space instead of io_getevents",
-    )
-    .engines(&["libaio"]),
-    OptDef::new(
-        "hipri_percentage",
-        Int,
-        Ioengine,
-        "Percentage of I/Os that get the high-priority flag",
-    )
-    .def("100")
-    .max(100)
-    .engines(&["pvsync2"]),
-    OptDef::new(
         "hostname",
         Text(&[]),
         Ioengine,
@@ -2070,85 +2095,20 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .engines(&["net", "netsplice", "rdma"]),
     OptDef::new(
-        "port",
-        Int,
-        Ioengine,
-        "Port number to connect to or listen on",
-    )
-    .min(1)
-    .max(65535)
-    .engines(&["net", "netsplice", "rdma"]),
-    OptDef::new(
-        "protocol",
-        Choice(&[
-            w("tcp", "TCP over IPv4"),
-            w("tcpv6", "TCP over IPv6"),
-            w("udp", "UDP over IPv4"),
-            w("udpv6", "UDP over IPv6"),
-            w("unix", "Local socket named by a filesystem path"),
-        ]),
-        Ioengine,
-        "Transport used for the transfer",
-    )
-    .alias(&["proto"])
-    .def("tcp")
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
-        "nodelay",
-        Bool,
-        Ioengine,
-        "Set TCP_NODELAY so small writes go out at once",
-    )
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
-        "listen",
-        Flag,
-        Ioengine,
-        "Accept incoming connections instead of connecting",
-    )
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
-        "pingpong",
-        Flag,
-        Ioengine,
-        "Receiver answers every message, so timing covers the round trip",
-    )
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
-        "interface",
-        Text(&[]),
-        Ioengine,
-        "Network interface (name or address) for UDP multicast",
-    )
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
-        "ttl",
-        Int,
-        Ioengine,
-        "How many router hops multicast packets may cross (IP TTL)",
-    )
-    .def("1")
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
-        "window_size",
-        Int,
-        Ioengine,
-        "Socket buffer size for sending and receiving",
-    )
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
-        "mss",
-        Int,
-        Ioengine,
-        "Largest TCP segment the socket may send (TCP_MAXSEG)",
-    )
-    .engines(&["net", "netsplice"]),
-    OptDef::new(
         "cpuload",
         Int,
         Ioengine,
         "Percentage of CPU time to keep busy",
     )
+    .engines(&["cpuio"]),
+    OptDef::new(
+        "cpuchunks",
+        Int,
+        Ioengine,
+        "Length of each busy period in µs",
+    )
+    .def("50000")
+    .parent("cpuload")
     .engines(&["cpuio"]),
     OptDef::new(
         "cpumode",
@@ -2160,15 +2120,6 @@ pub static OPTIONS: &[OptDef] = &[
         "Kind of work used to keep the CPU busy",
     )
     .def("noop")
-    .engines(&["cpuio"]),
-    OptDef::new(
-        "cpuchunks",
-        Int,
-        Ioengine,
-        "Length of each busy period in µs",
-    )
-    .def("50000")
-    .parent("cpuload")
     .engines(&["cpuio"]),
     OptDef::new(
         "exit_on_io_done",
@@ -2293,6 +2244,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .engines(&["sg"]),
     OptDef::new("clustername", Text(&[]), Ioengine, "Ceph cluster name").engines(&["rados", "rbd"]),
+    OptDef::new("rbdname", Text(&[]), Ioengine, "RBD image to use").engines(&["rbd"]),
     OptDef::new("pool", Text(&[]), Ioengine, "Ceph pool to work in").engines(&["rados", "rbd"]),
     OptDef::new("clientname", Text(&[]), Ioengine, "Ceph client (user) name")
         .engines(&["rados", "rbd"]),
@@ -2320,7 +2272,6 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .engines(&["rados"]),
-    OptDef::new("rbdname", Text(&[]), Ioengine, "RBD image to use").engines(&["rbd"]),
     OptDef::new("uri", Text(&[]), Ioengine, "NBD URI of the export to use").engines(&["nbd"]),
     OptDef::new(
         "skip_bad",
@@ -2333,6 +2284,80 @@ pub static OPTIONS: &[OptDef] = &[
     OptDef::new("bindname", Text(&[]), Ioengine, "Local address to bind to")
         .def("")
         .engines(&["rdma"]),
+    OptDef::new(
+        "port",
+        Int,
+        Ioengine,
+        "Port number to connect to or listen on",
+    )
+    .min(1)
+    .max(65535)
+    .engines(&["net", "netsplice", "rdma"]),
+    OptDef::new(
+        "protocol",
+        Choice(&[
+            w("tcp", "TCP over IPv4"),
+            w("tcpv6", "TCP over IPv6"),
+            w("udp", "UDP over IPv4"),
+            w("udpv6", "UDP over IPv6"),
+            w("unix", "Local socket named by a filesystem path"),
+        ]),
+        Ioengine,
+        "Transport used for the transfer",
+    )
+    .alias(&["proto"])
+    .def("tcp")
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "nodelay",
+        Bool,
+        Ioengine,
+        "Set TCP_NODELAY so small writes go out at once",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "listen",
+        Flag,
+        Ioengine,
+        "Accept incoming connections instead of connecting",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "pingpong",
+        Flag,
+        Ioengine,
+        "Receiver answers every message, so timing covers the round trip",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "interface",
+        Text(&[]),
+        Ioengine,
+        "Network interface (name or address) for UDP multicast",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "ttl",
+        Int,
+        Ioengine,
+        "How many router hops multicast packets may cross (IP TTL)",
+    )
+    .def("1")
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "window_size",
+        Int,
+        Ioengine,
+        "Socket buffer size for sending and receiving",
+    )
+    .engines(&["net", "netsplice"]),
+    OptDef::new(
+        "mss",
+        Int,
+        Ioengine,
+        "Largest TCP segment the socket may send (TCP_MAXSEG)",
+    )
+    .engines(&["net", "netsplice"]),
     OptDef::new(
         "verb",
         Choice(&[

@@ -265,12 +265,13 @@ fn piece_value(def: &OptDef, text: Option<&str>, _ctx: &ParseContext) -> Result<
         None if def.kind == Kind::Flag => 1,
         None => return Err(format!("Option {} requires an argument", def.name)),
     };
-    if let Some(max) = def.max.filter(|m| *m != 0)
+    let (min, max) = def.limits();
+    if let Some(max) = max.filter(|m| *m != 0)
         && v as i64 > max as i64
     {
         return Err(format!("max value out of range: {v} ({max} max)"));
     }
-    if let Some(min) = def.min.filter(|m| *m != 0)
+    if let Some(min) = min.filter(|m| *m != 0)
         && (v as i64) < min
     {
         return Err(format!("min value out of range: {v} ({min} min)"));

@@ -239,7 +239,7 @@ impl Builder<'_> {
             }
             for clone in 0..numjobs.max(1) {
                 number += 1;
-                if number as usize > self.input.max_jobs {
+                if number as usize > self.input.max_jobs && !self.input.dry_run {
                     return Err(PlanError::too_many_jobs(self.input.max_jobs));
                 }
                 // fio numbers the first job 0 and its clones from

@@ -1,1 +1,116 @@
+use super::*;
+use crate::options::find;
 
+fn ctx() -> ParseContext {
+    ParseContext {
+        kb_base: 1024,
+        ncpus: 2,
+        dry_run: false,
+        previous: [0; 3],
+    }
+}
+
+fn parse_opt(name: &str, raw: Option<&str>) -> Parsed {
+    parse(find(name).unwrap(), raw, &ctx())
+}
+
+#[test]
+fn per_direction_values_fill_the_remaining_directions() {
+    assert_eq!(
+        parse_opt("bs", Some("4k")).value,
+        Some(Value::Nums([4096; 3]))
+    );
+    assert_eq!(
+        parse_opt("bs", Some("4k,8k")).value,
+        Some(Value::Nums([4096, 8192, 8192]))
+    );
+    assert_eq!(
+        parse_opt("bs", Some("4k,8k,16k")).value,
+        Some(Value::Nums([4096, 8192, 16384]))
+    );
+    assert_eq!(
+        parse_opt("bs", Some("4k,")).value,
+        Some(Value::Nums([4096; 3]))
+    );
+}
+
+#[test]
+fn a_direction_left_out_keeps_its_previous_value() {
+    let def = find("bs").unwrap();
+    let c = ParseContext {
+        previous: [512, 512, 512],
+        ..ctx()
+    };
+    assert_eq!(
+        parse(def, Some(",8k"), &c).value,
+        Some(Value::Nums([512, 8192, 8192]))
+    );
+}
+
+#[test]
+fn words_match_whole_and_keep_their_tail() {
+    let v = parse_opt("rw", Some("randrw:8")).value.unwrap();
+    assert_eq!(
+        v,
+        Value::Word {
+            word: "randrw",
+            tail: Some("8".to_string())
+        }
+    );
+    assert!(parse_opt("rw", Some("rand")).show_words);
+    assert!(parse_opt("rw", Some("readx")).show_words);
+}
+
+#[test]
+fn range_and_requirement_messages_read_as_fio_prints_them() {
+    assert_eq!(
+        parse_opt("iodepth", Some("0")).messages,
+        vec!["iodepth: min value out of range: 0 (1 min)"]
+    );
+    assert_eq!(
+        parse_opt("rwmixread", Some("150")).messages,
+        vec!["rwmixread: max value out of range: 150 (100 max)"]
+    );
+    assert_eq!(
+        parse_opt("direct", None).messages,
+        vec!["Option direct requires an argument"]
+    );
+    let p = parse_opt("iodepth", Some("-5"));
+    assert!(p.value.is_some(), "a later piece parses, so fio accepts");
+}
+
+#[test]
+fn flags_take_no_value_or_zero_or_one() {
+    assert_eq!(parse_opt("time_based", None).value, Some(Value::Bool(true)));
+    assert_eq!(
+        parse_opt("time_based", Some("0")).value,
+        Some(Value::Bool(false))
+    );
+}
+
+#[test]
+fn ranges_are_ordered_low_to_high() {
+    let v = parse_opt("bsrange", Some("64k:4k")).value.unwrap();
+    assert_eq!(v, Value::Ranges([(4096, 65536); 3]));
+}
+
+#[test]
+fn float_lists_keep_their_precision() {
+    let v = parse_opt("percentile_list", Some("1:99.5:99.99"))
+        .value
+        .unwrap();
+    assert_eq!(
+        v,
+        Value::Floats {
+            values: vec![1.0, 99.5, 99.99],
+            precision: 2
+        }
+    );
+}
+
+#[test]
+fn deprecated_options_fail_with_a_stdout_notice() {
+    let p = parse_opt("rwmixcycle", Some("10"));
+    assert!(p.value.is_none());
+    assert_eq!(p.notices, vec!["Option rwmixcycle is deprecated"]);
+}
