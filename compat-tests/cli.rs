@@ -143,6 +143,7 @@ fn enghelp_lists_engines_and_each_engines_options() {
 fn flag_errors_exit_and_report_as_fio() {
     let cases: &[&[&str]] = &[
         &["--foo=bar"],
+        &["--foo"],
         &["--output-format=xml", "x.fio"],
         &["--terse-version=9", "x.fio"],
         &["--latency-log=x"],
