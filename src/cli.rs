@@ -112,7 +112,7 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::Required,
         "Terse output version: 2, 3, 4 or 5",
     ),
-        (
+    (
         "server",
         Takes::Optional,
         "Run as a fio server (not supported)",
@@ -499,7 +499,10 @@ mod tests {
     #[test]
     fn unknown_options_are_refused_like_fio() {
         let e = parse(&["--foo=bar".to_string()]).unwrap_err();
-        assert_eq!(e.fio_stderr, vec!["fio: unrecognized option '--foo=bar'"; 2]);
+        assert_eq!(
+            e.fio_stderr,
+            vec!["fio: unrecognized option '--foo=bar'"; 2]
+        );
         let e = parse(&["--foo".to_string()]).unwrap_err();
         assert_eq!(e.fio_stderr[2], "Did you mean flow?");
     }

@@ -218,3 +218,96 @@ fn typed(v: &Value) -> serde_json::Value {
         Value::Ignored => json!({"ignored": true}),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobfile::{MemLoader, expand::Environment};
+    use crate::plan::{Input, plan};
+
+    fn lints_of(text: &str) -> Vec<String> {
+        let mut m = MemLoader::default();
+        m.0.insert("/t/j.fio".into(), text.as_bytes().to_vec());
+        let input = Input {
+            cmdline: vec![],
+            files: vec!["/t/j.fio".to_string()],
+            sections: vec![],
+            env: Environment {
+                vars: Default::default(),
+                page_size: 4096,
+                mb_memory: 1024,
+                ncpus: 2,
+            },
+            loader: &m,
+            dry_run: false,
+            showcmd: false,
+            max_jobs: 4096,
+        };
+        let p = plan(&input).unwrap();
+        p.jobs().flat_map(lint).map(|l| l.message).collect()
+    }
+
+    #[test]
+    fn classic_mistakes_are_flagged() {
+        assert!(lints_of("[a]\nsize=1g\nruntime=60\n")[0].contains("without time_based"));
+        assert!(lints_of("[a]\ntime_based\nruntime=10\nramp_time=10\n")[0].contains("ramp_time"));
+        assert!(
+            lints_of("[a]\nioengine=psync\niodepth=32\n")[0].contains("synchronous engine psync")
+        );
+        assert!(lints_of("[a]\ndirect=1\nbs=1000\n")[0].contains("not a multiple of 512"));
+        assert!(lints_of("[a]\nbs=64k\nrate=10k\n")[0].contains("less than one block"));
+    }
+
+    #[test]
+    fn sound_jobs_get_no_warning() {
+        let text = "[a]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=32\ntime_based\nruntime=60\nramp_time=5\nrate=1m\n";
+        assert!(lints_of(text).is_empty(), "{:?}", lints_of(text));
+    }
+
+    #[test]
+    fn explanation_shows_origins_and_environment() {
+        let mut m = MemLoader::default();
+        m.0.insert(
+            "/t/j.fio".into(),
+            b"[global]\nbs=${BS}\n[a]\nrw=read\n".to_vec(),
+        );
+        let mut env = Environment {
+            vars: Default::default(),
+            page_size: 4096,
+            mb_memory: 1024,
+            ncpus: 2,
+        };
+        env.vars.insert("BS".into(), "8k".into());
+        let input = Input {
+            cmdline: vec![crate::plan::CmdOption {
+                name: "iodepth".into(),
+                value: Some("4".into()),
+            }],
+            files: vec!["/t/j.fio".to_string()],
+            sections: vec![],
+            env,
+            loader: &m,
+            dry_run: false,
+            showcmd: false,
+            max_jobs: 4096,
+        };
+        let text = explain(&plan(&input).unwrap());
+        assert!(text.contains("bs=${BS}"), "{text}");
+        assert!(
+            text.contains("global section at /t/j.fio:2:1; expanded from the environment to '8k'"),
+            "{text}"
+        );
+        assert!(
+            text.contains("rw=read") && text.contains("job section at /t/j.fio:4:1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("iodepth=4") && text.contains("command line (option 1)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("defaults:") && text.contains("numjobs=1"),
+            "{text}"
+        );
+    }
+}
