@@ -198,6 +198,16 @@ fn running_a_job_is_refused_before_any_io() {
     scratch.write("w.fio", &job);
     let out = run(ferrio(), &["w.fio"], &scratch.0, &HashMap::new());
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("job 'w'") && out.stderr.contains("options not run yet: rw, size, filename"), "{}", out.stderr);
-    assert!(!target.exists(), "nothing may be written before ferrio can run the job");
+    assert!(
+        out.stderr.contains("job 'w'")
+            && out
+                .stderr
+                .contains("options not run yet: rw, size, filename"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !target.exists(),
+        "nothing may be written before ferrio can run the job"
+    );
 }

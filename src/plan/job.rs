@@ -67,6 +67,48 @@ impl JobSpec {
     pub fn flag(&self, name: &str) -> bool {
         self.num(name).is_some_and(|v| v != 0)
     }
+
+    /// The files named by `filename`: `:` separates names and `\:` keeps a
+    /// colon inside one (`/dev/dsk/foo@3,0\:c`). Empty when not set.
+    pub fn filenames(&self) -> Vec<String> {
+        match self.value("filename") {
+            Some(Value::Text(t)) => split_names(t),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Splits a `filename` value at unescaped colons.
+fn split_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                current.push(':');
+                chars.next();
+            }
+            ':' => names.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+    }
+    names.push(current);
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn filenames_split_at_unescaped_colons() {
+        assert_eq!(super::split_names("/a:/b"), vec!["/a", "/b"]);
+        assert_eq!(
+            super::split_names("/dev/dsk/foo@3,0\\:c:/x"),
+            vec!["/dev/dsk/foo@3,0:c", "/x"]
+        );
+        assert_eq!(super::split_names("/only"), vec!["/only"]);
+    }
 }
 
 /// The parsed default of an option, computed once for the whole table.
