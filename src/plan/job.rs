@@ -98,19 +98,6 @@ fn split_names(text: &str) -> Vec<String> {
     names
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn filenames_split_at_unescaped_colons() {
-        assert_eq!(super::split_names("/a:/b"), vec!["/a", "/b"]);
-        assert_eq!(
-            super::split_names("/dev/dsk/foo@3,0\\:c:/x"),
-            vec!["/dev/dsk/foo@3,0:c", "/x"]
-        );
-        assert_eq!(super::split_names("/only"), vec!["/only"]);
-    }
-}
-
 /// The parsed default of an option, computed once for the whole table.
 pub fn default_value(def: &'static OptDef) -> Option<&'static Value> {
     static DEFAULTS: OnceLock<Vec<Option<Value>>> = OnceLock::new();
@@ -131,4 +118,17 @@ pub fn default_value(def: &'static OptDef) -> Option<&'static Value> {
     });
     let index = OPTIONS.iter().position(|o| std::ptr::eq(o, def))?;
     defaults[index].as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn filenames_split_at_unescaped_colons() {
+        assert_eq!(super::split_names("/a:/b"), vec!["/a", "/b"]);
+        assert_eq!(
+            super::split_names("/dev/dsk/foo@3,0\\:c:/x"),
+            vec!["/dev/dsk/foo@3,0:c", "/x"]
+        );
+        assert_eq!(super::split_names("/only"), vec!["/only"]);
+    }
 }
