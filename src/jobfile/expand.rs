@@ -150,7 +150,11 @@ fn compute(text: String) -> Result<String, MathError> {
 /// Evaluates an integer expression with bc's scale-0 rules.
 pub fn evaluate(expr: &str) -> Result<i128, MathError> {
     let tokens = tokenize(expr)?;
-    let mut parser = Parser { tokens, pos: 0 };
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        depth: 0,
+    };
     let value = parser.sum()?;
     if parser.pos != parser.tokens.len() {
         return Err(MathError(format!(
@@ -197,9 +201,15 @@ fn tokenize(expr: &str) -> Result<Vec<Token>, MathError> {
     Ok(tokens)
 }
 
+/// Deeper nesting than this is refused rather than risking the stack;
+/// fio's values are at most 100 characters, so real input never comes near.
+const MAX_NESTING: usize = 200;
+
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    /// Current nesting of unary minus and parentheses.
+    depth: usize,
 }
 
 impl Parser {
@@ -241,8 +251,8 @@ impl Parser {
             }
             v = match op {
                 '*' => v.checked_mul(r).ok_or_else(Self::overflow)?,
-                '/' => v / r,
-                _ => v % r,
+                '/' => v.checked_div(r).ok_or_else(Self::overflow)?,
+                _ => v.checked_rem(r).ok_or_else(Self::overflow)?,
             };
         }
         Ok(v)
@@ -254,7 +264,15 @@ impl Parser {
         let base = self.unary()?;
         if self.peek_op() == Some('^') {
             self.pos += 1;
-            let exp = self.power()?;
+            self.depth += 1;
+            if self.depth > MAX_NESTING {
+                return Err(MathError(
+                    "cannot compute expression: nested too deeply".to_string(),
+                ));
+            }
+            let exp = self.power();
+            self.depth -= 1;
+            let exp = exp?;
             if exp < 0 {
                 return Ok(match base {
                     1 => 1,
@@ -280,9 +298,21 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<i128, MathError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(MathError(
+                "cannot compute expression: nested too deeply".to_string(),
+            ));
+        }
+        let v = self.unary_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_inner(&mut self) -> Result<i128, MathError> {
         if self.peek_op() == Some('-') {
             self.pos += 1;
-            return Ok(-self.unary()?);
+            return self.unary()?.checked_neg().ok_or_else(Self::overflow);
         }
         match self.tokens.get(self.pos).copied() {
             Some(Token::Num(n)) => {
@@ -352,6 +382,16 @@ mod tests {
     #[test]
     fn values_without_keywords_are_untouched() {
         assert_eq!(replace_keywords("size=10*2", &env()).unwrap(), "size=10*2");
+    }
+
+    #[test]
+    fn overflow_and_deep_nesting_are_errors() {
+        let min = format!("-{}-1", i128::MAX);
+        assert!(evaluate(&format!("({min})/-1")).is_err());
+        assert!(evaluate(&format!("-({min})")).is_err());
+        assert!(evaluate(&"(".repeat(10_000)).is_err());
+        assert!(evaluate(&"-".repeat(10_000)).is_err());
+        assert!(evaluate(&"2^".repeat(10_000)).is_err());
     }
 
     #[test]

@@ -108,7 +108,7 @@ fn zoned(tail: &str) -> Result<(), String> {
                 .trim()
                 .parse()
                 .map_err(|_| "fio: bad zone percentage".to_string())?;
-            total += pct;
+            total = total.saturating_add(pct);
         }
         if total != 100 {
             return Err("fio: zone access percentages must add up to 100%".to_string());
@@ -132,7 +132,7 @@ fn bssplit(raw: &str, ctx: &ParseContext) -> Result<(), String> {
                 _ => return Err("fio: bssplit conversion failed".to_string()),
             }
             match pct.map(|p| number::size(p, ctx.kb_base)) {
-                Some(Some(SizeValue::Bytes(p))) => perc += p,
+                Some(Some(SizeValue::Bytes(p))) => perc = perc.saturating_add(p),
                 Some(_) => return Err("fio: bssplit conversion failed".to_string()),
                 None => missing += 1,
             }
