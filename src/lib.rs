@@ -12,6 +12,7 @@ pub mod help;
 pub mod jobfile;
 pub mod options;
 pub mod plan;
+pub mod stats;
 
 /// The fio release whose behaviour ferrio reproduces.
 pub const FIO_VERSION: &str = "fio-3.33";

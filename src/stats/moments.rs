@@ -1,0 +1,94 @@
+//! Running min, max, mean and standard deviation of a series of samples,
+//! as fio keeps them for latencies and bandwidth samples: Welford's
+//! update, and the sample (n-1) standard deviation.
+
+/// Min/max/mean/stddev of the samples seen so far.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Moments {
+    pub count: u64,
+    pub min: u64,
+    pub max: u64,
+    mean: f64,
+    /// Sum of squared differences from the running mean.
+    m2: f64,
+}
+
+impl Moments {
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        if self.count == 0 || v < self.min {
+            self.min = v;
+        }
+        if v > self.max {
+            self.max = v;
+        }
+        self.count += 1;
+        let delta = v as f64 - self.mean;
+        self.mean += delta / self.count as f64;
+        self.m2 += delta * (v as f64 - self.mean);
+    }
+
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// Sample standard deviation (0 with fewer than two samples).
+    pub fn stddev(&self) -> f64 {
+        if self.count < 2 {
+            return 0.0;
+        }
+        (self.m2 / (self.count - 1) as f64).sqrt()
+    }
+
+    /// Combines two series (parallel form of Welford's update).
+    pub fn merge(&mut self, other: &Moments) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = *other;
+            return;
+        }
+        let n = (self.count + other.count) as f64;
+        let delta = other.mean - self.mean;
+        self.m2 += other.m2 + delta * delta * self.count as f64 * other.count as f64 / n;
+        self.mean += delta * other.count as f64 / n;
+        self.count += other.count;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_sample_stddev() {
+        let mut m = Moments::default();
+        for v in [2, 4, 4, 4, 5, 5, 7, 9] {
+            m.add(v);
+        }
+        assert_eq!((m.count, m.min, m.max), (8, 2, 9));
+        assert!((m.mean() - 5.0).abs() < 1e-12);
+        assert!((m.stddev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn merged_series_equal_one_series() {
+        let (mut a, mut b, mut all) = (Moments::default(), Moments::default(), Moments::default());
+        for v in 1..50u64 {
+            let v = v * v % 97;
+            if v % 3 == 0 {
+                a.add(v)
+            } else {
+                b.add(v)
+            }
+            all.add(v);
+        }
+        a.merge(&b);
+        assert_eq!((a.count, a.min, a.max), (all.count, all.min, all.max));
+        assert!((a.mean() - all.mean()).abs() < 1e-9);
+        assert!((a.stddev() - all.stddev()).abs() < 1e-9);
+    }
+}
