@@ -189,25 +189,3 @@ fn client_server_mode_is_refused_clearly() {
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("not supported"), "{}", out.stderr);
 }
-
-#[test]
-fn running_a_job_is_refused_before_any_io() {
-    let scratch = common::Scratch::new("refuse");
-    let target = scratch.0.join("target.dat");
-    let job = format!("[w]\nrw=write\nsize=1m\nfilename={}\n", target.display());
-    scratch.write("w.fio", &job);
-    let out = run(ferrio(), &["w.fio"], &scratch.0, &HashMap::new());
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("job 'w'")
-            && out
-                .stderr
-                .contains("options not run yet: rw, size, filename"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        !target.exists(),
-        "nothing may be written before ferrio can run the job"
-    );
-}

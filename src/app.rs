@@ -5,7 +5,6 @@ use std::io::Write;
 
 use crate::cli::{self, Args};
 use crate::jobfile::{FsLoader, expand::Environment};
-use crate::options::Support;
 use crate::plan::{self, Input, Plan};
 use crate::{explain, help};
 
@@ -71,8 +70,9 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     let demo = args.has("demo").then(demo_job);
     let mut env = Environment::capture();
     let mut files = args.files.clone();
+    let target = demo_target();
     if let Some((path, _)) = &demo {
-        env.vars.insert("FERRIO_TARGET".to_string(), demo_target());
+        env.vars.insert("FERRIO_TARGET".to_string(), target.clone());
         files.insert(0, path.clone());
     }
     let loader: &dyn crate::jobfile::Loader = match &demo {
@@ -110,7 +110,7 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     if args.has("showcmd") {
         return Ok(0);
     }
-    if args.has("explain") || args.has("demo") {
+    if args.has("explain") {
         let json = args
             .all("output-format")
             .iter()
@@ -130,7 +130,12 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         out(&help::usage());
         return Err(1);
     }
-    refuse_unsupported(&plan)
+    let outcome = execute(&plan, args);
+    if demo.is_some() {
+        // The demo's scratch file is ours: leave nothing behind.
+        let _ = std::fs::remove_file(&target);
+    }
+    outcome
 }
 
 /// The job file built into the binary for `--demo`: the README's first
@@ -206,28 +211,46 @@ fn max_jobs(args: &Args) -> Result<usize, i32> {
     }
 }
 
-/// Until the executors land, a planned run is refused before any I/O,
-/// naming the first job and the options that ferrio does not run yet.
-fn refuse_unsupported(plan: &Plan) -> Result<i32, i32> {
-    let Some(job) = plan.jobs().next() else {
-        return Ok(0);
-    };
-    let pending: Vec<&str> = job
-        .settings
-        .iter()
-        .filter(|s| s.def.support == Support::ParseOnly)
-        .map(|s| s.def.name)
-        .collect();
-    let names = if pending.is_empty() {
-        String::new()
-    } else {
-        format!(" (options not run yet: {})", pending.join(", "))
-    };
-    eprintln!(
-        "ferrio: job '{}': ioengine={} cannot run yet{names}; ferrio {} only plans jobs (--parse-only, --explain, --showcmd)",
-        job.name,
-        job.engine,
-        env!("CARGO_PKG_VERSION")
-    );
-    Err(1)
+/// Runs the plan: every job is checked first (a job using an option that
+/// ferrio does not run yet is refused, naming it, before any I/O), then
+/// the groups run in order. Until the fio-format reports exist, the
+/// results are printed as a plain JSON dump of the collected statistics.
+fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
+    let jobs = crate::run::prepare(plan, args.has("readonly")).map_err(|refusal| {
+        eprintln!("ferrio: {}", refusal.0);
+        1
+    })?;
+    if let Some(formats) = args
+        .flag("output-format")
+        .flatten()
+        .filter(|f| *f != "json")
+    {
+        eprintln!(
+            "ferrio: --output-format={formats}: fio's report formats are not written yet; printing ferrio's JSON dump of the results"
+        );
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    // fio prints its progress notices (laying out files) only in the
+    // normal report; the JSON dump keeps stdout to one document.
+    let results = crate::run::run(&jobs, &stop, &mut |_| {});
+    for r in &results {
+        if let Some((_, message)) = &r.error {
+            eprintln!("{message}");
+        }
+    }
+    let doc = serde_json::json!({
+        "fio version": crate::FIO_VERSION,
+        "ferrio": {"version": env!("CARGO_PKG_VERSION"), "report": "statistics dump"},
+        "jobs": results.iter().map(|r| r.to_json()).collect::<Vec<_>>(),
+    });
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    match args.flag("output").flatten() {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            eprintln!("fio: output file open error: {e}");
+            1
+        })?,
+        None => out(&text),
+    }
+    // fio's exit status counts the jobs that failed.
+    Ok(results.iter().filter(|r| r.error.is_some()).count() as i32)
 }

@@ -7,11 +7,13 @@
 
 pub mod app;
 pub mod cli;
+pub mod engine;
 pub mod explain;
 pub mod help;
 pub mod jobfile;
 pub mod options;
 pub mod plan;
+pub mod run;
 pub mod stats;
 
 /// The fio release whose behaviour ferrio reproduces.

@@ -15,13 +15,15 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Description,
         "Free-form text describing the job, printed in the output",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "name",
         Text(&[]),
         Description,
         "Job name used in the output; on the command line it also starts a new job",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "wait_for",
         Text(&[]),
@@ -34,6 +36,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "File or device to do I/O on; separate several with ':'",
     )
+    .runs()
     .prio(-1)
     .check(Check::FileNames),
     OptDef::new(
@@ -41,7 +44,8 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Files,
         "Directory in which the job's files are created (':' separates several)",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "filename_format",
         Text(&[]),
@@ -103,6 +107,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Direction and pattern of the I/O: sequential or random reads, writes, trims or a mix",
     )
+    .runs()
     .alias(&["readwrite"])
     .def("read")
     .check(Check::RwMode),
@@ -159,6 +164,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Back end that issues the I/O, e.g. psync, libaio, io_uring, or external:path",
     )
+    .runs()
     .def("psync")
     .check(Check::Engine),
     OptDef::new(
@@ -167,6 +173,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "How many I/Os to keep in flight at once",
     )
+    .runs()
     .def("1")
     .min(1),
     OptDef::new(
@@ -225,6 +232,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Amount of data the job covers: bytes, a % of the file/device, or zones",
     )
+    .runs()
     .str_val()
     .check(Check::Zone),
     OptDef::new(
@@ -301,6 +309,7 @@ pub static OPTIONS: &[OptDef] = &[
         BlockSize,
         "Size of each I/O; read,write,trim values may be given separately",
     )
+    .runs()
     .alias(&["blocksize"])
     .def("4096")
     .min(1)
@@ -373,6 +382,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Choose random offsets without tracking coverage; blocks may repeat or be skipped",
     )
+    .runs()
     .parent("rw"),
     OptDef::new(
         "softrandommap",
@@ -539,6 +549,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Open files with O_DIRECT so I/O bypasses the page cache",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "atomic",
@@ -574,6 +585,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Start this many identical clones of the job",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "startdelay",
@@ -590,6 +602,7 @@ pub static OPTIONS: &[OptDef] = &[
         Timing,
         "Upper limit on how long the job runs (seconds without a unit)",
     )
+    .runs()
     .alias(&["timeout"])
     .def("0")
     .seconds(),
@@ -598,7 +611,8 @@ pub static OPTIONS: &[OptDef] = &[
         Flag,
         Timing,
         "Run for the whole runtime, repeating the workload if it ends early",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "verify_only",
         Flag,
@@ -1041,6 +1055,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Share of a mixed workload issued as reads, in percent",
     )
+    .runs()
     .def("50")
     .max(100),
     OptDef::new(
@@ -1049,6 +1064,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Share of a mixed workload issued as writes, in percent",
     )
+    .runs()
     .def("50")
     .max(100),
     OptDef::new(
@@ -1391,19 +1407,22 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Start only after all earlier jobs have ended",
     )
+    .runs()
     .alias(&["wait_for_previous"]),
     OptDef::new(
         "new_group",
         Flag,
         Process,
         "Begin a new reporting group at this job",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "thread",
         Flag,
         Process,
         "Run jobs as threads of one process instead of separate processes",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "per_job_logs",
         Bool,

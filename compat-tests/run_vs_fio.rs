@@ -1,0 +1,175 @@
+//! Jobs run by ferrio beside the same jobs run by fio 3.33: the I/O each
+//! issues, how errors end a job, and the queue depth held.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Scratch, ferrio, fio, run};
+use serde_json::Value;
+
+/// Runs a job file with both tools in their own scratch folders; returns
+/// (fio's JSON, ferrio's JSON, ferrio's exit status, ferrio's stderr).
+fn both(job: &str) -> (Value, Value, i32, String) {
+    let env = HashMap::new();
+    let a = Scratch::new("runfio");
+    let b = Scratch::new("runferrio");
+    a.write("job.fio", job);
+    b.write("job.fio", job);
+    let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
+    let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
+    let parse = |s: &str| -> Value {
+        serde_json::from_str(&s[s.find('{').unwrap_or(0)..]).unwrap_or(Value::Null)
+    };
+    (
+        parse(&want.stdout),
+        parse(&got.stdout),
+        got.code,
+        got.stderr,
+    )
+}
+
+fn ios(doc: &Value, job: usize, dir: &str) -> u64 {
+    doc["jobs"][job][dir]["total_ios"]
+        .as_u64()
+        .unwrap_or(u64::MAX)
+}
+
+#[test]
+fn size_based_jobs_issue_the_same_ios_as_fio() {
+    for (rw, bs, engine) in [
+        ("read", "4k", "psync"),
+        ("write", "16k", "psync"),
+        ("randread", "4k", "psync"),
+        ("randwrite", "8k", "sync"),
+        ("read", "64k", "null"),
+        ("randread", "4k", "null"),
+    ] {
+        let job = format!("[j]\nioengine={engine}\nrw={rw}\nbs={bs}\nsize=4m\n");
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{rw}/{engine}: {err}");
+        for dir in ["read", "write"] {
+            assert_eq!(
+                ios(&got, 0, dir),
+                ios(&want, 0, dir),
+                "{rw} {bs} {engine}: {dir} I/Os"
+            );
+        }
+    }
+}
+
+#[test]
+fn mixed_jobs_issue_the_same_total_and_a_similar_split() {
+    let (want, got, code, err) =
+        both("[j]\nioengine=psync\nrw=randrw\nrwmixread=70\nbs=4k\nsize=8m\n");
+    assert_eq!(code, 0, "{err}");
+    let total = |d: &Value| ios(d, 0, "read") + ios(d, 0, "write");
+    assert_eq!(total(&got), total(&want));
+    let reads = ios(&got, 0, "read") as f64 / total(&got) as f64;
+    assert!((0.65..0.75).contains(&reads), "read share {reads}");
+}
+
+#[test]
+fn time_based_jobs_run_for_their_runtime() {
+    let (_, got, code, err) =
+        both("[j]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=1\n");
+    assert_eq!(code, 0, "{err}");
+    let ms = got["jobs"][0]["runtime_ms"].as_u64().unwrap();
+    assert!((1000..1200).contains(&ms), "ran {ms} ms");
+    assert!(ios(&got, 0, "read") > 100_000);
+}
+
+#[test]
+fn queue_depth_is_held() {
+    let (_, got, code, err) =
+        both("[j]\nioengine=null\nrw=randread\nsize=1g\niodepth=32\ntime_based\nruntime=1\n");
+    assert_eq!(code, 0, "{err}");
+    let levels = &got["jobs"][0]["iodepth_level"];
+    let all: u64 = levels
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    let at32 = levels["32"].as_u64().unwrap();
+    assert!(at32 as f64 >= 0.99 * all as f64, "{levels}");
+}
+
+#[test]
+fn groups_run_in_order_and_clones_each_run() {
+    let (want, got, code, err) =
+        both("[global]\nioengine=null\nsize=1m\nrw=read\n[a]\nnumjobs=2\n[b]\nstonewall\nbs=64k\n");
+    assert_eq!(code, 0, "{err}");
+    let shape = |d: &Value| -> Vec<(String, u64, u64)> {
+        d["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["jobname"].as_str().unwrap().to_string(),
+                    j["groupid"].as_u64().unwrap(),
+                    j["read"]["total_ios"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(shape(&got), shape(&want));
+}
+
+#[test]
+fn a_job_that_cannot_open_its_file_fails_alone_and_counts_in_the_exit_status() {
+    let job = "[bad]\nioengine=psync\nrw=read\nsize=1m\nfilename=/proc/version/nope\n[good]\nioengine=null\nrw=read\nsize=1m\n";
+    let env = HashMap::new();
+    let a = Scratch::new("failfio");
+    let b = Scratch::new("failferrio");
+    a.write("job.fio", job);
+    b.write("job.fio", job);
+    let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
+    let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
+    assert_eq!(
+        got.code, want.code,
+        "exit status counts failed jobs: {}",
+        got.stderr
+    );
+    let doc: Value = serde_json::from_str(&got.stdout).unwrap();
+    assert_ne!(doc["jobs"][0]["error"].as_u64(), Some(0));
+    assert_eq!(doc["jobs"][1]["error"].as_u64(), Some(0));
+    assert_eq!(ios(&doc, 1, "read"), 256);
+}
+
+#[test]
+fn options_not_run_yet_are_refused_before_any_io() {
+    let s = Scratch::new("refuse");
+    let target = s.0.join("data");
+    s.write(
+        "job.fio",
+        &format!(
+            "[j]\nrw=write\nsize=1m\nverify=md5\nfilename={}\n",
+            target.display()
+        ),
+    );
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("does not run these options yet: verify"),
+        "{}",
+        out.stderr
+    );
+    assert!(!target.exists());
+}
+
+#[test]
+fn readonly_refuses_writing_jobs() {
+    let s = Scratch::new("ro");
+    let target = s.0.join("data");
+    s.write(
+        "job.fio",
+        &format!("[j]\nrw=write\nsize=1m\nfilename={}\n", target.display()),
+    );
+    let out = run(ferrio(), &["--readonly", "job.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("--readonly"), "{}", out.stderr);
+    assert!(!target.exists());
+}

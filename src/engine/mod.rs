@@ -1,0 +1,84 @@
+//! I/O engines: one trait, in the spirit of fio's ioengine_ops, and one
+//! file per engine. The runner owns the buffers and never reuses one
+//! before its I/O has completed, which is what lets asynchronous engines
+//! hold on to them.
+
+pub mod null;
+pub mod psync;
+
+use std::io;
+use std::path::Path;
+
+/// The direction of one I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    Read = 0,
+    Write = 1,
+    Trim = 2,
+}
+
+/// One I/O handed to an engine.
+#[derive(Debug)]
+pub struct Request<'a> {
+    /// The runner's slot for this I/O, echoed back in its completion.
+    pub slot: usize,
+    /// An engine file handle from [`Engine::open`].
+    pub file: usize,
+    pub offset: u64,
+    pub dir: Dir,
+    /// The data to write, or the space to read into.
+    pub buf: &'a mut [u8],
+}
+
+/// What became of a queued request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queued {
+    /// The engine finished it already (synchronous engines); the result is
+    /// the byte count or a negative errno.
+    Done(i64),
+    /// It is in flight: it will come back from [`Engine::reap`].
+    Pending,
+}
+
+/// A finished asynchronous I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: usize,
+    /// Byte count, or a negative errno.
+    pub result: i64,
+}
+
+/// How to open a job's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenMode {
+    pub write: bool,
+    pub direct: bool,
+}
+
+/// An I/O engine.
+pub trait Engine: Send {
+    /// The name fio reports for it.
+    fn name(&self) -> &'static str;
+    /// Opens a file for the job; returns the handle requests use.
+    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize>;
+    /// Takes one request. Synchronous engines do the I/O here.
+    fn queue(&mut self, req: Request<'_>) -> Queued;
+    /// Sends what was queued since the last commit to the device.
+    fn commit(&mut self) -> io::Result<()>;
+    /// Waits for at least `min` in-flight I/Os and appends the finished
+    /// ones (no more than are in flight) to `done`.
+    fn reap(&mut self, min: usize, done: &mut Vec<Completion>) -> io::Result<()>;
+}
+
+/// Engines ferrio runs, by fio's name.
+pub const ENGINES: &[&str] = &["null", "psync", "sync"];
+
+/// The engine for a job, or `None` when ferrio does not have it yet.
+pub fn create(name: &str, depth: usize) -> Option<Box<dyn Engine>> {
+    match name {
+        "null" => Some(Box::new(null::Null::new(depth))),
+        "psync" => Some(Box::new(psync::Psync::new(psync::Calls::Positional))),
+        "sync" => Some(Box::new(psync::Psync::new(psync::Calls::SeekThenTransfer))),
+        _ => None,
+    }
+}

@@ -1,0 +1,90 @@
+//! The synchronous engines: `psync` (pread/pwrite at an offset) and
+//! `sync` (seek, then read/write). Each I/O completes inside `queue`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
+
+use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+
+/// Linux's O_DIRECT flag.
+const O_DIRECT: i32 = 0o40000;
+
+/// Which system calls move the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Calls {
+    Positional,
+    SeekThenTransfer,
+}
+
+pub struct Psync {
+    calls: Calls,
+    files: Vec<File>,
+}
+
+impl Psync {
+    pub fn new(calls: Calls) -> Self {
+        Psync {
+            calls,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// Opens a job file the way the file engines do: read-only unless the job
+/// writes, O_DIRECT when asked, never creating it (the runner lays files
+/// out before the engines see them).
+pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(mode.write);
+    if mode.direct {
+        options.custom_flags(O_DIRECT);
+    }
+    options.open(path)
+}
+
+fn result(r: io::Result<usize>) -> i64 {
+    match r {
+        Ok(n) => n as i64,
+        Err(e) => -(e.raw_os_error().unwrap_or(5) as i64),
+    }
+}
+
+impl Engine for Psync {
+    fn name(&self) -> &'static str {
+        match self.calls {
+            Calls::Positional => "psync",
+            Calls::SeekThenTransfer => "sync",
+        }
+    }
+
+    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
+        self.files.push(open_file(path, mode)?);
+        Ok(self.files.len() - 1)
+    }
+
+    fn queue(&mut self, req: Request<'_>) -> Queued {
+        let file = &mut self.files[req.file];
+        let r = match (self.calls, req.dir) {
+            (Calls::Positional, Dir::Read) => file.read_at(req.buf, req.offset),
+            (Calls::Positional, Dir::Write) => file.write_at(req.buf, req.offset),
+            (Calls::SeekThenTransfer, Dir::Read) => file
+                .seek(SeekFrom::Start(req.offset))
+                .and_then(|_| file.read(req.buf)),
+            (Calls::SeekThenTransfer, Dir::Write) => file
+                .seek(SeekFrom::Start(req.offset))
+                .and_then(|_| file.write(req.buf)),
+            (_, Dir::Trim) => Err(io::Error::from_raw_os_error(95)),
+        };
+        Queued::Done(result(r))
+    }
+
+    fn commit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn reap(&mut self, _min: usize, _done: &mut Vec<Completion>) -> io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,195 @@
+//! What one job needs to run, read off its planned options; and the
+//! refusal, before any I/O, of jobs that use options ferrio cannot run yet.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::engine::{self, Dir};
+use crate::options::{Support, Value};
+use crate::plan::JobSpec;
+
+/// The I/O pattern of `rw`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pattern {
+    /// Directions in use, and whether offsets are random.
+    pub read: bool,
+    pub write: bool,
+    pub random: bool,
+}
+
+/// A job, ready to run.
+#[derive(Debug, Clone)]
+pub struct JobConfig {
+    pub name: String,
+    pub group: u32,
+    pub engine: String,
+    pub path: PathBuf,
+    pub pattern: Pattern,
+    /// Block size per direction.
+    pub bs: [u64; 3],
+    /// Bytes of the file the job works on.
+    pub size: u64,
+    pub iodepth: usize,
+    /// Stop after this long (time-based jobs loop over the file until then).
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    /// Share of reads in a mixed workload, in percent.
+    pub read_percent: u64,
+    pub direct: bool,
+    pub random_map: bool,
+    pub seed: u64,
+}
+
+/// Why a job cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl JobConfig {
+    /// Reads the options ferrio runs. Any other option that was set makes
+    /// the job refused, naming the options, so nothing is silently ignored.
+    pub fn from_spec(job: &JobSpec, readonly: bool) -> Result<Self, Refusal> {
+        let pending: Vec<&str> = job
+            .settings
+            .iter()
+            .filter(|s| s.def.support == Support::ParseOnly)
+            .map(|s| s.def.name)
+            .collect();
+        if !pending.is_empty() {
+            return Err(Refusal(format!(
+                "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
+                job.name,
+                pending.join(", ")
+            )));
+        }
+        if engine::create(&job.engine, 1).is_none() {
+            return Err(Refusal(format!(
+                "job '{}': ioengine={} is not available in ferrio yet (it has: {})",
+                job.name,
+                job.engine,
+                engine::ENGINES.join(", ")
+            )));
+        }
+        let pattern = pattern(job)?;
+        if readonly && pattern.write {
+            return Err(Refusal(format!(
+                "job '{}': it writes, and --readonly is set",
+                job.name
+            )));
+        }
+        let bs = match job.value("bs") {
+            Some(Value::Nums(v)) => *v,
+            _ => [4096; 3],
+        };
+        let size = match job.value("size") {
+            Some(Value::Nums(v)) if v[0] > 0 => v[0],
+            Some(Value::Percent(_)) => {
+                return Err(Refusal(format!(
+                    "job '{}': size=N% is not run by ferrio yet",
+                    job.name
+                )));
+            }
+            _ => return Err(Refusal(format!("{}: you need to specify size=", job.name))),
+        };
+        let used = [pattern.read, pattern.write, false];
+        if let Some(dir) = (0..2).find(|&d| used[d] && bs[d] > size) {
+            return Err(Refusal(format!(
+                "job '{}': size {} is smaller than the {} block size {}",
+                job.name,
+                size,
+                ["read", "write"][dir],
+                bs[dir]
+            )));
+        }
+        let path = match job.filenames().first() {
+            Some(f) => PathBuf::from(f),
+            None => {
+                let dir = match job.value("directory") {
+                    Some(Value::Text(d)) => PathBuf::from(d),
+                    _ => PathBuf::from("."),
+                };
+                // fio's default data file name: jobname.clone.file
+                dir.join(format!("{}.{}.0", job.name, job.subjob))
+            }
+        };
+        let runtime = job
+            .num("runtime")
+            .filter(|&us| us > 0)
+            .map(Duration::from_micros);
+        let time_based = job.flag("time_based");
+        if time_based && runtime.is_none() {
+            return Err(Refusal(format!(
+                "job '{}': time_based needs a runtime",
+                job.name
+            )));
+        }
+        let read_percent = match (job.setting("rwmixread"), job.setting("rwmixwrite")) {
+            (None, Some(w)) => 100 - first(&w.value).min(100),
+            _ => job.num("rwmixread").unwrap_or(50).min(100),
+        };
+        Ok(JobConfig {
+            name: job.name.clone(),
+            group: job.group,
+            engine: job.engine.clone(),
+            path,
+            pattern,
+            bs,
+            size,
+            iodepth: job.num("iodepth").unwrap_or(1).max(1) as usize,
+            runtime,
+            time_based,
+            read_percent,
+            direct: job.flag("direct"),
+            random_map: !job.flag("norandommap"),
+            seed: job.number as u64 * 0x9e37_79b9_7f4a_7c15,
+        })
+    }
+
+    /// The direction of the next I/O for a mix, from a random draw in 0..100.
+    pub fn direction(&self, draw: u64) -> Dir {
+        match (self.pattern.read, self.pattern.write) {
+            (true, true) if draw < self.read_percent => Dir::Read,
+            (true, true) => Dir::Write,
+            (true, false) => Dir::Read,
+            _ => Dir::Write,
+        }
+    }
+}
+
+fn first(v: &Value) -> u64 {
+    match v {
+        Value::Nums(n) => n[0],
+        _ => 0,
+    }
+}
+
+fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
+    let (word, tail) = match job.value("rw") {
+        Some(Value::Word { word, tail }) => (*word, tail.clone()),
+        _ => ("read", None),
+    };
+    if tail.is_some() {
+        return Err(Refusal(format!(
+            "job '{}': rw={word}:N modifiers are not run by ferrio yet",
+            job.name
+        )));
+    }
+    let p = |read, write, random| {
+        Ok(Pattern {
+            read,
+            write,
+            random,
+        })
+    };
+    match word {
+        "read" => p(true, false, false),
+        "write" => p(false, true, false),
+        "randread" => p(true, false, true),
+        "randwrite" => p(false, true, true),
+        "rw" | "readwrite" => p(true, true, false),
+        "randrw" => p(true, true, true),
+        other => Err(Refusal(format!(
+            "job '{}': rw={other} is not run by ferrio yet",
+            job.name
+        ))),
+    }
+}

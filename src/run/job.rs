@@ -1,0 +1,293 @@
+//! One job on its own thread: lay out the file, then keep `iodepth` I/Os
+//! in flight until the size is done or the runtime is up, timing each I/O.
+//!
+//! The loop allocates nothing: buffers and slots are made once. It reads
+//! the clock once per submitted batch and once per reaped batch.
+
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::config::JobConfig;
+use super::offsets::{RandomMap, Rng};
+use super::result::{DirStats, JobResult};
+use crate::engine::{self, Completion, Dir, OpenMode, Queued, Request};
+
+/// Buffer alignment: enough for O_DIRECT on any Linux block device.
+const ALIGN: usize = 4096;
+
+/// One I/O's place in the queue.
+struct Slot {
+    /// Backing memory, over-allocated so an aligned window fits.
+    memory: Vec<u8>,
+    dir: Dir,
+    offset: u64,
+    len: usize,
+    submitted: Option<Instant>,
+}
+
+impl Slot {
+    fn new(max_len: usize) -> Self {
+        Slot {
+            memory: vec![0xa5; max_len + ALIGN],
+            dir: Dir::Read,
+            offset: 0,
+            len: 0,
+            submitted: None,
+        }
+    }
+
+    /// The aligned buffer for the current I/O.
+    fn buf(&mut self) -> &mut [u8] {
+        let start = self.memory.as_ptr().align_offset(ALIGN);
+        &mut self.memory[start..start + self.len]
+    }
+}
+
+/// Creates or extends the data file to the job's size; returns the
+/// "Laying out" notice fio prints when it had to.
+pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
+    // fio's null engine touches no file.
+    if cfg.engine == "null" {
+        return Ok(None);
+    }
+    let current = std::fs::metadata(&cfg.path).map(|m| m.len()).ok();
+    if current.is_some_and(|len| len >= cfg.size) {
+        return Ok(None);
+    }
+    if let Some(parent) = cfg.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&cfg.path)?;
+    // Reads need real data on disk; a sparse file would read as zeros
+    // without touching the device.
+    let mut rng = Rng::new(cfg.seed ^ 0x5eed);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut written = current.unwrap_or(0);
+    while written < cfg.size {
+        for word in chunk.chunks_mut(8) {
+            word.copy_from_slice(&rng.next_u64().to_le_bytes()[..word.len()]);
+        }
+        let n = ((cfg.size - written) as usize).min(chunk.len());
+        std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written)?;
+        written += n as u64;
+    }
+    file.flush()?;
+    Ok(Some(format!(
+        "{}: Laying out IO file (1 file / {}MiB)",
+        cfg.name,
+        cfg.size >> 20
+    )))
+}
+
+/// Where the next I/O of each direction goes.
+struct Placement {
+    next_seq: [u64; 2],
+    map: Option<RandomMap>,
+    block: u64,
+}
+
+impl Placement {
+    fn new(cfg: &JobConfig) -> Self {
+        let block = used_dirs(cfg)
+            .map(|d| cfg.bs[d])
+            .min()
+            .unwrap_or(4096)
+            .max(1);
+        let map = (cfg.pattern.random && cfg.random_map).then(|| RandomMap::new(cfg.size / block));
+        Placement {
+            next_seq: [0; 2],
+            map,
+            block,
+        }
+    }
+
+    /// The offset for an I/O of `len` bytes in direction `dir`.
+    fn next(&mut self, cfg: &JobConfig, dir: Dir, len: u64, rng: &mut Rng) -> u64 {
+        let last_start = cfg.size - len;
+        if !cfg.pattern.random {
+            let pos = &mut self.next_seq[dir as usize];
+            if *pos > last_start {
+                *pos = 0;
+            }
+            let offset = *pos;
+            *pos += len;
+            return offset;
+        }
+        let blocks = last_start / self.block + 1;
+        let pick = rng.below(blocks);
+        let block = match &mut self.map {
+            Some(map) => {
+                if map.is_exhausted() {
+                    map.reset();
+                }
+                map.take_from(pick).unwrap_or(pick)
+            }
+            None => pick,
+        };
+        (block * self.block).min(last_start)
+    }
+}
+
+fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
+    [cfg.pattern.read, cfg.pattern.write]
+        .into_iter()
+        .enumerate()
+        .filter(|(_, on)| *on)
+        .map(|(d, _)| d)
+}
+
+/// Runs one job to its end; `stop` ends it early (signals, other jobs).
+pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
+    let mut result = JobResult::new(cfg);
+    let mode = OpenMode {
+        write: cfg.pattern.write,
+        direct: cfg.direct,
+    };
+    let Some(mut eng) = engine::create(&cfg.engine, cfg.iodepth) else {
+        result.fail(22, format!("ioengine {} is not available", cfg.engine));
+        return result;
+    };
+    let file = match eng.open(&cfg.path, mode) {
+        Ok(f) => f,
+        Err(e) => {
+            result.fail(errno(&e), format!("open({}): {e}", cfg.path.display()));
+            return result;
+        }
+    };
+    let max_len = used_dirs(cfg).map(|d| cfg.bs[d]).max().unwrap_or(4096) as usize;
+    let mut slots: Vec<Slot> = (0..cfg.iodepth).map(|_| Slot::new(max_len)).collect();
+    let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
+    let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
+    let mut rng = Rng::new(cfg.seed);
+    let mut place = Placement::new(cfg);
+    let mut issued_bytes = 0u64;
+    let mut in_flight = 0usize;
+    let start = Instant::now();
+    let deadline = cfg.runtime.map(|r| start + r);
+    // The time of the latest clock read: when the next I/O is submitted.
+    let mut clock = start;
+    let may_issue = |clock: Instant, issued: u64| {
+        !stop.load(Ordering::Relaxed)
+            && deadline.is_none_or(|d| clock < d)
+            && (cfg.time_based || issued < cfg.size)
+    };
+    'run: loop {
+        let mut queued_now = 0;
+        while in_flight < cfg.iodepth && may_issue(clock, issued_bytes) {
+            let Some(index) = free.pop() else { break };
+            let dir = cfg.direction(rng.below(100));
+            let room = if cfg.time_based {
+                u64::MAX
+            } else {
+                cfg.size - issued_bytes
+            };
+            let len = cfg.bs[dir as usize].min(room);
+            let offset = place.next(cfg, dir, len, &mut rng);
+            let slot = &mut slots[index];
+            slot.dir = dir;
+            slot.offset = offset;
+            slot.len = len as usize;
+            slot.submitted = Some(clock);
+            issued_bytes += len;
+            result.issue(dir);
+            match eng.queue(Request {
+                slot: index,
+                file,
+                offset,
+                dir,
+                buf: slot.buf(),
+            }) {
+                Queued::Pending => {
+                    in_flight += 1;
+                    queued_now += 1;
+                }
+                Queued::Done(r) => {
+                    // A synchronous engine: this I/O's end is the next one's start.
+                    clock = Instant::now();
+                    free.push(index);
+                    if !complete(cfg, &mut result, slot, r, clock) {
+                        break 'run;
+                    }
+                }
+            }
+        }
+        if queued_now > 0 {
+            result.depth_sample(in_flight);
+            if let Err(e) = eng.commit() {
+                result.fail(errno(&e), format!("fio: io commit failed: {e}"));
+                break;
+            }
+        }
+        if in_flight == 0 {
+            if !may_issue(clock, issued_bytes) {
+                break;
+            }
+            clock = Instant::now();
+            continue;
+        }
+        done.clear();
+        if let Err(e) = eng.reap(1, &mut done) {
+            result.fail(errno(&e), format!("fio: reaping I/O failed: {e}"));
+            break;
+        }
+        clock = Instant::now();
+        for c in &done {
+            in_flight -= 1;
+            free.push(c.slot);
+            if !complete(cfg, &mut result, &mut slots[c.slot], c.result, clock) {
+                break 'run;
+            }
+        }
+    }
+    result.finish(start.elapsed());
+    result
+}
+
+fn errno(e: &io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(5)
+}
+
+/// Accounts one finished I/O; on an error, marks the job failed as fio
+/// does and returns false.
+fn complete(cfg: &JobConfig, result: &mut JobResult, slot: &mut Slot, r: i64, at: Instant) -> bool {
+    let submitted = slot.submitted.take().unwrap_or(at);
+    if r < 0 {
+        let code = (-r) as i32;
+        let what = match slot.dir {
+            Dir::Read => "read",
+            Dir::Write => "write",
+            Dir::Trim => "trim",
+        };
+        let text = io::Error::from_raw_os_error(code).to_string();
+        let text = text.split(" (os error").next().unwrap_or("");
+        result.fail(
+            code,
+            format!(
+                "fio: io_u error on file {}: {text}: {what} offset={}, buflen={}",
+                cfg.path.display(),
+                slot.offset,
+                slot.len
+            ),
+        );
+        return false;
+    }
+    let ns = at.saturating_duration_since(submitted).as_nanos() as u64;
+    result.dir_mut(slot.dir).complete(r as u64, ns);
+    true
+}
+
+impl DirStats {
+    #[inline]
+    fn complete(&mut self, bytes: u64, ns: u64) {
+        self.bytes += bytes;
+        self.ios += 1;
+        self.clat.add(ns);
+        self.clat_hist.add(ns);
+    }
+}

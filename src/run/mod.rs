@@ -1,0 +1,80 @@
+//! Running a plan: groups one after another, each job of a group on its
+//! own OS thread, all started together.
+
+pub mod config;
+pub mod job;
+pub mod offsets;
+pub mod result;
+
+use std::sync::atomic::AtomicBool;
+
+use config::{JobConfig, Refusal};
+use result::JobResult;
+
+use crate::plan::Plan;
+
+/// Checks every job of the plan before any I/O: a plan runs whole or not
+/// at all.
+pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
+    plan.jobs()
+        .map(|j| JobConfig::from_spec(j, readonly))
+        .collect()
+}
+
+/// Runs prepared jobs group by group; `notice` receives fio's progress
+/// lines (laying out files). `stop` ends every job early.
+pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) -> Vec<JobResult> {
+    let mut results = Vec::with_capacity(jobs.len());
+    let mut start = 0;
+    while start < jobs.len() {
+        let group = jobs[start].group;
+        let end = jobs[start..]
+            .iter()
+            .position(|j| j.group != group)
+            .map_or(jobs.len(), |n| start + n);
+        let members = &jobs[start..end];
+        let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
+        for cfg in members {
+            match job::lay_out(cfg) {
+                Ok(Some(line)) => {
+                    notice(&line);
+                    laid_out.push(Ok(()));
+                }
+                Ok(None) => laid_out.push(Ok(())),
+                Err(e) => {
+                    let mut failed = JobResult::new(cfg);
+                    failed.fail(
+                        e.raw_os_error().unwrap_or(5),
+                        format!("laying out {}: {e}", cfg.path.display()),
+                    );
+                    laid_out.push(Err(Box::new(failed)));
+                }
+            }
+        }
+        let group_results: Vec<JobResult> = std::thread::scope(|s| {
+            let handles: Vec<_> = members
+                .iter()
+                .zip(laid_out)
+                .map(|(cfg, ready)| match ready {
+                    Ok(()) => Ok(s.spawn(move || job::run(cfg, stop))),
+                    Err(failed) => Err(failed),
+                })
+                .collect();
+            handles
+                .into_iter()
+                .zip(members)
+                .map(|(h, cfg)| match h {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| {
+                        let mut r = JobResult::new(cfg);
+                        r.fail(5, "the job's thread stopped unexpectedly".to_string());
+                        r
+                    }),
+                    Err(failed) => *failed,
+                })
+                .collect()
+        });
+        results.extend(group_results);
+        start = end;
+    }
+    results
+}

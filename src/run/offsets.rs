@@ -1,0 +1,153 @@
+//! Where each I/O goes: sequential positions per direction, or random
+//! blocks drawn without repeats through a random map until every block has
+//! been used once (fio's default), or with repeats (`norandommap`).
+
+/// A small, fast generator (xorshift64*), seeded per job so runs repeat.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed | 1)
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (n > 0).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+/// Which blocks have been used, with a summary level so that finding a
+/// free block near a random start costs O(1) amortised.
+#[derive(Debug, Clone)]
+pub struct RandomMap {
+    blocks: u64,
+    used: u64,
+    bits: Vec<u64>,
+    /// One bit per word of `bits`: set when that word is full.
+    full: Vec<u64>,
+}
+
+impl RandomMap {
+    pub fn new(blocks: u64) -> Self {
+        let words = blocks.div_ceil(64) as usize;
+        let mut map = RandomMap {
+            blocks,
+            used: 0,
+            bits: vec![0; words],
+            full: vec![0; words.div_ceil(64)],
+        };
+        // Bits past the last block count as used.
+        if !blocks.is_multiple_of(64) {
+            let last = words - 1;
+            map.bits[last] = !0u64 << (blocks % 64);
+            if map.bits[last] == !0 {
+                map.full[last / 64] |= 1 << (last % 64);
+            }
+        }
+        map
+    }
+
+    pub fn is_exhausted(&self) -> bool {
+        self.used >= self.blocks
+    }
+
+    /// Marks and returns the first free block at or after `start`,
+    /// wrapping around; `None` when every block is used.
+    pub fn take_from(&mut self, start: u64) -> Option<u64> {
+        if self.is_exhausted() {
+            return None;
+        }
+        let words = self.bits.len();
+        let first = (start / 64) as usize % words;
+        let masked = self.bits[first] | !(!0u64 << (start % 64));
+        let word = if masked != !0 {
+            first
+        } else {
+            self.next_word_with_room((first + 1) % words)
+        };
+        let free = if word == first && masked != !0 {
+            !masked
+        } else {
+            !self.bits[word]
+        };
+        let bit = free.trailing_zeros() as usize;
+        self.bits[word] |= 1 << bit;
+        if self.bits[word] == !0 {
+            self.full[word / 64] |= 1 << (word % 64);
+        }
+        self.used += 1;
+        Some(word as u64 * 64 + bit as u64)
+    }
+
+    /// The first word at or after `from` (wrapping) that is not full.
+    fn next_word_with_room(&self, from: usize) -> usize {
+        let words = self.bits.len();
+        let groups = self.full.len();
+        let mut group = from / 64;
+        let mut mask = !0u64 << (from % 64);
+        for _ in 0..=groups {
+            let room = !self.full[group] & mask;
+            let room = if group == groups - 1 && !words.is_multiple_of(64) {
+                room & !(!0u64 << (words % 64))
+            } else {
+                room
+            };
+            if room != 0 {
+                return group * 64 + room.trailing_zeros() as usize;
+            }
+            group = (group + 1) % groups;
+            mask = !0;
+        }
+        from
+    }
+
+    pub fn reset(&mut self) {
+        *self = RandomMap::new(self.blocks);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_block_is_used_once_before_any_repeats() {
+        for blocks in [1u64, 63, 64, 65, 1000, 4096, 5000] {
+            let mut map = RandomMap::new(blocks);
+            let mut rng = Rng::new(blocks);
+            let mut seen = vec![false; blocks as usize];
+            for _ in 0..blocks {
+                let b = map.take_from(rng.below(blocks)).unwrap();
+                assert!(!seen[b as usize], "block {b} twice");
+                seen[b as usize] = true;
+            }
+            assert!(map.is_exhausted());
+            assert_eq!(map.take_from(0), None);
+        }
+    }
+
+    #[test]
+    fn draws_stay_in_range_and_spread() {
+        let mut rng = Rng::new(7);
+        let mut counts = [0u32; 10];
+        for _ in 0..100_000 {
+            counts[rng.below(10) as usize] += 1;
+        }
+        assert!(
+            counts.iter().all(|&c| (9_000..11_000).contains(&c)),
+            "{counts:?}"
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! What a job measured, and its plain JSON form (a dump of the collected
+//! statistics until the fio-format reports exist).
+
+use std::time::Duration;
+
+use serde_json::{Value as J, json};
+
+use super::config::JobConfig;
+use crate::engine::Dir;
+use crate::stats::{Histogram, Moments};
+
+/// One direction's numbers.
+#[derive(Debug, Clone, Default)]
+pub struct DirStats {
+    pub ios: u64,
+    pub bytes: u64,
+    /// Issued I/Os (including any that failed or were cut short).
+    pub issued: u64,
+    /// Completion latency in nanoseconds.
+    pub clat: Moments,
+    pub clat_hist: Histogram,
+}
+
+/// A job's result.
+#[derive(Debug, Clone)]
+pub struct JobResult {
+    pub name: String,
+    pub group: u32,
+    pub dirs: [DirStats; 3],
+    pub runtime: Duration,
+    /// errno and message of the error that ended the job.
+    pub error: Option<(i32, String)>,
+    /// How many I/Os were in flight after each submitted batch, counted
+    /// in fio's depth buckets 1, 2, 4, 8, 16, 32, >=64.
+    pub depths: [u64; 7],
+}
+
+impl JobResult {
+    pub fn new(cfg: &JobConfig) -> Self {
+        JobResult {
+            name: cfg.name.clone(),
+            group: cfg.group,
+            dirs: Default::default(),
+            runtime: Duration::ZERO,
+            error: None,
+            depths: [0; 7],
+        }
+    }
+
+    pub fn fail(&mut self, errno: i32, message: String) {
+        self.error.get_or_insert((errno, message));
+    }
+
+    #[inline]
+    pub fn issue(&mut self, dir: Dir) {
+        self.dirs[dir as usize].issued += 1;
+    }
+
+    #[inline]
+    pub fn dir_mut(&mut self, dir: Dir) -> &mut DirStats {
+        &mut self.dirs[dir as usize]
+    }
+
+    #[inline]
+    pub fn depth_sample(&mut self, depth: usize) {
+        let bucket = match depth {
+            0 | 1 => 0,
+            2..=3 => 1,
+            4..=7 => 2,
+            8..=15 => 3,
+            16..=31 => 4,
+            32..=63 => 5,
+            _ => 6,
+        };
+        self.depths[bucket] += 1;
+    }
+
+    pub fn finish(&mut self, runtime: Duration) {
+        self.runtime = runtime;
+    }
+
+    /// The plain JSON dump of this job.
+    pub fn to_json(&self) -> J {
+        let dir = |d: &DirStats| {
+            json!({
+                "io_bytes": d.bytes,
+                "total_ios": d.ios,
+                "issued": d.issued,
+                "clat_ns": {
+                    "min": d.clat.min,
+                    "max": d.clat.max,
+                    "mean": d.clat.mean(),
+                    "stddev": d.clat.stddev(),
+                    "N": d.clat.count,
+                    "bins": d.clat_hist.bins().map(|(v, c)| json!([v, c])).collect::<Vec<_>>(),
+                },
+            })
+        };
+        let depths: serde_json::Map<String, J> = ["1", "2", "4", "8", "16", "32", ">=64"]
+            .iter()
+            .zip(self.depths)
+            .map(|(k, v)| (k.to_string(), J::from(v)))
+            .collect();
+        json!({
+            "jobname": self.name,
+            "groupid": self.group,
+            "error": self.error.as_ref().map_or(0, |e| e.0),
+            "error_message": self.error.as_ref().map(|e| e.1.clone()),
+            "runtime_ms": self.runtime.as_millis() as u64,
+            "read": dir(&self.dirs[0]),
+            "write": dir(&self.dirs[1]),
+            "trim": dir(&self.dirs[2]),
+            "iodepth_level": depths,
+        })
+    }
+}
