@@ -44,6 +44,10 @@ fn size_based_jobs_issue_the_same_ios_as_fio() {
         ("randwrite", "8k", "sync"),
         ("read", "64k", "null"),
         ("randread", "4k", "null"),
+        ("randread", "4k", "libaio"),
+        ("write", "32k", "libaio"),
+        ("randwrite", "4k", "io_uring"),
+        ("read", "128k", "io_uring"),
     ] {
         let job = format!("[j]\nioengine={engine}\nrw={rw}\nbs={bs}\nsize=4m\n");
         let (want, got, code, err) = both(&job);
@@ -172,4 +176,26 @@ fn readonly_refuses_writing_jobs() {
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("--readonly"), "{}", out.stderr);
     assert!(!target.exists());
+}
+
+#[test]
+fn async_engines_hold_the_queue_depth_on_a_file() {
+    for engine in ["libaio", "io_uring"] {
+        let job = format!(
+            "[j]\nioengine={engine}\nrw=randread\nbs=4k\nsize=32m\niodepth=32\ndirect=1\ntime_based\nruntime=1\n"
+        );
+        let (_, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{engine}: {err}");
+        let levels = &got["jobs"][0]["iodepth_level"];
+        let all: u64 = levels
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert!(
+            levels["32"].as_u64().unwrap() as f64 >= 0.99 * all as f64,
+            "{engine}: {levels}"
+        );
+    }
 }

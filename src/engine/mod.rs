@@ -3,6 +3,8 @@
 //! before its I/O has completed, which is what lets asynchronous engines
 //! hold on to them.
 
+pub mod io_uring;
+pub mod libaio;
 pub mod null;
 pub mod psync;
 
@@ -71,14 +73,24 @@ pub trait Engine: Send {
 }
 
 /// Engines ferrio runs, by fio's name.
-pub const ENGINES: &[&str] = &["null", "psync", "sync"];
+pub const ENGINES: &[&str] = &["null", "psync", "sync", "libaio", "io_uring"];
 
-/// The engine for a job, or `None` when ferrio does not have it yet.
-pub fn create(name: &str, depth: usize) -> Option<Box<dyn Engine>> {
-    match name {
-        "null" => Some(Box::new(null::Null::new(depth))),
-        "psync" => Some(Box::new(psync::Psync::new(psync::Calls::Positional))),
-        "sync" => Some(Box::new(psync::Psync::new(psync::Calls::SeekThenTransfer))),
-        _ => None,
-    }
+/// Whether ferrio has an engine of this name.
+pub fn exists(name: &str) -> bool {
+    ENGINES.contains(&name)
+}
+
+/// Makes the engine for a job that keeps up to `depth` I/Os in flight.
+/// `None` when ferrio does not have it; an error when the kernel refuses
+/// it (no io_uring, AIO limits).
+pub fn create(name: &str, depth: usize) -> Option<io::Result<Box<dyn Engine>>> {
+    let engine: io::Result<Box<dyn Engine>> = match name {
+        "null" => Ok(Box::new(null::Null::new(depth))),
+        "psync" => Ok(Box::new(psync::Psync::new(psync::Calls::Positional))),
+        "sync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenTransfer))),
+        "libaio" => libaio::Libaio::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
+        "io_uring" => io_uring::Uring::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
+        _ => return None,
+    };
+    Some(engine)
 }

@@ -61,7 +61,7 @@ impl JobConfig {
                 pending.join(", ")
             )));
         }
-        if engine::create(&job.engine, 1).is_none() {
+        if !engine::exists(&job.engine) {
             return Err(Refusal(format!(
                 "job '{}': ioengine={} is not available in ferrio yet (it has: {})",
                 job.name,

@@ -149,9 +149,19 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         write: cfg.pattern.write,
         direct: cfg.direct,
     };
-    let Some(mut eng) = engine::create(&cfg.engine, cfg.iodepth) else {
-        result.fail(22, format!("ioengine {} is not available", cfg.engine));
-        return result;
+    let mut eng = match engine::create(&cfg.engine, cfg.iodepth) {
+        Some(Ok(e)) => e,
+        Some(Err(e)) => {
+            result.fail(
+                errno(&e),
+                format!("fio: failed to set up ioengine {}: {e}", cfg.engine),
+            );
+            return result;
+        }
+        None => {
+            result.fail(22, format!("ioengine {} is not available", cfg.engine));
+            return result;
+        }
     };
     let file = match eng.open(&cfg.path, mode) {
         Ok(f) => f,
@@ -210,6 +220,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = Instant::now();
+                    result.depth_sample(1);
                     free.push(index);
                     if !complete(cfg, &mut result, slot, r, clock) {
                         break 'run;
