@@ -49,7 +49,7 @@ fn size_based_jobs_issue_the_same_ios_as_fio() {
         ("randwrite", "4k", "io_uring"),
         ("read", "128k", "io_uring"),
     ] {
-        let job = format!("[j]\nioengine={engine}\nrw={rw}\nbs={bs}\nsize=4m\n");
+                let job = format!("[j]\nioengine={engine}\nrw={rw}\nbs={bs}\nsize=4m\niodepth=8\n");
         let (want, got, code, err) = both(&job);
         assert_eq!(code, 0, "{rw}/{engine}: {err}");
         for dir in ["read", "write"] {
@@ -197,5 +197,15 @@ fn async_engines_hold_the_queue_depth_on_a_file() {
             levels["32"].as_u64().unwrap() as f64 >= 0.99 * all as f64,
             "{engine}: {levels}"
         );
+    }
+}
+
+#[test]
+fn batching_options_change_how_not_what_is_issued() {
+    for extra in ["iodepth_batch=4", "iodepth_batch=0\niodepth_batch_complete_min=4\niodepth_batch_complete_max=16", "iodepth_low=4"] {
+        let job = format!("[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\niodepth=16\ndirect=1\n{extra}\n");
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{extra}: {err}");
+        assert_eq!(ios(&got, 0, "read"), ios(&want, 0, "read"), "{extra}");
     }
 }

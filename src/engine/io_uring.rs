@@ -77,12 +77,12 @@ impl Engine for Uring {
         Ok(())
     }
 
-    fn reap(&mut self, min: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         let want = min.min(self.in_flight);
         if self.ring.completion().len() < want {
             self.ring.submit_and_wait(want)?;
         }
-        for cqe in self.ring.completion() {
+        for cqe in self.ring.completion().take(max) {
             self.in_flight -= 1;
             done.push(Completion {
                 slot: cqe.user_data() as usize,

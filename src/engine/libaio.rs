@@ -152,8 +152,9 @@ impl Engine for Libaio {
         Ok(())
     }
 
-    fn reap(&mut self, min: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         let want = min.min(self.in_flight);
+        let max = max.clamp(want.max(1), self.events.len());
         loop {
             // SAFETY: `events` has room for `len` events, which the kernel fills.
             let r = unsafe {
@@ -161,7 +162,7 @@ impl Engine for Libaio {
                     libc::SYS_io_getevents,
                     self.ctx,
                     want as libc::c_long,
-                    self.events.len() as libc::c_long,
+                    max as libc::c_long,
                     self.events.as_mut_ptr(),
                     std::ptr::null_mut::<libc::timespec>(),
                 )

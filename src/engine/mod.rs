@@ -67,9 +67,9 @@ pub trait Engine: Send {
     fn queue(&mut self, req: Request<'_>) -> Queued;
     /// Sends what was queued since the last commit to the device.
     fn commit(&mut self) -> io::Result<()>;
-    /// Waits for at least `min` in-flight I/Os and appends the finished
-    /// ones (no more than are in flight) to `done`.
-    fn reap(&mut self, min: usize, done: &mut Vec<Completion>) -> io::Result<()>;
+    /// Waits until at least `min` in-flight I/Os have finished and appends
+    /// up to `max` finished ones to `done` (fio's getevents).
+    fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()>;
 }
 
 /// Engines ferrio runs, by fio's name.

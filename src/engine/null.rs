@@ -47,10 +47,11 @@ impl Engine for Null {
         Ok(())
     }
 
-    fn reap(&mut self, _min: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(&mut self, _min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+        let n = max.min(self.in_flight.len());
         done.extend(
             self.in_flight
-                .drain(..)
+                .drain(..n)
                 .map(|(slot, result)| Completion { slot, result }),
         );
         Ok(())

@@ -84,7 +84,7 @@ impl Engine for Psync {
         Ok(())
     }
 
-    fn reap(&mut self, _min: usize, _done: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(&mut self, _min: usize, _max: usize, _done: &mut Vec<Completion>) -> io::Result<()> {
         Ok(())
     }
 }

@@ -182,6 +182,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "How many queued I/Os to hand to the engine in one submit call",
     )
+    .runs()
     .alias(&["iodepth_batch_submit"])
     .def("1")
     .parent("iodepth"),
@@ -191,6 +192,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Fewest completions to wait for in one reap call (0 only polls)",
     )
+    .runs()
     .alias(&["iodepth_batch_complete"])
     .def("1")
     .parent("iodepth"),
@@ -200,6 +202,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Most completions to collect in one reap call",
     )
+    .runs()
     .parent("iodepth"),
     OptDef::new(
         "iodepth_low",
@@ -207,6 +210,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Once the queue is full, let it drain to this depth before refilling",
     )
+    .runs()
     .parent("iodepth"),
     OptDef::new(
         "serialize_overlap",

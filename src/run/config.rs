@@ -30,6 +30,13 @@ pub struct JobConfig {
     /// Bytes of the file the job works on.
     pub size: u64,
     pub iodepth: usize,
+    /// Queue this many I/Os before submitting them (fio's iodepth_batch).
+    pub batch_submit: usize,
+    /// Reap at least / at most this many completions at a time.
+    pub batch_complete_min: usize,
+    pub batch_complete_max: usize,
+    /// When the queue is full, let it drain to this depth before refilling.
+    pub iodepth_low: usize,
     /// Stop after this long (time-based jobs loop over the file until then).
     pub runtime: Option<Duration>,
     pub time_based: bool,
@@ -126,6 +133,8 @@ impl JobConfig {
             (None, Some(w)) => 100 - first(&w.value).min(100),
             _ => job.num("rwmixread").unwrap_or(50).min(100),
         };
+        let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
+        let batch_complete_min = job.num("iodepth_batch_complete_min").unwrap_or(1) as usize;
         Ok(JobConfig {
             name: job.name.clone(),
             group: job.group,
@@ -134,7 +143,22 @@ impl JobConfig {
             pattern,
             bs,
             size,
-            iodepth: job.num("iodepth").unwrap_or(1).max(1) as usize,
+            iodepth,
+            batch_submit: match job.num("iodepth_batch").unwrap_or(1) as usize {
+                0 => iodepth,
+                n => n.min(iodepth),
+            },
+            batch_complete_min,
+            batch_complete_max: match job.setting("iodepth_batch_complete_max") {
+                Some(_) => job.num("iodepth_batch_complete_max").unwrap_or(1) as usize,
+                None => batch_complete_min,
+            }
+            .max(batch_complete_min)
+            .max(1),
+            iodepth_low: match job.setting("iodepth_low") {
+                Some(_) => (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth),
+                None => iodepth,
+            },
             runtime,
             time_based,
             read_percent,

@@ -177,19 +177,26 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
     let mut rng = Rng::new(cfg.seed);
     let mut place = Placement::new(cfg);
     let mut issued_bytes = 0u64;
+    // Queued but not yet submitted, and submitted but not yet reaped.
+    let mut unsubmitted: Vec<usize> = Vec::with_capacity(cfg.iodepth);
     let mut in_flight = 0usize;
     let start = Instant::now();
     let deadline = cfg.runtime.map(|r| start + r);
-    // The time of the latest clock read: when the next I/O is submitted.
+    // The time of the latest clock read.
     let mut clock = start;
     let may_issue = |clock: Instant, issued: u64| {
         !stop.load(Ordering::Relaxed)
             && deadline.is_none_or(|d| clock < d)
             && (cfg.time_based || issued < cfg.size)
     };
+    // fio's loop: queue one I/O at a time, submit every `batch_submit`,
+    // and once the queue is full reap between `batch_complete_min` and
+    // `batch_complete_max` completions, until it has drained to
+    // `iodepth_low`.
     'run: loop {
-        let mut queued_now = 0;
-        while in_flight < cfg.iodepth && may_issue(clock, issued_bytes) {
+        let issuing = may_issue(clock, issued_bytes);
+        let depth = in_flight + unsubmitted.len();
+        if issuing && depth < cfg.iodepth {
             let Some(index) = free.pop() else { break };
             let dir = cfg.direction(rng.below(100));
             let room = if cfg.time_based {
@@ -213,10 +220,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 dir,
                 buf: slot.buf(),
             }) {
-                Queued::Pending => {
-                    in_flight += 1;
-                    queued_now += 1;
-                }
+                Queued::Pending => unsubmitted.push(index),
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = Instant::now();
@@ -225,36 +229,68 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                     if !complete(cfg, &mut result, slot, r, clock) {
                         break 'run;
                     }
+                    continue;
                 }
             }
-        }
-        if queued_now > 0 {
-            result.depth_sample(in_flight);
-            if let Err(e) = eng.commit() {
-                result.fail(errno(&e), format!("fio: io commit failed: {e}"));
-                break;
+            let full = in_flight + unsubmitted.len() == cfg.iodepth;
+            let last = !may_issue(clock, issued_bytes);
+            if unsubmitted.len() >= cfg.batch_submit || full || last {
+                // One clock read per submitted batch.
+                clock = Instant::now();
+                for &i in &unsubmitted {
+                    slots[i].submitted = Some(clock);
+                }
+                in_flight += unsubmitted.len();
+                unsubmitted.clear();
+                result.depth_sample(in_flight);
+                if let Err(e) = eng.commit() {
+                    result.fail(errno(&e), format!("fio: io commit failed: {e}"));
+                    break;
+                }
+            }
+            if !full && !last {
+                continue;
             }
         }
         if in_flight == 0 {
-            if !may_issue(clock, issued_bytes) {
-                break;
+            if !unsubmitted.is_empty() {
+                continue;
             }
-            clock = Instant::now();
-            continue;
-        }
-        done.clear();
-        if let Err(e) = eng.reap(1, &mut done) {
-            result.fail(errno(&e), format!("fio: reaping I/O failed: {e}"));
             break;
         }
-        clock = Instant::now();
-        for c in &done {
-            in_flight -= 1;
-            free.push(c.slot);
-            if !complete(cfg, &mut result, &mut slots[c.slot], c.result, clock) {
+        // Reap: at least one when the queue is full or nothing more will
+        // be issued, then on until the queue has drained to iodepth_low.
+        let full = in_flight + unsubmitted.len() >= cfg.iodepth;
+        let min = cfg.batch_complete_min.min(in_flight).max(1);
+        loop {
+            done.clear();
+            if let Err(e) = eng.reap(min.min(in_flight), cfg.batch_complete_max, &mut done) {
+                result.fail(errno(&e), format!("fio: reaping I/O failed: {e}"));
                 break 'run;
             }
+            // One clock read per reaped batch.
+            clock = Instant::now();
+            for c in &done {
+                in_flight -= 1;
+                free.push(c.slot);
+                if !complete(cfg, &mut result, &mut slots[c.slot], c.result, clock) {
+                    break 'run;
+                }
+            }
+                        let draining = !may_issue(clock, issued_bytes);
+            let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
+            if in_flight == 0 || !keep_reaping {
+                break;
+            }
         }
+    }
+    // Wait for anything still in flight (an error or a stop ended the job).
+    while in_flight > 0 {
+        done.clear();
+        if eng.reap(in_flight, in_flight, &mut done).is_err() {
+            break;
+        }
+        in_flight -= done.len().min(in_flight);
     }
     result.finish(start.elapsed());
     result
