@@ -49,7 +49,7 @@ fn size_based_jobs_issue_the_same_ios_as_fio() {
         ("randwrite", "4k", "io_uring"),
         ("read", "128k", "io_uring"),
     ] {
-                let job = format!("[j]\nioengine={engine}\nrw={rw}\nbs={bs}\nsize=4m\niodepth=8\n");
+        let job = format!("[j]\nioengine={engine}\nrw={rw}\nbs={bs}\nsize=4m\niodepth=8\n");
         let (want, got, code, err) = both(&job);
         assert_eq!(code, 0, "{rw}/{engine}: {err}");
         for dir in ["read", "write"] {
@@ -202,10 +202,60 @@ fn async_engines_hold_the_queue_depth_on_a_file() {
 
 #[test]
 fn batching_options_change_how_not_what_is_issued() {
-    for extra in ["iodepth_batch=4", "iodepth_batch=0\niodepth_batch_complete_min=4\niodepth_batch_complete_max=16", "iodepth_low=4"] {
-        let job = format!("[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\niodepth=16\ndirect=1\n{extra}\n");
+    for extra in [
+        "iodepth_batch=4",
+        "iodepth_batch=0\niodepth_batch_complete_min=4\niodepth_batch_complete_max=16",
+        "iodepth_low=4",
+    ] {
+        let job = format!(
+            "[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\niodepth=16\ndirect=1\n{extra}\n"
+        );
         let (want, got, code, err) = both(&job);
         assert_eq!(code, 0, "{extra}: {err}");
         assert_eq!(ios(&got, 0, "read"), ios(&want, 0, "read"), "{extra}");
+    }
+}
+
+/// Starts a long job, sends `signal` after half a second, and returns the
+/// exit status and stdout.
+fn interrupted(binary: &str, signal: i32) -> (i32, String) {
+    let s = Scratch::new("signal");
+    s.write(
+        "job.fio",
+        "[j]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=20\n",
+    );
+    let child = std::process::Command::new(binary)
+        .args(["--output-format=json", "job.fio"])
+        .current_dir(&s.0)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // SAFETY: sending a signal to our own child process.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn sigint_and_sigterm_stop_the_run_and_report_as_fio_does() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let (fio_code, fio_out) = interrupted(fio(), signal);
+        let (code, out) = interrupted(ferrio(), signal);
+        assert_eq!(code, fio_code, "exit status after signal {signal}");
+        let banner = format!("\nfio: terminating on signal {signal}\n");
+        assert!(
+            fio_out.starts_with(&banner) && out.starts_with(&banner),
+            "{out:?}"
+        );
+        let doc: Value = serde_json::from_str(&out[banner.len()..]).unwrap();
+        let ms = doc["jobs"][0]["runtime_ms"].as_u64().unwrap();
+        assert!(ms < 5_000, "stopped after {ms} ms");
+        assert!(ios(&doc, 0, "read") > 0);
     }
 }

@@ -229,10 +229,15 @@ fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             "ferrio: --output-format={formats}: fio's report formats are not written yet; printing ferrio's JSON dump of the results"
         );
     }
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    crate::run::signals::install();
+    let stop = &crate::run::signals::STOP;
     // fio prints its progress notices (laying out files) only in the
     // normal report; the JSON dump keeps stdout to one document.
-    let results = crate::run::run(&jobs, &stop, &mut |_| {});
+    let results = crate::run::run(&jobs, stop, &mut |_| {});
+    let signal = crate::run::signals::received();
+    if let Some(signal) = signal {
+        out(&format!("\nfio: terminating on signal {signal}\n"));
+    }
     for r in &results {
         if let Some((_, message)) = &r.error {
             eprintln!("{message}");
@@ -251,6 +256,8 @@ fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         })?,
         None => out(&text),
     }
-    // fio's exit status counts the jobs that failed.
-    Ok(results.iter().filter(|r| r.error.is_some()).count() as i32)
+    // fio's exit status counts the jobs that failed, plus 128 after a
+    // terminating signal.
+    let failed = results.iter().filter(|r| r.error.is_some()).count() as i32;
+    Ok(failed + if signal.is_some() { 128 } else { 0 })
 }

@@ -277,7 +277,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                     break 'run;
                 }
             }
-                        let draining = !may_issue(clock, issued_bytes);
+            let draining = !may_issue(clock, issued_bytes);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
                 break;

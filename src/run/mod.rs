@@ -5,6 +5,7 @@ pub mod config;
 pub mod job;
 pub mod offsets;
 pub mod result;
+pub mod signals;
 
 use std::sync::atomic::AtomicBool;
 
