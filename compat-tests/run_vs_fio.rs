@@ -259,3 +259,91 @@ fn sigint_and_sigterm_stop_the_run_and_report_as_fio_does() {
         assert!(ios(&doc, 0, "read") > 0);
     }
 }
+
+#[test]
+fn amount_options_issue_what_fio_issues() {
+    for extra in [
+        "io_size=3m",
+        "io_limit=12m",
+        "loops=3",
+        "number_ios=100",
+        "offset=1m",
+        "offset=2m\nio_size=1m",
+        "numjobs=3\noffset_increment=1m",
+        "rw=randread\nloops=2",
+        "rw=write\nnumber_ios=10\nio_size=8m",
+    ] {
+        let job = format!("[j]\nioengine=psync\nrw=read\nbs=4k\nsize=4m\n{extra}\n");
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{extra}: {err}");
+        let jobs = want["jobs"].as_array().unwrap().len();
+        for j in 0..jobs {
+            for dir in ["read", "write"] {
+                assert_eq!(
+                    ios(&got, j, dir),
+                    ios(&want, j, dir),
+                    "{extra}: job {j} {dir}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn data_file_is_laid_out_to_offset_plus_size_and_unlinked_on_request() {
+    let s = Scratch::new("layout");
+    s.write(
+        "job.fio",
+        "[j]\nioengine=psync\nrw=read\nsize=1m\noffset=3m\nfilename=data\n",
+    );
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::metadata(s.0.join("data")).unwrap().len(), 4 << 20);
+    s.write(
+        "job2.fio",
+        "[j]\nioengine=psync\nrw=write\nsize=1m\nfilename=gone\nunlink=1\n",
+    );
+    let out = run(ferrio(), &["job2.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!s.0.join("gone").exists());
+}
+
+#[test]
+fn write_buffers_follow_the_buffer_options() {
+    let s = Scratch::new("buffers");
+    s.write(
+        "z.fio",
+        "[j]\nioengine=psync\nrw=write\nbs=64k\nsize=1m\nfilename=zeros\nzero_buffers\n",
+    );
+    assert_eq!(run(ferrio(), &["z.fio"], &s.0, &HashMap::new()).code, 0);
+    assert!(
+        std::fs::read(s.0.join("zeros"))
+            .unwrap()
+            .iter()
+            .all(|&b| b == 0)
+    );
+    // By default (scramble_buffers=1) no two written blocks are alike.
+    s.write(
+        "r.fio",
+        "[j]\nioengine=psync\nrw=write\nbs=4k\nsize=1m\nfilename=random\n",
+    );
+    assert_eq!(run(ferrio(), &["r.fio"], &s.0, &HashMap::new()).code, 0);
+    let data = std::fs::read(s.0.join("random")).unwrap();
+    let blocks: std::collections::HashSet<&[u8]> = data.chunks(4096).collect();
+    assert_eq!(blocks.len(), 256);
+}
+
+#[test]
+fn thinktime_and_startdelay_take_their_time() {
+    let s = Scratch::new("think");
+    s.write("t.fio", "[j]\nioengine=null\nrw=read\nbs=4k\nsize=400k\nthinktime=2ms\nthinktime_blocks=10\nstartdelay=300ms\n");
+    let started = std::time::Instant::now();
+    let out = run(ferrio(), &["t.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // 100 I/Os with 2 ms every 10 of them, after a 0.3 s delay.
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(320),
+        "{:?}",
+        started.elapsed()
+    );
+}

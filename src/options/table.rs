@@ -245,6 +245,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Total bytes to transfer when it differs from size (wraps around the region)",
     )
+    .runs()
     .str_val()
     .alias(&["io_limit"])
     .check(Check::Zone),
@@ -278,6 +279,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Where in the file or device I/O begins: bytes, % or zones",
     )
+    .runs()
     .str_val()
     .alias(&["fileoffset"])
     .def("0")
@@ -295,6 +297,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Added to offset once per job clone, so clones work on separate regions",
     )
+    .runs()
     .str_val()
     .def("0")
     .parent("offset")
@@ -305,6 +308,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "End the job after this many I/Os even if size has not been reached",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(
@@ -369,6 +373,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Seed the offset generator the same way every run so the pattern repeats",
     )
+    .runs()
     .def("1")
     .parent("rw"),
     OptDef::new(
@@ -377,6 +382,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Seed value for the random generators",
     )
+    .runs()
     .str_val()
     .def("0x89")
     .parent("rw"),
@@ -582,6 +588,7 @@ pub static OPTIONS: &[OptDef] = &[
         Timing,
         "Run the whole workload this many times",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "numjobs",
@@ -597,6 +604,7 @@ pub static OPTIONS: &[OptDef] = &[
         Timing,
         "Wait this long before the job starts; lo-hi picks a random delay",
     )
+    .runs()
     .def("0")
     .seconds()
     .per_dir(2),
@@ -1101,6 +1109,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Pause between I/O bursts (µs without a unit)",
     )
+    .runs()
     .def("0")
     .time(),
     OptDef::new(
@@ -1109,6 +1118,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Part of each pause spent busy-spinning instead of sleeping",
     )
+    .runs()
     .def("0")
     .time()
     .parent("thinktime"),
@@ -1118,6 +1128,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Number of I/Os between pauses",
     )
+    .runs()
     .def("1")
     .parent("thinktime"),
     OptDef::new(
@@ -1371,7 +1382,9 @@ pub static OPTIONS: &[OptDef] = &[
         "fsync each file every time it is closed",
     )
     .def("0"),
-    OptDef::new("unlink", Bool, Files, "Remove the job's files when it ends").def("0"),
+    OptDef::new("unlink", Bool, Files, "Remove the job's files when it ends")
+        .runs()
+        .def("0"),
     OptDef::new(
         "unlink_each_loop",
         Bool,
@@ -1584,19 +1597,22 @@ pub static OPTIONS: &[OptDef] = &[
         Flag,
         Buffers,
         "Use all-zero data in the I/O buffers",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "refill_buffers",
         Flag,
         Buffers,
         "Regenerate buffer contents before every write",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "scramble_buffers",
         Bool,
         Buffers,
         "Alter buffer contents slightly on each write to defeat dedupe",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "buffer_pattern",

@@ -27,8 +27,24 @@ pub struct JobConfig {
     pub pattern: Pattern,
     /// Block size per direction.
     pub bs: [u64; 3],
-    /// Bytes of the file the job works on.
+    /// Bytes of the region the job works on.
     pub size: u64,
+    /// Where the region starts in the file.
+    pub offset: u64,
+    /// Bytes of I/O to do before the job ends (io_size times loops).
+    pub io_bytes: u64,
+    /// Stop after this many I/Os, if set (number_ios).
+    pub number_ios: Option<u64>,
+    /// Wait this long before starting.
+    pub startdelay: Duration,
+    /// What goes into write buffers.
+    pub buffers: BufferFill,
+    /// Remove the file when the job is done.
+    pub unlink: bool,
+    /// Pause after every `think_blocks` I/Os: spin this long, then sleep.
+    pub think_spin: Duration,
+    pub think_sleep: Duration,
+    pub think_blocks: u64,
     pub iodepth: usize,
     /// Queue this many I/Os before submitting them (fio's iodepth_batch).
     pub batch_submit: usize,
@@ -45,6 +61,21 @@ pub struct JobConfig {
     pub direct: bool,
     pub random_map: bool,
     pub seed: u64,
+}
+
+/// How write buffers are filled (fio's zero_buffers, refill_buffers,
+/// scramble_buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferFill {
+    /// Zeros, once.
+    Zeros,
+    /// Random bytes once, then each write stamped with its offset so that
+    /// no two blocks are alike (fio's default, scramble_buffers=1).
+    RandomScrambled,
+    /// Random bytes once, unchanged after.
+    Random,
+    /// New random bytes before every write.
+    Refill,
 }
 
 /// Why a job cannot run.
@@ -118,6 +149,48 @@ impl JobConfig {
                 dir.join(format!("{}.{}.0", job.name, job.subjob))
             }
         };
+        let offset = match job.value("offset") {
+            Some(Value::Nums(v)) => v[0],
+            _ => {
+                return Err(Refusal(format!(
+                    "job '{}': offset=N% is not run by ferrio yet",
+                    job.name
+                )));
+            }
+        } + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
+        let loops = job.num("loops").unwrap_or(1).max(1);
+        let io_bytes = job.setting("io_size").and_then(|s| match s.value {
+            Value::Nums(v) if v[0] > 0 => Some(v[0]),
+            _ => None,
+        });
+        let io_bytes = io_bytes.unwrap_or(size).saturating_mul(loops);
+        let startdelay = match job.value("startdelay") {
+            Some(Value::Nums([lo, hi, _])) if hi > lo => {
+                // A range: each job picks its own delay within it.
+                lo + super::offsets::Rng::new(job.number as u64).below(hi - lo + 1)
+            }
+            Some(Value::Nums(v)) => v[0],
+            _ => 0,
+        };
+        let buffers = if job.flag("zero_buffers") {
+            BufferFill::Zeros
+        } else if job.flag("refill_buffers") {
+            BufferFill::Refill
+        } else if job.flag("scramble_buffers") {
+            BufferFill::RandomScrambled
+        } else {
+            BufferFill::Random
+        };
+        let think = job.num("thinktime").unwrap_or(0);
+        let think_spin = job.num("thinktime_spin").unwrap_or(0).min(think);
+        let seed = if !job.flag("randrepeat") {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        } else {
+            job.num("randseed").unwrap_or(0)
+                ^ (job.number as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        };
         let runtime = job
             .num("runtime")
             .filter(|&us| us > 0)
@@ -164,7 +237,16 @@ impl JobConfig {
             read_percent,
             direct: job.flag("direct"),
             random_map: !job.flag("norandommap"),
-            seed: job.number as u64 * 0x9e37_79b9_7f4a_7c15,
+            seed,
+            offset,
+            io_bytes,
+            number_ios: job.num("number_ios").filter(|&n| n > 0),
+            startdelay: Duration::from_micros(startdelay),
+            buffers,
+            unlink: job.flag("unlink"),
+            think_spin: Duration::from_micros(think_spin),
+            think_sleep: Duration::from_micros(think - think_spin),
+            think_blocks: job.num("thinktime_blocks").unwrap_or(1).max(1),
         })
     }
 

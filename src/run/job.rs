@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::config::JobConfig;
+use super::config::{BufferFill, JobConfig};
 use super::offsets::{RandomMap, Rng};
 use super::result::{DirStats, JobResult};
 use crate::engine::{self, Completion, Dir, OpenMode, Queued, Request};
@@ -28,13 +28,36 @@ struct Slot {
 }
 
 impl Slot {
-    fn new(max_len: usize) -> Self {
+    fn new(max_len: usize, fill: BufferFill, rng: &mut Rng) -> Self {
+        let mut memory = vec![0; max_len + ALIGN];
+        if fill != BufferFill::Zeros {
+            fill_random(&mut memory, rng);
+        }
         Slot {
-            memory: vec![0xa5; max_len + ALIGN],
+            memory,
             dir: Dir::Read,
             offset: 0,
             len: 0,
             submitted: None,
+        }
+    }
+
+    /// Prepares a write buffer as the job's buffer options ask.
+    fn prepare_write(&mut self, fill: BufferFill, rng: &mut Rng, serial: u64) {
+        let offset = self.offset;
+        let buf = self.buf();
+        match fill {
+            BufferFill::Refill => fill_random(buf, rng),
+            BufferFill::RandomScrambled => {
+                // Stamp each 512-byte sector with the offset and a serial
+                // number so that no two written blocks are alike.
+                for (i, sector) in buf.chunks_mut(512).enumerate() {
+                    let stamp = (offset + i as u64 * 512) ^ serial.rotate_left(32);
+                    let n = sector.len().min(8);
+                    sector[..n].copy_from_slice(&stamp.to_le_bytes()[..n]);
+                }
+            }
+            BufferFill::Random | BufferFill::Zeros => {}
         }
     }
 
@@ -45,6 +68,14 @@ impl Slot {
     }
 }
 
+/// Fills a buffer with random bytes.
+fn fill_random(buf: &mut [u8], rng: &mut Rng) {
+    for word in buf.chunks_mut(8) {
+        let n = word.len();
+        word.copy_from_slice(&rng.next_u64().to_le_bytes()[..n]);
+    }
+}
+
 /// Creates or extends the data file to the job's size; returns the
 /// "Laying out" notice fio prints when it had to.
 pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
@@ -52,8 +83,9 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
     if cfg.engine == "null" {
         return Ok(None);
     }
+    let needed = cfg.offset + cfg.size;
     let current = std::fs::metadata(&cfg.path).map(|m| m.len()).ok();
-    if current.is_some_and(|len| len >= cfg.size) {
+    if current.is_some_and(|len| len >= needed) {
         return Ok(None);
     }
     if let Some(parent) = cfg.path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -69,11 +101,9 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);
     let mut chunk = vec![0u8; 1 << 20];
     let mut written = current.unwrap_or(0);
-    while written < cfg.size {
-        for word in chunk.chunks_mut(8) {
-            word.copy_from_slice(&rng.next_u64().to_le_bytes()[..word.len()]);
-        }
-        let n = ((cfg.size - written) as usize).min(chunk.len());
+    while written < needed {
+        fill_random(&mut chunk, &mut rng);
+        let n = ((needed - written) as usize).min(chunk.len());
         std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written)?;
         written += n as u64;
     }
@@ -81,7 +111,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
     Ok(Some(format!(
         "{}: Laying out IO file (1 file / {}MiB)",
         cfg.name,
-        cfg.size >> 20
+        (needed - current.unwrap_or(0)) >> 20
     )))
 }
 
@@ -117,7 +147,7 @@ impl Placement {
             }
             let offset = *pos;
             *pos += len;
-            return offset;
+            return cfg.offset + offset;
         }
         let blocks = last_start / self.block + 1;
         let pick = rng.below(blocks);
@@ -130,7 +160,7 @@ impl Placement {
             }
             None => pick,
         };
-        (block * self.block).min(last_start)
+        cfg.offset + (block * self.block).min(last_start)
     }
 }
 
@@ -171,30 +201,37 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         }
     };
     let max_len = used_dirs(cfg).map(|d| cfg.bs[d]).max().unwrap_or(4096) as usize;
-    let mut slots: Vec<Slot> = (0..cfg.iodepth).map(|_| Slot::new(max_len)).collect();
+    let mut rng = Rng::new(cfg.seed);
+    let mut slots: Vec<Slot> = (0..cfg.iodepth)
+        .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
+        .collect();
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let mut rng = Rng::new(cfg.seed);
     let mut place = Placement::new(cfg);
     let mut issued_bytes = 0u64;
     // Queued but not yet submitted, and submitted but not yet reaped.
     let mut unsubmitted: Vec<usize> = Vec::with_capacity(cfg.iodepth);
     let mut in_flight = 0usize;
+    if !wait_to_start(cfg.startdelay, stop) {
+        return result;
+    }
     let start = Instant::now();
     let deadline = cfg.runtime.map(|r| start + r);
     // The time of the latest clock read.
     let mut clock = start;
-    let may_issue = |clock: Instant, issued: u64| {
+    let mut issued_ios = 0u64;
+    let may_issue = |clock: Instant, issued: u64, ios: u64| {
         !stop.load(Ordering::Relaxed)
             && deadline.is_none_or(|d| clock < d)
-            && (cfg.time_based || issued < cfg.size)
+            && (cfg.time_based || issued < cfg.io_bytes)
+            && cfg.number_ios.is_none_or(|n| ios < n)
     };
     // fio's loop: queue one I/O at a time, submit every `batch_submit`,
     // and once the queue is full reap between `batch_complete_min` and
     // `batch_complete_max` completions, until it has drained to
     // `iodepth_low`.
     'run: loop {
-        let issuing = may_issue(clock, issued_bytes);
+        let issuing = may_issue(clock, issued_bytes, issued_ios);
         let depth = in_flight + unsubmitted.len();
         if issuing && depth < cfg.iodepth {
             let Some(index) = free.pop() else { break };
@@ -202,7 +239,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             let room = if cfg.time_based {
                 u64::MAX
             } else {
-                cfg.size - issued_bytes
+                cfg.io_bytes - issued_bytes
             };
             let len = cfg.bs[dir as usize].min(room);
             let offset = place.next(cfg, dir, len, &mut rng);
@@ -212,7 +249,16 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             slot.len = len as usize;
             slot.submitted = Some(clock);
             issued_bytes += len;
+            issued_ios += 1;
             result.issue(dir);
+            if dir == Dir::Write {
+                slot.prepare_write(cfg.buffers, &mut rng, issued_ios);
+            }
+            if issued_ios.is_multiple_of(cfg.think_blocks)
+                && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
+            {
+                think(cfg);
+            }
             match eng.queue(Request {
                 slot: index,
                 file,
@@ -233,7 +279,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 }
             }
             let full = in_flight + unsubmitted.len() == cfg.iodepth;
-            let last = !may_issue(clock, issued_bytes);
+            let last = !may_issue(clock, issued_bytes, issued_ios);
             if unsubmitted.len() >= cfg.batch_submit || full || last {
                 // One clock read per submitted batch.
                 clock = Instant::now();
@@ -277,7 +323,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                     break 'run;
                 }
             }
-            let draining = !may_issue(clock, issued_bytes);
+            let draining = !may_issue(clock, issued_bytes, issued_ios);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
                 break;
@@ -293,7 +339,37 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         in_flight -= done.len().min(in_flight);
     }
     result.finish(start.elapsed());
+    drop(eng);
+    if cfg.unlink
+        && let Err(e) = std::fs::remove_file(&cfg.path)
+    {
+        result.fail(
+            errno(&e),
+            format!("fio: unlink of {} failed: {e}", cfg.path.display()),
+        );
+    }
     result
+}
+
+/// Sleeps through `startdelay`; false when the run was stopped meanwhile.
+fn wait_to_start(delay: std::time::Duration, stop: &AtomicBool) -> bool {
+    let until = Instant::now() + delay;
+    while Instant::now() < until {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep((until - Instant::now()).min(std::time::Duration::from_millis(50)));
+    }
+    true
+}
+
+/// fio's think time: busy-spin for `thinktime_spin`, sleep the rest.
+fn think(cfg: &JobConfig) {
+    let spin_until = Instant::now() + cfg.think_spin;
+    while Instant::now() < spin_until {
+        std::hint::spin_loop();
+    }
+    std::thread::sleep(cfg.think_sleep);
 }
 
 fn errno(e: &io::Error) -> i32 {
