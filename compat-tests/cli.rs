@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{Outcome, ferrio, fio, parallel, run};
+use common::{Outcome, ferrio, fio, fio_part, parallel, run};
 
 fn both(args: &[&str]) -> (Outcome, Outcome) {
     let env = HashMap::new();
@@ -34,15 +34,6 @@ fn shape(text: &str) -> String {
             }
             None => format!("{l}\n"),
         })
-        .collect()
-}
-
-/// stderr without ferrio's own explanatory lines.
-fn fio_part(stderr: &str) -> String {
-    stderr
-        .lines()
-        .filter(|l| !l.starts_with("ferrio: "))
-        .map(|l| format!("{l}\n"))
         .collect()
 }
 

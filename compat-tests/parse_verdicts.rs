@@ -4,16 +4,7 @@
 
 mod common;
 
-use common::{JobFile, corpus, ferrio, fio, parallel, run};
-
-/// stderr without ferrio's own explanatory lines.
-fn fio_part(stderr: &str) -> String {
-    stderr
-        .lines()
-        .filter(|l| !l.starts_with("ferrio: "))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
+use common::{JobFile, corpus, ferrio, fio, fio_part, parallel, run};
 
 fn compare(file: &JobFile, mode: &str) -> Result<(), String> {
     let name = file.name();

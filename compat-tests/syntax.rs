@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{JobFile, Scratch, ferrio, ferrio_jobs, fio, fio_jobs, parallel, run};
+use common::{JobFile, Scratch, ferrio, ferrio_jobs, fio, fio_jobs, fio_part, parallel, run};
 use ferrio::options::{self, Kind};
 
 struct Case {
@@ -306,15 +306,6 @@ const CASES: &[Case] = &[
         plan: false,
     },
 ];
-
-/// stderr without ferrio's own explanatory lines.
-fn fio_part(stderr: &str) -> String {
-    stderr
-        .lines()
-        .filter(|l| !l.starts_with("ferrio: "))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
 
 /// stdout with the help column of fio's "valid values" lists removed:
 /// ferrio lists the same words, with help text in its own words.

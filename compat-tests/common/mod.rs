@@ -58,6 +58,16 @@ pub fn run(bin: &str, args: &[&str], dir: &Path, env: &HashMap<String, String>) 
     }
 }
 
+/// stderr without ferrio's own explanatory `ferrio:` lines: what must
+/// equal fio's stderr.
+pub fn fio_part(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|l| !l.starts_with("ferrio: "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// A job file of the corpus with the environment its wrapper exports.
 #[derive(Debug, Clone)]
 pub struct JobFile {

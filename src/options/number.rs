@@ -87,10 +87,9 @@ pub enum SizeValue {
     Percent(u64),
 }
 
-/// Reads a size with suffixes (fio's `str_to_decimal` with `kilo`).
-/// Values are returned as fio stores them: the bit pattern of a wrapped
-/// signed result, so `-1` is `u64::MAX`.
-pub fn size(s: &str, kb_base: u64) -> Option<SizeValue> {
+/// The number a value starts with, read as fio reads it: hexadecimal
+/// when "0x" appears anywhere in the text, else decimal.
+fn leading_number(s: &str) -> Option<i64> {
     if s.is_empty() {
         return None;
     }
@@ -99,7 +98,14 @@ pub fn size(s: &str, kb_base: u64) -> Option<SizeValue> {
     } else {
         10
     };
-    let (v, _) = strtoll(s, base)?;
+    strtoll(s, base).map(|(v, _)| v)
+}
+
+/// Reads a size with suffixes (fio's `str_to_decimal` with `kilo`).
+/// Values are returned as fio stores them: the bit pattern of a wrapped
+/// signed result, so `-1` is `u64::MAX`.
+pub fn size(s: &str, kb_base: u64) -> Option<SizeValue> {
+    let v = leading_number(s)?;
     // The suffix is looked for after a run of digits that may start with a
     // sign; a blank or '.' before the suffix means "no suffix".
     let suffix = if s.len() < 2 {
@@ -129,15 +135,7 @@ pub fn size(s: &str, kb_base: u64) -> Option<SizeValue> {
 /// bare number is seconds when `seconds` is set, else microseconds; an
 /// unknown suffix multiplies by one, as in fio.
 pub fn time_us(s: &str, seconds: bool) -> Option<u64> {
-    if s.is_empty() {
-        return None;
-    }
-    let base = if s.contains("0x") || s.contains("0X") {
-        16
-    } else {
-        10
-    };
-    let (v, _) = strtoll(s, base)?;
+    let v = leading_number(s)?;
     let idx = s
         .char_indices()
         .find(|&(_, c)| !c.is_ascii_digit() && !matches!(c, '+' | '-'))

@@ -260,16 +260,7 @@ impl State {
                 unknown.push((i, text.clone(), key, value));
                 continue;
             };
-            self.parse_into(
-                def,
-                &p.text,
-                value,
-                &p.origin,
-                p.location,
-                input,
-                &mut errors,
-                notes,
-            );
+            self.parse_into(def, p, value, input, &mut errors, notes);
         }
         if !unknown.is_empty() {
             let engine = self.engine();
@@ -280,16 +271,7 @@ impl State {
             for (i, _text, key, value) in unknown {
                 let p = &pending[i];
                 match options::find_engine_option(&engine, &key).filter(|_| loadable) {
-                    Some(def) => self.parse_into(
-                        def,
-                        &p.text,
-                        value,
-                        &p.origin,
-                        p.location,
-                        input,
-                        &mut errors,
-                        notes,
-                    ),
+                    Some(def) => self.parse_into(def, p, value, input, &mut errors, notes),
                     None => errors.add_unknown(&p.text, &key, &engine, p.location),
                 }
             }
@@ -297,18 +279,18 @@ impl State {
         errors.finish()
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Reads one option line's value (`value`, after expansion) and keeps
+    /// it, or records why fio would refuse it.
     fn parse_into(
         &mut self,
         def: &'static OptDef,
-        raw_text: &str,
+        line: &Pending<'_>,
         value: Option<String>,
-        origin: &Origin,
-        location: Option<&Location>,
         input: &Input<'_>,
         errors: &mut super::error::Collector,
         notes: &mut Notes,
     ) {
+        let raw_text = line.text.as_str();
         let parsed = options::value::parse(def, value.as_deref(), &self.context(input, def));
         match parsed.value {
             Some(v) => {
@@ -322,12 +304,12 @@ impl State {
                     raw,
                     text: value,
                     value: v,
-                    origin: origin.clone(),
+                    origin: line.origin.clone(),
                 });
             }
             None => errors.add_failed(
                 raw_text,
-                location,
+                line.location,
                 parsed.messages,
                 parsed.show_words.then_some(def),
                 parsed.notices,
