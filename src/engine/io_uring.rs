@@ -68,6 +68,10 @@ impl Engine for Uring {
         }
     }
 
+    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        super::sync_file(&self.files[file], data_only)
+    }
+
     fn commit(&mut self) -> io::Result<()> {
         let queued = self.ring.submission().len();
         if queued > 0 {

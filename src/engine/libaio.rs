@@ -124,6 +124,10 @@ impl Engine for Libaio {
         Queued::Pending
     }
 
+    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        super::sync_file(&self.files[file], data_only)
+    }
+
     fn commit(&mut self) -> io::Result<()> {
         let mut start = 0;
         while start < self.pending.len() {

@@ -67,9 +67,21 @@ pub trait Engine: Send {
     fn queue(&mut self, req: Request<'_>) -> Queued;
     /// Sends what was queued since the last commit to the device.
     fn commit(&mut self) -> io::Result<()>;
+    /// Flushes a file's written data to stable storage (fsync, or
+    /// fdatasync when `data_only`), waiting for it.
+    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()>;
     /// Waits until at least `min` in-flight I/Os have finished and appends
     /// up to `max` finished ones to `done` (fio's getevents).
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()>;
+}
+
+/// fsync or fdatasync of an open file, for the engines that hold `File`s.
+fn sync_file(file: &std::fs::File, data_only: bool) -> io::Result<()> {
+    if data_only {
+        file.sync_data()
+    } else {
+        file.sync_all()
+    }
 }
 
 /// Engines ferrio runs, by fio's name.

@@ -42,6 +42,10 @@ impl Engine for Null {
         Queued::Pending
     }
 
+    fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
+        Ok(())
+    }
+
     fn commit(&mut self) -> io::Result<()> {
         self.in_flight.append(&mut self.queued);
         Ok(())

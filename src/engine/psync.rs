@@ -80,6 +80,10 @@ impl Engine for Psync {
         Queued::Done(result(r))
     }
 
+    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        super::sync_file(&self.files[file], data_only)
+    }
+
     fn commit(&mut self) -> io::Result<()> {
         Ok(())
     }

@@ -525,6 +525,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Call fsync after this many writes (0 disables)",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "fdatasync",
@@ -532,6 +533,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Call fdatasync after this many writes (0 disables)",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "write_barrier",
@@ -1374,6 +1376,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "fsync each file once the job's writes are done",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "fsync_on_close",
@@ -1381,6 +1384,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "fsync each file every time it is closed",
     )
+    .runs()
     .def("0"),
     OptDef::new("unlink", Bool, Files, "Remove the job's files when it ends")
         .runs()

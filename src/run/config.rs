@@ -45,6 +45,13 @@ pub struct JobConfig {
     pub think_spin: Duration,
     pub think_sleep: Duration,
     pub think_blocks: u64,
+    /// Sync the file after every this many writes (0: never), with
+    /// fsync or, for `fdatasync`, fdatasync.
+    pub fsync_blocks: u64,
+    pub fdatasync_blocks: u64,
+    /// Sync once more when all I/O is done, or when closing the file.
+    pub end_fsync: bool,
+    pub fsync_on_close: bool,
     pub iodepth: usize,
     /// Queue this many I/Os before submitting them (fio's iodepth_batch).
     pub batch_submit: usize,
@@ -247,6 +254,10 @@ impl JobConfig {
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
             think_blocks: job.num("thinktime_blocks").unwrap_or(1).max(1),
+            fsync_blocks: job.num("fsync").unwrap_or(0),
+            fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
+            end_fsync: job.flag("end_fsync"),
+            fsync_on_close: job.flag("fsync_on_close"),
         })
     }
 

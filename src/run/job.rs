@@ -220,6 +220,9 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
     // The time of the latest clock read.
     let mut clock = start;
     let mut issued_ios = 0u64;
+    let mut last_was_sync = false;
+    // Set while in-flight I/O is reaped ahead of a periodic sync.
+    let mut draining_for_sync = false;
     let may_issue = |clock: Instant, issued: u64, ios: u64| {
         !stop.load(Ordering::Relaxed)
             && deadline.is_none_or(|d| clock < d)
@@ -234,7 +237,37 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         let issuing = may_issue(clock, issued_bytes, issued_ios);
         let depth = in_flight + unsubmitted.len();
         if issuing && depth < cfg.iodepth {
+            // fio's periodic syncs: due whenever the writes issued so far
+            // are a multiple of fsync (or fdatasync), but never twice in a
+            // row. They wait for the I/O in flight, then for the device.
+            if let Some(data_only) =
+                sync_due(cfg, result.dirs[Dir::Write as usize].issued, last_was_sync)
+            {
+                if !unsubmitted.is_empty() || in_flight > 0 {
+                    draining_for_sync = true;
+                } else {
+                    let before = Instant::now();
+                    if let Err(e) = eng.sync(file, data_only) {
+                        result.fail(
+                            errno(&e),
+                            format!("fio: sync of {} failed: {e}", cfg.path.display()),
+                        );
+                        break;
+                    }
+                    clock = Instant::now();
+                    result
+                        .sync_lat
+                        .add(clock.saturating_duration_since(before).as_nanos() as u64);
+                    result.syncs += u64::from(!data_only);
+                    last_was_sync = true;
+                    draining_for_sync = false;
+                    continue;
+                }
+            }
+        }
+        if issuing && depth < cfg.iodepth && !draining_for_sync {
             let Some(index) = free.pop() else { break };
+            last_was_sync = false;
             let dir = cfg.direction(rng.below(100));
             let room = if cfg.time_based {
                 u64::MAX
@@ -298,8 +331,20 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 continue;
             }
         }
+        if draining_for_sync && !unsubmitted.is_empty() {
+            clock = Instant::now();
+            for &i in &unsubmitted {
+                slots[i].submitted = Some(clock);
+            }
+            in_flight += unsubmitted.len();
+            unsubmitted.clear();
+            if let Err(e) = eng.commit() {
+                result.fail(errno(&e), format!("fio: io commit failed: {e}"));
+                break;
+            }
+        }
         if in_flight == 0 {
-            if !unsubmitted.is_empty() {
+            if draining_for_sync || !unsubmitted.is_empty() {
                 continue;
             }
             break;
@@ -323,7 +368,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                     break 'run;
                 }
             }
-            let draining = !may_issue(clock, issued_bytes, issued_ios);
+            let draining = draining_for_sync || !may_issue(clock, issued_bytes, issued_ios);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
                 break;
@@ -339,6 +384,17 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         in_flight -= done.len().min(in_flight);
     }
     result.finish(start.elapsed());
+    // end_fsync and fsync_on_close: a last sync, not counted in the stats.
+    if result.error.is_none()
+        && (cfg.end_fsync || cfg.fsync_on_close)
+        && cfg.pattern.write
+        && let Err(e) = eng.sync(file, false)
+    {
+        result.fail(
+            errno(&e),
+            format!("fio: final sync of {} failed: {e}", cfg.path.display()),
+        );
+    }
     drop(eng);
     if cfg.unlink
         && let Err(e) = std::fs::remove_file(&cfg.path)
@@ -349,6 +405,21 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         );
     }
     result
+}
+
+/// Which periodic sync is due before the next I/O, if any: `Some(true)`
+/// for fdatasync, `Some(false)` for fsync.
+fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
+    if writes == 0 || last_was_sync {
+        return None;
+    }
+    if cfg.fsync_blocks > 0 && writes.is_multiple_of(cfg.fsync_blocks) {
+        return Some(false);
+    }
+    if cfg.fdatasync_blocks > 0 && writes.is_multiple_of(cfg.fdatasync_blocks) {
+        return Some(true);
+    }
+    None
 }
 
 /// Sleeps through `startdelay`; false when the run was stopped meanwhile.

@@ -30,6 +30,11 @@ pub struct JobResult {
     pub runtime: Duration,
     /// errno and message of the error that ended the job.
     pub error: Option<(i32, String)>,
+    /// fsync calls issued (fdatasync calls are timed but not counted
+    /// here, as in fio's report).
+    pub syncs: u64,
+    /// Latency of every periodic fsync and fdatasync, in nanoseconds.
+    pub sync_lat: Moments,
     /// How many I/Os were in flight after each submitted batch, counted
     /// in fio's depth buckets 1, 2, 4, 8, 16, 32, >=64.
     pub depths: [u64; 7],
@@ -43,6 +48,8 @@ impl JobResult {
             dirs: Default::default(),
             runtime: Duration::ZERO,
             error: None,
+            syncs: 0,
+            sync_lat: Moments::default(),
             depths: [0; 7],
         }
     }
@@ -109,7 +116,17 @@ impl JobResult {
             "runtime_ms": self.runtime.as_millis() as u64,
             "read": dir(&self.dirs[0]),
             "write": dir(&self.dirs[1]),
-            "trim": dir(&self.dirs[2]),
+                        "trim": dir(&self.dirs[2]),
+            "sync": {
+                "total_ios": self.syncs,
+                "lat_ns": {
+                    "min": self.sync_lat.min,
+                    "max": self.sync_lat.max,
+                    "mean": self.sync_lat.mean(),
+                    "stddev": self.sync_lat.stddev(),
+                    "N": self.sync_lat.count,
+                },
+            },
             "iodepth_level": depths,
         })
     }
