@@ -414,3 +414,21 @@ fn mixed_jobs_repeat_syncs_between_reads_as_fio_does() {
         syncs(&want)
     );
 }
+
+#[test]
+fn rate_caps_hold_bandwidth_and_iops_near_fio() {
+    for extra in ["rate=1m", "rate_iops=200", "rw=randrw\nrate=512k,256k"] {
+        let job = format!(
+            "[j]\nioengine=null\nrw=read\nbs=4k\nsize=1g\ntime_based\nruntime=2\n{extra}\n"
+        );
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{extra}: {err}");
+        for dir in ["read", "write"] {
+            let (w, g) = (ios(&want, 0, dir) as f64, ios(&got, 0, dir) as f64);
+            assert!(
+                (g - w).abs() <= (w * 0.05).max(2.0),
+                "{extra} {dir}: ferrio {g} vs fio {w}"
+            );
+        }
+    }
+}

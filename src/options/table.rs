@@ -1160,6 +1160,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Bandwidth cap in bytes per second, per direction",
     )
+    .runs()
     .per_dir(3),
     OptDef::new(
         "rate_min",
@@ -1176,6 +1177,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Cap on I/Os per second, per direction",
     )
+    .runs()
     .per_dir(3),
     OptDef::new(
         "rate_iops_min",

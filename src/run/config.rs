@@ -52,6 +52,9 @@ pub struct JobConfig {
     /// Sync once more when all I/O is done, or when closing the file.
     pub end_fsync: bool,
     pub fsync_on_close: bool,
+    /// Per-direction caps (0: none): bytes per second and I/Os per second.
+    pub rate_bytes: [u64; 3],
+    pub rate_iops: [u64; 3],
     pub iodepth: usize,
     /// Queue this many I/Os before submitting them (fio's iodepth_batch).
     pub batch_submit: usize,
@@ -258,7 +261,17 @@ impl JobConfig {
             fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
             end_fsync: job.flag("end_fsync"),
             fsync_on_close: job.flag("fsync_on_close"),
+            rate_bytes: per_dir(job, "rate"),
+            rate_iops: per_dir(job, "rate_iops"),
         })
+    }
+
+    /// Whether any rate cap applies.
+    pub fn rate_capped(&self) -> bool {
+        self.rate_bytes
+            .iter()
+            .chain(&self.rate_iops)
+            .any(|&r| r > 0)
     }
 
     /// The direction of the next I/O for a mix, from a random draw in 0..100.
@@ -269,6 +282,28 @@ impl JobConfig {
             (true, false) => Dir::Read,
             _ => Dir::Write,
         }
+    }
+}
+
+/// A per-direction number option, zeros when unset.
+fn per_dir(job: &JobSpec, name: &str) -> [u64; 3] {
+    match job.value(name) {
+        Some(Value::Nums(v)) => *v,
+        _ => [0; 3],
+    }
+}
+
+/// The earliest time, counted from the job's start, at which the next I/O
+/// of a direction may be issued under its rate caps: when the I/O done so
+/// far has used its share of time (fio's linear rate process).
+pub fn rate_due(cfg: &JobConfig, dir: usize, ios: u64, bytes: u64) -> Option<Duration> {
+    let by_bytes = (cfg.rate_bytes[dir] > 0).then(|| bytes as f64 / cfg.rate_bytes[dir] as f64);
+    let by_ios = (cfg.rate_iops[dir] > 0).then(|| ios as f64 / cfg.rate_iops[dir] as f64);
+    match (by_bytes, by_ios) {
+        (None, None) => None,
+        (a, b) => Some(Duration::from_secs_f64(
+            a.unwrap_or(0.0).max(b.unwrap_or(0.0)),
+        )),
     }
 }
 

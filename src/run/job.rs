@@ -212,7 +212,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
     // Queued but not yet submitted, and submitted but not yet reaped.
     let mut unsubmitted: Vec<usize> = Vec::with_capacity(cfg.iodepth);
     let mut in_flight = 0usize;
-    if !wait_to_start(cfg.startdelay, stop) {
+    if !wait_until(Instant::now() + cfg.startdelay, None, stop) {
         return result;
     }
     let start = Instant::now();
@@ -266,9 +266,46 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             }
         }
         if issuing && depth < cfg.iodepth && !draining_for_sync {
+            let drawn = cfg.direction(rng.below(100));
+            // Rate caps (fio's rate_ddir): a direction ahead of its rate
+            // gives way to the other if that one is due, else the job
+            // sleeps until the earlier of the two is due.
+            let due = |d: Dir| {
+                let s = &result.dirs[d as usize];
+                start
+                    + super::config::rate_due(cfg, d as usize, s.issued, s.issued_bytes)
+                        .unwrap_or_default()
+            };
+            let other = if drawn == Dir::Read {
+                Dir::Write
+            } else {
+                Dir::Read
+            };
+            let mixed = cfg.pattern.read && cfg.pattern.write;
+            // Only rate-capped jobs read the clock here.
+            let now = if cfg.rate_capped() {
+                Instant::now()
+            } else {
+                start
+            };
+            let dir = if due(drawn) <= now {
+                drawn
+            } else if mixed && due(other) <= now {
+                other
+            } else {
+                let dir = if !mixed || due(drawn) <= due(other) {
+                    drawn
+                } else {
+                    other
+                };
+                if !wait_until(due(dir), deadline, stop) {
+                    clock = Instant::now();
+                    continue;
+                }
+                dir
+            };
             let Some(index) = free.pop() else { break };
             last_was_sync = false;
-            let dir = cfg.direction(rng.below(100));
             let room = if cfg.time_based {
                 u64::MAX
             } else {
@@ -283,7 +320,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             slot.submitted = Some(clock);
             issued_bytes += len;
             issued_ios += 1;
-            result.issue(dir);
+            result.issue(dir, len);
             if dir == Dir::Write {
                 slot.prepare_write(cfg.buffers, &mut rng, issued_ios);
             }
@@ -422,16 +459,20 @@ fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
     None
 }
 
-/// Sleeps through `startdelay`; false when the run was stopped meanwhile.
-fn wait_to_start(delay: std::time::Duration, stop: &AtomicBool) -> bool {
-    let until = Instant::now() + delay;
-    while Instant::now() < until {
-        if stop.load(Ordering::Relaxed) {
+/// Sleeps until `until`, waking for stops; false when the run was stopped
+/// or the deadline came first.
+fn wait_until(until: Instant, deadline: Option<Instant>, stop: &AtomicBool) -> bool {
+    loop {
+        let now = Instant::now();
+        if now >= until {
+            return true;
+        }
+        if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
             return false;
         }
-        std::thread::sleep((until - Instant::now()).min(std::time::Duration::from_millis(50)));
+        let limit = deadline.map_or(until, |d| d.min(until));
+        std::thread::sleep((limit - now).min(std::time::Duration::from_millis(50)));
     }
-    true
 }
 
 /// fio's think time: busy-spin for `thinktime_spin`, sleep the rest.
