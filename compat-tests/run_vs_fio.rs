@@ -432,3 +432,23 @@ fn rate_caps_hold_bandwidth_and_iops_near_fio() {
         }
     }
 }
+
+#[test]
+fn block_size_ranges_and_splits_draw_sizes_as_fio_does() {
+    for extra in [
+        "bsrange=4k-16k",
+        "bssplit=4k/50:64k/50",
+        "bssplit=4k/90:128k/10",
+        "rw=randrw\nbssplit=4k/50:8k/50",
+        "bsrange=1k-3k\nbs_unaligned",
+    ] {
+        let job = format!("[j]\nioengine=null\nrw=randread\nsize=64m\n{extra}\n");
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{extra}: {err}");
+        let total = |d: &Value| (ios(d, 0, "read") + ios(d, 0, "write")) as f64;
+        // The draws come from different generators, and a random pass
+        // shortens I/Os to free blocks: counts agree loosely.
+        let (w, g) = (total(&want), total(&got));
+        assert!((g / w - 1.0).abs() < 0.15, "{extra}: {g} I/Os vs fio's {w}");
+    }
+}

@@ -22,8 +22,8 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
     };
     let text = Value::Text(raw.to_string());
     match def.check {
-        Check::BsSplit => match bssplit(raw, ctx) {
-            Ok(()) => ok(text),
+        Check::BsSplit => match parse_bssplit(raw, ctx.kb_base) {
+            Ok(_) => ok(text),
             Err(m) => err(m),
         },
         // fio checks these only when it is about to run the job.
@@ -117,31 +117,85 @@ fn zoned(tail: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// `bs/pct:bs/pct` per direction, separated by `,`.
-fn bssplit(raw: &str, ctx: &ParseContext) -> Result<(), String> {
-    for dir in raw.trim().split(',') {
-        let mut perc = 0u64;
-        let mut missing = 0u64;
-        for entry in dir.split(':').filter(|e| !e.is_empty()) {
-            let (bs, pct) = match entry.split_once('/') {
-                Some((b, p)) => (b, Some(p)),
-                None => (entry, None),
-            };
-            match number::size(bs, ctx.kb_base) {
-                Some(SizeValue::Bytes(_)) => {}
-                _ => return Err("fio: bssplit conversion failed".to_string()),
-            }
-            match pct.map(|p| number::size(p, ctx.kb_base)) {
-                Some(Some(SizeValue::Bytes(p))) => perc = perc.saturating_add(p),
-                Some(_) => return Err("fio: bssplit conversion failed".to_string()),
-                None => missing += 1,
-            }
+/// One block size of a `bssplit` and its share of the I/Os, in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitEntry {
+    pub bs: u64,
+    pub percent: u32,
+}
+
+/// fio's limit on the entries of one direction's split.
+const MAX_SPLIT_ENTRIES: usize = 64;
+
+/// Reads `bs/pct:bs/pct[,...]` as fio does: no comma means one split for
+/// every direction; `A,B` is read A and write and trim B; `A,B,C` one
+/// each. A share is read like C's `atoi`, capped at 100, and a missing or
+/// zero share gets an equal part of what the others leave.
+pub fn parse_bssplit(raw: &str, kb_base: u64) -> Result<[Vec<SplitEntry>; 3], String> {
+    let text = raw.trim();
+    let parts: Vec<&str> = text.splitn(3, ',').collect();
+    let (read, write, trim) = match parts.as_slice() {
+        [all] => (*all, *all, *all),
+        [r, w] => (*r, *w, *w),
+        [r, w, t] => (*r, *w, *t),
+        _ => (text, text, text),
+    };
+    Ok([
+        split_direction(read, kb_base)?,
+        split_direction(write, kb_base)?,
+        split_direction(trim, kb_base)?,
+    ])
+}
+
+fn split_direction(text: &str, kb_base: u64) -> Result<Vec<SplitEntry>, String> {
+    let mut entries: Vec<(u64, Option<u64>)> = Vec::new();
+    for entry in text.split(':') {
+        if entry.is_empty() {
+            break;
         }
-        if perc > 100 && missing > 1 {
-            return Err("fio: bssplit percentages add to more than 100%".to_string());
+        let (bs, share) = match entry.split_once('/') {
+            Some((b, p)) => (b, Some(c_atoi(p))),
+            None => (entry, None),
+        };
+        let bs = match number::size(bs, kb_base) {
+            Some(SizeValue::Bytes(b)) => b,
+            _ => return Err("fio: split conversion failed".to_string()),
+        };
+        let share = share
+            .map(|p| if p > 100 { 100 } else { p })
+            .filter(|&p| p != 0);
+        entries.push((bs, share));
+        if entries.len() == MAX_SPLIT_ENTRIES {
+            break;
         }
     }
-    Ok(())
+    let given: u64 = entries.iter().filter_map(|e| e.1).sum();
+    let missing = entries.iter().filter(|e| e.1.is_none()).count() as u64;
+    if given > 100 && missing > 1 {
+        return Err("fio: bssplit percentages add to more than 100%".to_string());
+    }
+    let base = if missing == 1 && entries.len() == 1 {
+        100
+    } else {
+        given
+    };
+    let fill = 100u64
+        .saturating_sub(base)
+        .checked_div(missing)
+        .unwrap_or(0);
+    Ok(entries
+        .into_iter()
+        .map(|(bs, share)| SplitEntry {
+            bs,
+            percent: share.unwrap_or(fill) as u32,
+        })
+        .collect())
+}
+
+/// C's `atoi` as an unsigned share: leading blanks, a sign, digits; a
+/// negative number wraps to a huge one (then capped at 100 by the caller).
+fn c_atoi(text: &str) -> u64 {
+    number::strtoll(text, 10).map_or(0, |(v, _)| v as u64)
 }
 
 /// `0-3,5,7` style CPU lists; every CPU must exist on this machine.

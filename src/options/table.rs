@@ -339,6 +339,7 @@ pub static OPTIONS: &[OptDef] = &[
         BlockSize,
         "lo-hi range from which each I/O's size is drawn at random",
     )
+    .runs()
     .alias(&["blocksize_range"])
     .min(1)
     .parent("rw")
@@ -349,6 +350,7 @@ pub static OPTIONS: &[OptDef] = &[
         BlockSize,
         "Weighted mix of block sizes such as 4k/60:64k/40, per direction",
     )
+    .runs()
     .parent("rw")
     .check(Check::BsSplit),
     OptDef::new(
@@ -357,6 +359,7 @@ pub static OPTIONS: &[OptDef] = &[
         BlockSize,
         "Let sizes drawn from a range or split be non-multiples of the sector size",
     )
+    .runs()
     .alias(&["blocksize_unaligned"])
     .parent("rw"),
     OptDef::new(

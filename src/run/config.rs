@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::offsets::Rng;
 use crate::engine::{self, Dir};
+use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
 
@@ -25,8 +27,11 @@ pub struct JobConfig {
     pub engine: String,
     pub path: PathBuf,
     pub pattern: Pattern,
-    /// Block size per direction.
-    pub bs: [u64; 3],
+    /// Block sizes per direction.
+    pub bs: [BlockSizes; 3],
+    /// Keep drawn block sizes as they are instead of rounding them down
+    /// to a multiple of the smallest (bs_unaligned).
+    pub bs_unaligned: bool,
     /// Bytes of the region the job works on.
     pub size: u64,
     /// Where the region starts in the file.
@@ -71,6 +76,78 @@ pub struct JobConfig {
     pub direct: bool,
     pub random_map: bool,
     pub seed: u64,
+}
+
+/// The block sizes one direction draws from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockSizes {
+    Fixed(u64),
+    /// `bsrange=min-max`.
+    Range {
+        min: u64,
+        max: u64,
+    },
+    /// `bssplit`: sizes with their share of the I/Os.
+    Split {
+        entries: Vec<SplitEntry>,
+        min: u64,
+        max: u64,
+    },
+}
+
+impl BlockSizes {
+    pub fn min(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { min, .. } | BlockSizes::Split { min, .. } => *min,
+        }
+    }
+
+    pub fn max(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { max, .. } | BlockSizes::Split { max, .. } => *max,
+        }
+    }
+
+    /// The size of the next I/O, from a uniform random draw, as fio's
+    /// get_next_buflen picks it: a range adds a share of the maximum to
+    /// the minimum, a split takes the first size whose cumulative share
+    /// covers the draw; both are then rounded down to a multiple of the
+    /// minimum (unless unaligned) and capped at the maximum.
+    pub fn pick(&self, rng: &mut Rng, unaligned: bool) -> u64 {
+        let (min, max) = (self.min(), self.max());
+        if min == max {
+            return min;
+        }
+        let r = rng.next_u64();
+        let picked = match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { .. } => {
+                min + (max as f64 * (r as f64 / (u64::MAX as f64 + 1.0))) as u64
+            }
+            BlockSizes::Split { entries, .. } => {
+                let mut cumulative = 0u64;
+                let mut chosen = max;
+                for e in entries.iter().filter(|e| e.percent > 0) {
+                    chosen = e.bs;
+                    cumulative += e.percent as u64;
+                    if r / cumulative <= u64::MAX / 100 {
+                        break;
+                    }
+                }
+                chosen
+            }
+        };
+        let aligned = if unaligned {
+            picked
+        } else if min.is_power_of_two() {
+            picked & !(min - 1)
+        } else {
+            picked - picked % min
+        };
+        aligned.min(max).max(min)
+    }
 }
 
 /// How write buffers are filled (fio's zero_buffers, refill_buffers,
@@ -124,10 +201,7 @@ impl JobConfig {
                 job.name
             )));
         }
-        let bs = match job.value("bs") {
-            Some(Value::Nums(v)) => *v,
-            _ => [4096; 3],
-        };
+        let bs = block_sizes(job)?;
         let size = match job.value("size") {
             Some(Value::Nums(v)) if v[0] > 0 => v[0],
             Some(Value::Percent(_)) => {
@@ -139,13 +213,13 @@ impl JobConfig {
             _ => return Err(Refusal(format!("{}: you need to specify size=", job.name))),
         };
         let used = [pattern.read, pattern.write, false];
-        if let Some(dir) = (0..2).find(|&d| used[d] && bs[d] > size) {
+        if let Some(dir) = (0..2).find(|&d| used[d] && bs[d].min() > size) {
             return Err(Refusal(format!(
                 "job '{}': size {} is smaller than the {} block size {}",
                 job.name,
                 size,
                 ["read", "write"][dir],
-                bs[dir]
+                bs[dir].min()
             )));
         }
         let path = match job.filenames().first() {
@@ -245,6 +319,7 @@ impl JobConfig {
             runtime,
             time_based,
             read_percent,
+            bs_unaligned: job.flag("bs_unaligned"),
             direct: job.flag("direct"),
             random_map: !job.flag("norandommap"),
             seed,
@@ -283,6 +358,28 @@ impl JobConfig {
             _ => Dir::Write,
         }
     }
+}
+
+/// Block sizes per direction from `bssplit`, else `bsrange`, else `bs`.
+fn block_sizes(job: &JobSpec) -> Result<[BlockSizes; 3], Refusal> {
+    let kb_base = job.num("kb_base").filter(|&b| b != 0).unwrap_or(1024);
+    if let Some(Value::Text(text)) = job.setting("bssplit").map(|s| &s.value) {
+        let splits = parse_bssplit(text, kb_base)
+            .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))?;
+        return Ok(splits.map(|entries| {
+            let min = entries.iter().map(|e| e.bs).min().unwrap_or(4096);
+            let max = entries.iter().map(|e| e.bs).max().unwrap_or(4096);
+            BlockSizes::Split { entries, min, max }
+        }));
+    }
+    if let Some(Value::Ranges(r)) = job.setting("bsrange").map(|s| &s.value) {
+        return Ok(r.map(|(min, max)| BlockSizes::Range { min, max }));
+    }
+    let bs = match job.value("bs") {
+        Some(Value::Nums(v)) => *v,
+        _ => [4096; 3],
+    };
+    Ok(bs.map(BlockSizes::Fixed))
 }
 
 /// A per-direction number option, zeros when unset.

@@ -125,7 +125,7 @@ struct Placement {
 impl Placement {
     fn new(cfg: &JobConfig) -> Self {
         let block = used_dirs(cfg)
-            .map(|d| cfg.bs[d])
+            .map(|d| cfg.bs[d].min())
             .min()
             .unwrap_or(4096)
             .max(1);
@@ -137,8 +137,10 @@ impl Placement {
         }
     }
 
-    /// The offset for an I/O of `len` bytes in direction `dir`.
-    fn next(&mut self, cfg: &JobConfig, dir: Dir, len: u64, rng: &mut Rng) -> u64 {
+    /// The offset for an I/O of up to `len` bytes in direction `dir`,
+    /// and its length: a random I/O is shortened to the free blocks the
+    /// random map has at its offset, as fio does.
+    fn next(&mut self, cfg: &JobConfig, dir: Dir, len: u64, rng: &mut Rng) -> (u64, u64) {
         let last_start = cfg.size - len;
         if !cfg.pattern.random {
             let pos = &mut self.next_seq[dir as usize];
@@ -147,20 +149,21 @@ impl Placement {
             }
             let offset = *pos;
             *pos += len;
-            return cfg.offset + offset;
+            return (cfg.offset + offset, len);
         }
-        let blocks = last_start / self.block + 1;
-        let pick = rng.below(blocks);
-        let block = match &mut self.map {
-            Some(map) => {
-                if map.is_exhausted() {
-                    map.reset();
-                }
-                map.take_from(pick).unwrap_or(pick)
-            }
-            None => pick,
+        let Some(map) = &mut self.map else {
+            let block = rng.below(last_start / self.block + 1);
+            return (cfg.offset + (block * self.block).min(last_start), len);
         };
-        cfg.offset + (block * self.block).min(last_start)
+        if map.is_exhausted() {
+            map.reset();
+        }
+        let blocks = (cfg.size / self.block).max(1);
+        let pick = rng.below(blocks);
+        let first = map.take_from(pick).unwrap_or(pick);
+        let wanted = len.div_ceil(self.block);
+        let got = 1 + map.extend(first, wanted - 1);
+        (cfg.offset + first * self.block, len.min(got * self.block))
     }
 }
 
@@ -200,7 +203,10 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             return result;
         }
     };
-    let max_len = used_dirs(cfg).map(|d| cfg.bs[d]).max().unwrap_or(4096) as usize;
+    let max_len = used_dirs(cfg)
+        .map(|d| cfg.bs[d].max())
+        .max()
+        .unwrap_or(4096) as usize;
     let mut rng = Rng::new(cfg.seed);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
@@ -311,8 +317,10 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             } else {
                 cfg.io_bytes - issued_bytes
             };
-            let len = cfg.bs[dir as usize].min(room);
-            let offset = place.next(cfg, dir, len, &mut rng);
+            let len = cfg.bs[dir as usize]
+                .pick(&mut rng, cfg.bs_unaligned)
+                .min(room);
+            let (offset, len) = place.next(cfg, dir, len, &mut rng);
             let slot = &mut slots[index];
             slot.dir = dir;
             slot.offset = offset;

@@ -91,6 +91,31 @@ impl RandomMap {
         Some(word as u64 * 64 + bit as u64)
     }
 
+    /// After `take_from` returned `first`, claims up to `more` further
+    /// blocks that follow it while they are free; returns how many it got.
+    /// fio shortens an I/O to the free blocks it finds, so that a random
+    /// pass never touches a block twice.
+    pub fn extend(&mut self, first: u64, more: u64) -> u64 {
+        let mut got = 0;
+        while got < more {
+            let block = first + 1 + got;
+            if block >= self.blocks {
+                break;
+            }
+            let (word, bit) = ((block / 64) as usize, block % 64);
+            if self.bits[word] & (1 << bit) != 0 {
+                break;
+            }
+            self.bits[word] |= 1 << bit;
+            if self.bits[word] == !0 {
+                self.full[word / 64] |= 1 << (word % 64);
+            }
+            self.used += 1;
+            got += 1;
+        }
+        got
+    }
+
     /// The first word at or after `from` (wrapping) that is not full.
     fn next_word_with_room(&self, from: usize) -> usize {
         let words = self.bits.len();
