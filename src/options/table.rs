@@ -642,6 +642,7 @@ pub static OPTIONS: &[OptDef] = &[
         Timing,
         "Run this long before statistics start to count",
     )
+    .runs()
     .seconds(),
     OptDef::new(
         "clocksource",

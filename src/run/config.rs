@@ -42,6 +42,8 @@ pub struct JobConfig {
     pub number_ios: Option<u64>,
     /// Wait this long before starting.
     pub startdelay: Duration,
+    /// Run this long before measuring (ramp_time); runtime counts after it.
+    pub ramp: Duration,
     /// What goes into write buffers.
     pub buffers: BufferFill,
     /// Remove the file when the job is done.
@@ -327,6 +329,7 @@ impl JobConfig {
             io_bytes,
             number_ios: job.num("number_ios").filter(|&n| n > 0),
             startdelay: Duration::from_micros(startdelay),
+            ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
             buffers,
             unlink: job.flag("unlink"),
             think_spin: Duration::from_micros(think_spin),

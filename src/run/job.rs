@@ -222,7 +222,12 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         return result;
     }
     let start = Instant::now();
-    let deadline = cfg.runtime.map(|r| start + r);
+    // Statistics start after ramp_time; runtime counts from there too.
+    let ramp_end = start + cfg.ramp;
+    let deadline = cfg.runtime.map(|r| ramp_end + r);
+    // I/Os and bytes issued per direction since the start, ramp included:
+    // what periodic syncs and rate caps go by.
+    let mut work = [(0u64, 0u64); 3];
     // The time of the latest clock read.
     let mut clock = start;
     let mut issued_ios = 0u64;
@@ -246,9 +251,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             // fio's periodic syncs: due whenever the writes issued so far
             // are a multiple of fsync (or fdatasync), but never twice in a
             // row. They wait for the I/O in flight, then for the device.
-            if let Some(data_only) =
-                sync_due(cfg, result.dirs[Dir::Write as usize].issued, last_was_sync)
-            {
+            if let Some(data_only) = sync_due(cfg, work[Dir::Write as usize].0, last_was_sync) {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining_for_sync = true;
                 } else {
@@ -277,10 +280,8 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             // gives way to the other if that one is due, else the job
             // sleeps until the earlier of the two is due.
             let due = |d: Dir| {
-                let s = &result.dirs[d as usize];
-                start
-                    + super::config::rate_due(cfg, d as usize, s.issued, s.issued_bytes)
-                        .unwrap_or_default()
+                let (ios, bytes) = work[d as usize];
+                start + super::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default()
             };
             let other = if drawn == Dir::Read {
                 Dir::Write
@@ -328,7 +329,11 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             slot.submitted = Some(clock);
             issued_bytes += len;
             issued_ios += 1;
-            result.issue(dir, len);
+            work[dir as usize].0 += 1;
+            work[dir as usize].1 += len;
+            if clock >= ramp_end {
+                result.issue(dir);
+            }
             if dir == Dir::Write {
                 slot.prepare_write(cfg.buffers, &mut rng, issued_ios);
             }
@@ -348,9 +353,11 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = Instant::now();
-                    result.depth_sample(1);
+                    if clock >= ramp_end {
+                        result.depth_sample(1);
+                    }
                     free.push(index);
-                    if !complete(cfg, &mut result, slot, r, clock) {
+                    if !complete(cfg, &mut result, slot, r, clock, clock >= ramp_end) {
                         break 'run;
                     }
                     continue;
@@ -366,7 +373,9 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 }
                 in_flight += unsubmitted.len();
                 unsubmitted.clear();
-                result.depth_sample(in_flight);
+                if clock >= ramp_end {
+                    result.depth_sample(in_flight);
+                }
                 if let Err(e) = eng.commit() {
                     result.fail(errno(&e), format!("fio: io commit failed: {e}"));
                     break;
@@ -409,7 +418,14 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             for c in &done {
                 in_flight -= 1;
                 free.push(c.slot);
-                if !complete(cfg, &mut result, &mut slots[c.slot], c.result, clock) {
+                if !complete(
+                    cfg,
+                    &mut result,
+                    &mut slots[c.slot],
+                    c.result,
+                    clock,
+                    clock >= ramp_end,
+                ) {
                     break 'run;
                 }
             }
@@ -428,7 +444,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         }
         in_flight -= done.len().min(in_flight);
     }
-    result.finish(start.elapsed());
+    result.finish(Instant::now().saturating_duration_since(ramp_end));
     // end_fsync and fsync_on_close: a last sync, not counted in the stats.
     if result.error.is_none()
         && (cfg.end_fsync || cfg.fsync_on_close)
@@ -496,9 +512,17 @@ fn errno(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(5)
 }
 
-/// Accounts one finished I/O; on an error, marks the job failed as fio
+/// Accounts one finished I/O (in the statistics only when `measure`,
+/// that is after ramp_time); on an error, marks the job failed as fio
 /// does and returns false.
-fn complete(cfg: &JobConfig, result: &mut JobResult, slot: &mut Slot, r: i64, at: Instant) -> bool {
+fn complete(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    slot: &mut Slot,
+    r: i64,
+    at: Instant,
+    measure: bool,
+) -> bool {
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
         let code = (-r) as i32;
@@ -520,8 +544,10 @@ fn complete(cfg: &JobConfig, result: &mut JobResult, slot: &mut Slot, r: i64, at
         );
         return false;
     }
-    let ns = at.saturating_duration_since(submitted).as_nanos() as u64;
-    result.dir_mut(slot.dir).complete(r as u64, ns);
+    if measure {
+        let ns = at.saturating_duration_since(submitted).as_nanos() as u64;
+        result.dir_mut(slot.dir).complete(r as u64, ns);
+    }
     true
 }
 

@@ -14,10 +14,8 @@ use crate::stats::{Histogram, Moments};
 pub struct DirStats {
     pub ios: u64,
     pub bytes: u64,
-    /// Issued I/Os (including any that failed or were cut short), and
-    /// their bytes.
+    /// Issued I/Os (including any that failed or were cut short).
     pub issued: u64,
-    pub issued_bytes: u64,
     /// Completion latency in nanoseconds.
     pub clat: Moments,
     pub clat_hist: Histogram,
@@ -61,10 +59,8 @@ impl JobResult {
     }
 
     #[inline]
-    pub fn issue(&mut self, dir: Dir, bytes: u64) {
-        let d = &mut self.dirs[dir as usize];
-        d.issued += 1;
-        d.issued_bytes += bytes;
+    pub fn issue(&mut self, dir: Dir) {
+        self.dirs[dir as usize].issued += 1;
     }
 
     #[inline]
