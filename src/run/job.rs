@@ -12,7 +12,7 @@ use std::time::Instant;
 use super::config::{BufferFill, JobConfig};
 use super::offsets::{RandomMap, Rng};
 use super::result::{DirStats, JobResult};
-use crate::engine::{self, Completion, Dir, OpenMode, Queued, Request};
+use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
@@ -24,7 +24,12 @@ struct Slot {
     dir: Dir,
     offset: u64,
     len: usize,
+    /// When the I/O was prepared, and when it was handed to the device.
+    prepared: Instant,
     submitted: Option<Instant>,
+    /// Whether it went through an asynchronous engine's queue (only those
+    /// have a submission latency).
+    queued: bool,
 }
 
 impl Slot {
@@ -38,7 +43,9 @@ impl Slot {
             dir: Dir::Read,
             offset: 0,
             len: 0,
+            prepared: Instant::now(),
             submitted: None,
+            queued: false,
         }
     }
 
@@ -326,6 +333,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             slot.dir = dir;
             slot.offset = offset;
             slot.len = len as usize;
+            slot.prepared = clock;
             slot.submitted = Some(clock);
             issued_bytes += len;
             issued_ios += 1;
@@ -349,7 +357,10 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 dir,
                 buf: slot.buf(),
             }) {
-                Queued::Pending => unsubmitted.push(index),
+                Queued::Pending => {
+                    slot.queued = true;
+                    unsubmitted.push(index);
+                }
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = Instant::now();
@@ -366,36 +377,36 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             let full = in_flight + unsubmitted.len() == cfg.iodepth;
             let last = !may_issue(clock, issued_bytes, issued_ios);
             if unsubmitted.len() >= cfg.batch_submit || full || last {
-                // One clock read per submitted batch.
-                clock = Instant::now();
-                for &i in &unsubmitted {
-                    slots[i].submitted = Some(clock);
-                }
-                in_flight += unsubmitted.len();
-                unsubmitted.clear();
-                if clock >= ramp_end {
-                    result.depth_sample(in_flight);
-                }
-                if let Err(e) = eng.commit() {
+                if let Err(e) = submit(
+                    eng.as_mut(),
+                    &mut slots,
+                    &mut unsubmitted,
+                    &mut in_flight,
+                    &mut clock,
+                ) {
                     result.fail(errno(&e), format!("fio: io commit failed: {e}"));
                     break;
+                }
+                if clock >= ramp_end {
+                    result.depth_sample(in_flight);
                 }
             }
             if !full && !last {
                 continue;
             }
         }
-        if draining_for_sync && !unsubmitted.is_empty() {
-            clock = Instant::now();
-            for &i in &unsubmitted {
-                slots[i].submitted = Some(clock);
-            }
-            in_flight += unsubmitted.len();
-            unsubmitted.clear();
-            if let Err(e) = eng.commit() {
-                result.fail(errno(&e), format!("fio: io commit failed: {e}"));
-                break;
-            }
+        if draining_for_sync
+            && !unsubmitted.is_empty()
+            && let Err(e) = submit(
+                eng.as_mut(),
+                &mut slots,
+                &mut unsubmitted,
+                &mut in_flight,
+                &mut clock,
+            )
+        {
+            result.fail(errno(&e), format!("fio: io commit failed: {e}"));
+            break;
         }
         if in_flight == 0 {
             if draining_for_sync || !unsubmitted.is_empty() {
@@ -508,6 +519,26 @@ fn think(cfg: &JobConfig) {
     std::thread::sleep(cfg.think_sleep);
 }
 
+/// Submits the queued I/Os: one system call, then one clock read that
+/// marks them all as handed to the device (so their submission latency
+/// includes the call, as fio measures it).
+fn submit(
+    eng: &mut dyn Engine,
+    slots: &mut [Slot],
+    unsubmitted: &mut Vec<usize>,
+    in_flight: &mut usize,
+    clock: &mut Instant,
+) -> io::Result<()> {
+    let result = eng.commit();
+    *clock = Instant::now();
+    for &i in unsubmitted.iter() {
+        slots[i].submitted = Some(*clock);
+    }
+    *in_flight += unsubmitted.len();
+    unsubmitted.clear();
+    result
+}
+
 fn errno(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(5)
 }
@@ -545,8 +576,15 @@ fn complete(
         return false;
     }
     if measure {
-        let ns = at.saturating_duration_since(submitted).as_nanos() as u64;
-        result.dir_mut(slot.dir).complete(r as u64, ns);
+        let ns = |from: Instant, to: Instant| to.saturating_duration_since(from).as_nanos() as u64;
+        let stats = result.dir_mut(slot.dir);
+        if std::mem::take(&mut slot.queued) {
+            stats.slat.add(ns(slot.prepared, submitted));
+        }
+        stats.lat.add(ns(slot.prepared, at));
+        stats.complete(r as u64, ns(submitted, at));
+    } else {
+        slot.queued = false;
     }
     true
 }

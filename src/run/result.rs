@@ -16,9 +16,12 @@ pub struct DirStats {
     pub bytes: u64,
     /// Issued I/Os (including any that failed or were cut short).
     pub issued: u64,
-    /// Completion latency in nanoseconds.
+    /// Submission latency (asynchronous engines only), completion latency
+    /// and total latency, in nanoseconds.
+    pub slat: Moments,
     pub clat: Moments,
     pub clat_hist: Histogram,
+    pub lat: Moments,
 }
 
 /// A job's result.
@@ -88,19 +91,17 @@ impl JobResult {
 
     /// The plain JSON dump of this job.
     pub fn to_json(&self) -> J {
+        let moments = |m: &Moments| json!({"min": m.min, "max": m.max, "mean": m.mean(), "stddev": m.stddev(), "N": m.count});
         let dir = |d: &DirStats| {
+            let mut clat = moments(&d.clat);
+            clat["bins"] = d.clat_hist.bins().map(|(v, c)| json!([v, c])).collect();
             json!({
                 "io_bytes": d.bytes,
                 "total_ios": d.ios,
                 "issued": d.issued,
-                "clat_ns": {
-                    "min": d.clat.min,
-                    "max": d.clat.max,
-                    "mean": d.clat.mean(),
-                    "stddev": d.clat.stddev(),
-                    "N": d.clat.count,
-                    "bins": d.clat_hist.bins().map(|(v, c)| json!([v, c])).collect::<Vec<_>>(),
-                },
+                "slat_ns": moments(&d.slat),
+                "clat_ns": clat,
+                "lat_ns": moments(&d.lat),
             })
         };
         let depths: serde_json::Map<String, J> = ["1", "2", "4", "8", "16", "32", ">=64"]
@@ -117,16 +118,7 @@ impl JobResult {
             "read": dir(&self.dirs[0]),
             "write": dir(&self.dirs[1]),
                         "trim": dir(&self.dirs[2]),
-            "sync": {
-                "total_ios": self.syncs,
-                "lat_ns": {
-                    "min": self.sync_lat.min,
-                    "max": self.sync_lat.max,
-                    "mean": self.sync_lat.mean(),
-                    "stddev": self.sync_lat.stddev(),
-                    "N": self.sync_lat.count,
-                },
-            },
+            "sync": {"total_ios": self.syncs, "lat_ns": moments(&self.sync_lat)},
             "iodepth_level": depths,
         })
     }
