@@ -159,8 +159,16 @@ fn demo_target() -> String {
 
 /// fio flags that change what a run prints or logs, which ferrio's
 /// interim statistics dump does not do yet.
-const UNHONOURED_RUN_FLAGS: &[&str] =
-    &["status-interval", "eta", "eta-newline", "eta-interval", "minimal", "append-terse", "bandwidth-log", "terse-version"];
+const UNHONOURED_RUN_FLAGS: &[&str] = &[
+    "status-interval",
+    "eta",
+    "eta-newline",
+    "eta-interval",
+    "minimal",
+    "append-terse",
+    "bandwidth-log",
+    "terse-version",
+];
 
 /// Flags that fio checks before reading any job.
 fn check_flags(args: &Args) -> Result<(), i32> {
@@ -225,7 +233,7 @@ fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         eprintln!("ferrio: {}", refusal.0);
         1
     })?;
-            let formats = args.flag("output-format").flatten().unwrap_or("normal");
+    let formats = args.flag("output-format").flatten().unwrap_or("normal");
     eprintln!(
         "ferrio: --output-format={formats}: fio's report formats are not written yet; the results are ferrio's JSON dump of its statistics"
     );
@@ -233,7 +241,9 @@ fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     // say so rather than ignore them.
     for flag in UNHONOURED_RUN_FLAGS {
         if args.has(flag) {
-            eprintln!("ferrio: --{flag} is not honoured yet (no live status, terse or log output); the run goes on without it");
+            eprintln!(
+                "ferrio: --{flag} is not honoured yet (no live status, terse or log output); the run goes on without it"
+            );
         }
     }
     crate::run::signals::install();

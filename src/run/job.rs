@@ -281,6 +281,8 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                 }
             }
         }
+        // Set when a batch was submitted while the queue has room for more.
+        let mut keep_filling = false;
         if issuing && depth < cfg.iodepth && !draining_for_sync {
             let drawn = cfg.direction(rng.below(100));
             // Rate caps (fio's rate_ddir): a direction ahead of its rate
@@ -376,37 +378,30 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             }
             let full = in_flight + unsubmitted.len() == cfg.iodepth;
             let last = !may_issue(clock, issued_bytes, issued_ios);
-            if unsubmitted.len() >= cfg.batch_submit || full || last {
-                if let Err(e) = submit(
-                    eng.as_mut(),
-                    &mut slots,
-                    &mut unsubmitted,
-                    &mut in_flight,
-                    &mut clock,
-                ) {
-                    result.fail(errno(&e), format!("fio: io commit failed: {e}"));
-                    break;
-                }
-                if clock >= ramp_end {
-                    result.depth_sample(in_flight);
-                }
-            }
-            if !full && !last {
+            if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
             }
+            keep_filling = !full && !last;
         }
-        if draining_for_sync
-            && !unsubmitted.is_empty()
-            && let Err(e) = submit(
+        // Submit what is queued: a full batch, a full queue, the last I/Os,
+        // or the I/Os a periodic sync has to wait for.
+        if !unsubmitted.is_empty() {
+            if let Err(e) = submit(
                 eng.as_mut(),
                 &mut slots,
                 &mut unsubmitted,
                 &mut in_flight,
                 &mut clock,
-            )
-        {
-            result.fail(errno(&e), format!("fio: io commit failed: {e}"));
-            break;
+            ) {
+                result.fail(errno(&e), format!("fio: io commit failed: {e}"));
+                break;
+            }
+            if clock >= ramp_end {
+                result.depth_sample(in_flight);
+            }
+            if keep_filling {
+                continue;
+            }
         }
         if in_flight == 0 {
             if draining_for_sync || !unsubmitted.is_empty() {
