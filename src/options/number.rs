@@ -3,6 +3,16 @@
 //! before the number) is 4 bytes, `size=1.5m` is 1 byte, `runtime=5x` is 5
 //! seconds, `iodepth=0x10` is 16.
 
+/// The length of the run of digits `t` starts with; `None` when there is
+/// none (what makes C's number readers fail).
+fn digit_run(t: &str, base: u32) -> Option<usize> {
+    let n = t
+        .bytes()
+        .take_while(|b| (*b as char).is_digit(base))
+        .count();
+    (n > 0).then_some(n)
+}
+
 /// Parses like `strtoll(s, &end, base)`: leading blanks, an optional sign,
 /// digits. Returns the value and the unread rest, or `None` when no digit
 /// was read or the value overflowed upwards (fio's failure cases).
@@ -19,13 +29,7 @@ pub fn strtoll(s: &str, base: u32) -> Option<(i64, &str)> {
     {
         t = &t[2..];
     }
-    let digits = t
-        .bytes()
-        .take_while(|b| (*b as char).is_digit(base))
-        .count();
-    if digits == 0 {
-        return None;
-    }
+    let digits = digit_run(t, base)?;
     let mut value: i128 = 0;
     for b in t[..digits].bytes() {
         value = (value * base as i128 + (b as char).to_digit(base).unwrap_or(0) as i128)
@@ -185,13 +189,7 @@ pub fn c_int(s: &str) -> Option<i32> {
     } else {
         t
     };
-    let digits = t
-        .bytes()
-        .take_while(|b| (*b as char).is_digit(base))
-        .count();
-    if digits == 0 {
-        return None;
-    }
+    let digits = digit_run(t, base)?;
     let mut v: u32 = 0;
     for b in t[..digits].bytes() {
         v = v
