@@ -23,7 +23,7 @@ impl Environment {
     pub fn capture() -> Self {
         Environment {
             vars: std::env::vars().collect(),
-            page_size: sysconf(libc_sc::PAGESIZE).unwrap_or(4096),
+            page_size: page_size().unwrap_or(4096),
             mb_memory: mem_total_mb().unwrap_or(1024),
             ncpus: std::thread::available_parallelism()
                 .map(|n| n.get() as u64)
@@ -42,18 +42,9 @@ impl Environment {
     }
 }
 
-mod libc_sc {
-    pub const PAGESIZE: i32 = 30;
-}
-
-unsafe extern "C" {
-    #[link_name = "sysconf"]
-    fn c_sysconf(name: i32) -> i64;
-}
-
-fn sysconf(name: i32) -> Option<u64> {
+fn page_size() -> Option<u64> {
     // SAFETY: sysconf only reads a configuration value.
-    let v = unsafe { c_sysconf(name) };
+    let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     (v > 0).then_some(v as u64)
 }
 
