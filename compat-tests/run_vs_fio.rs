@@ -458,10 +458,15 @@ fn ramp_time_runs_before_measuring() {
     // Size-based: the ramp's I/Os count towards the size but not in the
     // statistics. Time-based: the runtime starts after the ramp.
     for extra in ["", "time_based\nruntime=1"] {
-        let job = format!("[j]\nioengine=null\nrw=read\nbs=4k\nsize=4m\nrate_iops=1000\nramp_time=500ms\n{extra}\n");
+        let job = format!(
+            "[j]\nioengine=null\nrw=read\nbs=4k\nsize=4m\nrate_iops=1000\nramp_time=500ms\n{extra}\n"
+        );
         let (want, got, code, err) = both(&job);
         assert_eq!(code, 0, "{err}");
         let (w, g) = (ios(&want, 0, "read") as f64, ios(&got, 0, "read") as f64);
-        assert!((g / w - 1.0).abs() < 0.05, "{extra:?}: {g} measured I/Os vs fio's {w}");
+        assert!(
+            (g / w - 1.0).abs() < 0.05,
+            "{extra:?}: {g} measured I/Os vs fio's {w}"
+        );
     }
 }
