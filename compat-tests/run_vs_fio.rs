@@ -470,3 +470,33 @@ fn ramp_time_runs_before_measuring() {
         );
     }
 }
+
+/// Bytes of `path` in the page cache, from util-linux's fincore.
+fn cached_bytes(path: &std::path::Path) -> u64 {
+    let out = std::process::Command::new("fincore")
+        .args(["-bn", "-o", "RES"])
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+#[test]
+fn invalidate_drops_the_files_cached_pages_first() {
+    let s = Scratch::new("invalidate");
+    let data = s.0.join("data");
+    std::fs::write(&data, vec![7u8; 8 << 20]).unwrap();
+    let file = std::fs::File::open(&data).unwrap();
+    file.sync_all().unwrap();
+    for (setting, dropped) in [("invalidate=1", true), ("invalidate=0", false)] {
+        std::fs::read(&data).unwrap(); // bring every page into the cache
+        s.write("job.fio", &format!("[j]\nioengine=psync\nrw=read\nbs=4k\nsize=8m\nnumber_ios=1\nfilename=data\n{setting}\n"));
+        assert_eq!(run(ferrio(), &["job.fio"], &s.0, &HashMap::new()).code, 0);
+        let cached = cached_bytes(&data);
+        assert_eq!(
+            cached < (2 << 20),
+            dropped,
+            "{setting}: {cached} bytes cached after one 4k read"
+        );
+    }
+}

@@ -55,6 +55,9 @@ pub struct Completion {
 pub struct OpenMode {
     pub write: bool,
     pub direct: bool,
+    /// Drop the file's cached pages first, so reads reach the device
+    /// (fio's `invalidate`, on by default).
+    pub invalidate: bool,
 }
 
 /// An I/O engine.

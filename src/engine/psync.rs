@@ -3,6 +3,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -34,14 +35,23 @@ impl Psync {
 
 /// Opens a job file the way the file engines do: read-only unless the job
 /// writes, O_DIRECT when asked, never creating it (the runner lays files
-/// out before the engines see them).
+/// out before the engines see them), and with its cached pages dropped
+/// when asked.
 pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(mode.write);
     if mode.direct {
         options.custom_flags(O_DIRECT);
     }
-    options.open(path)
+    let file = options.open(path)?;
+    if mode.invalidate {
+        // SAFETY: posix_fadvise only advises the kernel about an open file.
+        let r = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if r != 0 {
+            return Err(io::Error::from_raw_os_error(r));
+        }
+    }
+    Ok(file)
 }
 
 fn result(r: io::Result<usize>) -> i64 {

@@ -1262,6 +1262,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Drop the files' cached pages before starting",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "sync",

@@ -76,6 +76,7 @@ pub struct JobConfig {
     /// Share of reads in a mixed workload, in percent.
     pub read_percent: u64,
     pub direct: bool,
+    pub invalidate: bool,
     pub random_map: bool,
     pub seed: u64,
 }
@@ -323,6 +324,7 @@ impl JobConfig {
             read_percent,
             bs_unaligned: job.flag("bs_unaligned"),
             direct: job.flag("direct"),
+            invalidate: job.flag("invalidate"),
             random_map: !job.flag("norandommap"),
             seed,
             offset,

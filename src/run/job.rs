@@ -188,6 +188,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
     let mode = OpenMode {
         write: cfg.pattern.write,
         direct: cfg.direct,
+        invalidate: cfg.invalidate,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth) {
         Some(Ok(e)) => e,
