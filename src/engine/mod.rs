@@ -88,7 +88,9 @@ fn sync_file(file: &std::fs::File, data_only: bool) -> io::Result<()> {
 }
 
 /// Engines ferrio runs, by fio's name.
-pub const ENGINES: &[&str] = &["null", "psync", "sync", "libaio", "io_uring"];
+pub const ENGINES: &[&str] = &[
+    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring",
+];
 
 /// Whether ferrio has an engine of this name.
 pub fn exists(name: &str) -> bool {
@@ -103,6 +105,13 @@ pub fn create(name: &str, depth: usize) -> Option<io::Result<Box<dyn Engine>>> {
         "null" => Ok(Box::new(null::Null::new(depth))),
         "psync" => Ok(Box::new(psync::Psync::new(psync::Calls::Positional))),
         "sync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenTransfer))),
+        "vsync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenVectored))),
+        "pvsync" => Ok(Box::new(psync::Psync::new(
+            psync::Calls::PositionalVectored,
+        ))),
+        "pvsync2" => Ok(Box::new(psync::Psync::new(
+            psync::Calls::PositionalVectored2,
+        ))),
         "libaio" => libaio::Libaio::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
         "io_uring" => io_uring::Uring::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
         _ => return None,

@@ -2,7 +2,7 @@
 //! `sync` (seek, then read/write). Each I/O completes inside `queue`.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
@@ -17,6 +17,9 @@ const O_DIRECT: i32 = 0o40000;
 pub enum Calls {
     Positional,
     SeekThenTransfer,
+    SeekThenVectored,
+    PositionalVectored,
+    PositionalVectored2,
 }
 
 pub struct Psync {
@@ -54,6 +57,36 @@ pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
     Ok(file)
 }
 
+/// preadv/pwritev (or their `2` forms, with no flags) with one buffer.
+fn positional_vectored(
+    file: &File,
+    dir: Dir,
+    buf: &mut [u8],
+    offset: u64,
+    v2: bool,
+) -> io::Result<usize> {
+    let iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    let (fd, off) = (file.as_raw_fd(), offset as libc::off_t);
+    // SAFETY: `iov` describes `buf`, which lives and is not otherwise
+    // touched for the duration of the call.
+    let n = unsafe {
+        match (dir, v2) {
+            (Dir::Read, false) => libc::preadv(fd, &iov, 1, off),
+            (Dir::Read, true) => libc::preadv2(fd, &iov, 1, off, 0),
+            (_, false) => libc::pwritev(fd, &iov, 1, off),
+            (_, true) => libc::pwritev2(fd, &iov, 1, off, 0),
+        }
+    };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
 fn result(r: io::Result<usize>) -> i64 {
     match r {
         Ok(n) => n as i64,
@@ -66,6 +99,9 @@ impl Engine for Psync {
         match self.calls {
             Calls::Positional => "psync",
             Calls::SeekThenTransfer => "sync",
+            Calls::SeekThenVectored => "vsync",
+            Calls::PositionalVectored => "pvsync",
+            Calls::PositionalVectored2 => "pvsync2",
         }
     }
 
@@ -85,6 +121,22 @@ impl Engine for Psync {
             (Calls::SeekThenTransfer, Dir::Write) => file
                 .seek(SeekFrom::Start(req.offset))
                 .and_then(|_| file.write(req.buf)),
+            (Calls::SeekThenVectored, Dir::Read) => file
+                .seek(SeekFrom::Start(req.offset))
+                .and_then(|_| file.read_vectored(&mut [IoSliceMut::new(req.buf)])),
+            (Calls::SeekThenVectored, Dir::Write) => file
+                .seek(SeekFrom::Start(req.offset))
+                .and_then(|_| file.write_vectored(&[IoSlice::new(req.buf)])),
+            (
+                Calls::PositionalVectored | Calls::PositionalVectored2,
+                dir @ (Dir::Read | Dir::Write),
+            ) => positional_vectored(
+                file,
+                dir,
+                req.buf,
+                req.offset,
+                self.calls == Calls::PositionalVectored2,
+            ),
             (_, Dir::Trim) => Err(io::Error::from_raw_os_error(95)),
         };
         Queued::Done(result(r))
