@@ -503,3 +503,38 @@ fn invalidate_drops_the_files_cached_pages_first() {
         );
     }
 }
+
+#[test]
+fn several_files_share_the_size_as_fio_shares_it() {
+    for extra in [
+        "nrfiles=4",
+        "nrfiles=3\nrw=randread",
+        "filename=fa:fb",
+        "nrfiles=4\nsize=1m\nbs=64k",
+        "size=10k",
+        "rw=randwrite\nsize=10k",
+    ] {
+        let job = format!("[j]\nioengine=psync\nrw=read\nbs=4k\nsize=4m\n{extra}\n");
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{extra}: {err}");
+        for dir in ["read", "write"] {
+            assert_eq!(ios(&got, 0, dir), ios(&want, 0, dir), "{extra}: {dir}");
+        }
+    }
+}
+
+#[test]
+fn several_files_are_laid_out_and_used_in_turn() {
+    let s = Scratch::new("files");
+    s.write(
+        "job.fio",
+        "[j]\nioengine=psync\nrw=write\nbs=4k\nsize=64k\nnrfiles=4\nzero_buffers\n",
+    );
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for i in 0..4 {
+        let data = std::fs::read(s.0.join(format!("j.0.{i}"))).unwrap();
+        assert_eq!(data.len(), 16 << 10, "file {i}");
+        assert!(data.iter().all(|&b| b == 0), "file {i} was written in full");
+    }
+}

@@ -465,6 +465,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Number of files the job's I/O is spread over",
     )
+    .runs()
     .alias(&["nr_files"])
     .def("1"),
     OptDef::new(

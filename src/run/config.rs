@@ -25,14 +25,15 @@ pub struct JobConfig {
     pub name: String,
     pub group: u32,
     pub engine: String,
-    pub path: PathBuf,
+    /// The job's files; I/O goes to them in turn (fio's roundrobin).
+    pub paths: Vec<PathBuf>,
     pub pattern: Pattern,
     /// Block sizes per direction.
     pub bs: [BlockSizes; 3],
     /// Keep drawn block sizes as they are instead of rounding them down
     /// to a multiple of the smallest (bs_unaligned).
     pub bs_unaligned: bool,
-    /// Bytes of the region the job works on.
+    /// Bytes of the region the job works on in each file.
     pub size: u64,
     /// Where the region starts in the file.
     pub offset: u64,
@@ -225,17 +226,22 @@ impl JobConfig {
                 bs[dir].min()
             )));
         }
-        let path = match job.filenames().first() {
-            Some(f) => PathBuf::from(f),
-            None => {
-                let dir = match job.value("directory") {
-                    Some(Value::Text(d)) => PathBuf::from(d),
-                    _ => PathBuf::from("."),
-                };
-                // fio's default data file name: jobname.clone.file
-                dir.join(format!("{}.{}.0", job.name, job.subjob))
-            }
+        let named = job.filenames();
+        let paths: Vec<PathBuf> = if named.is_empty() {
+            let dir = match job.value("directory") {
+                Some(Value::Text(d)) => PathBuf::from(d),
+                _ => PathBuf::from("."),
+            };
+            // fio's default data file names: jobname.clone.file
+            let count = job.num("nrfiles").unwrap_or(1).max(1);
+            (0..count)
+                .map(|i| dir.join(format!("{}.{}.{i}", job.name, job.subjob)))
+                .collect()
+        } else {
+            named.iter().map(PathBuf::from).collect()
         };
+        // The size is shared between the files.
+        let size = size / paths.len() as u64;
         let offset = match job.value("offset") {
             Some(Value::Nums(v)) => v[0],
             _ => {
@@ -250,7 +256,11 @@ impl JobConfig {
             Value::Nums(v) if v[0] > 0 => Some(v[0]),
             _ => None,
         });
-        let io_bytes = io_bytes.unwrap_or(size).saturating_mul(loops);
+        // Without io_size, each file is done in whole blocks of the
+        // smallest size, as fio does.
+        let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
+        let whole = size / min_bs * min_bs * paths.len() as u64;
+        let io_bytes = io_bytes.unwrap_or(whole).saturating_mul(loops);
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
                 // A range: each job picks its own delay within it.
@@ -299,7 +309,7 @@ impl JobConfig {
             name: job.name.clone(),
             group: job.group,
             engine: job.engine.clone(),
-            path,
+            paths,
             pattern,
             bs,
             size,

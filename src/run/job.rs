@@ -4,12 +4,12 @@
 //! The loop allocates nothing: buffers and slots are made once. It reads
 //! the clock once per submitted batch and once per reaped batch.
 
-use std::fs::OpenOptions;
-use std::io::{self, Write};
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::config::{BufferFill, JobConfig};
+use super::layout::fill_random;
 use super::offsets::{RandomMap, Rng};
 use super::result::{DirStats, JobResult};
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
@@ -24,6 +24,8 @@ struct Slot {
     dir: Dir,
     offset: u64,
     len: usize,
+    /// Which of the job's files the I/O goes to.
+    file: usize,
     /// When the I/O was prepared, and when it was handed to the device.
     prepared: Instant,
     submitted: Option<Instant>,
@@ -40,6 +42,7 @@ impl Slot {
         }
         Slot {
             memory,
+            file: 0,
             dir: Dir::Read,
             offset: 0,
             len: 0,
@@ -73,53 +76,6 @@ impl Slot {
         let start = self.memory.as_ptr().align_offset(ALIGN);
         &mut self.memory[start..start + self.len]
     }
-}
-
-/// Fills a buffer with random bytes.
-fn fill_random(buf: &mut [u8], rng: &mut Rng) {
-    for word in buf.chunks_mut(8) {
-        let n = word.len();
-        word.copy_from_slice(&rng.next_u64().to_le_bytes()[..n]);
-    }
-}
-
-/// Creates or extends the data file to the job's size; returns the
-/// "Laying out" notice fio prints when it had to.
-pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
-    // fio's null engine touches no file.
-    if cfg.engine == "null" {
-        return Ok(None);
-    }
-    let needed = cfg.offset + cfg.size;
-    let current = std::fs::metadata(&cfg.path).map(|m| m.len()).ok();
-    if current.is_some_and(|len| len >= needed) {
-        return Ok(None);
-    }
-    if let Some(parent) = cfg.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)?;
-    }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&cfg.path)?;
-    // Reads need real data on disk; a sparse file would read as zeros
-    // without touching the device.
-    let mut rng = Rng::new(cfg.seed ^ 0x5eed);
-    let mut chunk = vec![0u8; 1 << 20];
-    let mut written = current.unwrap_or(0);
-    while written < needed {
-        fill_random(&mut chunk, &mut rng);
-        let n = ((needed - written) as usize).min(chunk.len());
-        std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written)?;
-        written += n as u64;
-    }
-    file.flush()?;
-    Ok(Some(format!(
-        "{}: Laying out IO file (1 file / {}MiB)",
-        cfg.name,
-        (needed - current.unwrap_or(0)) >> 20
-    )))
 }
 
 /// Where the next I/O of each direction goes.
@@ -204,13 +160,17 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             return result;
         }
     };
-    let file = match eng.open(&cfg.path, mode) {
-        Ok(f) => f,
-        Err(e) => {
-            result.fail(errno(&e), format!("open({}): {e}", cfg.path.display()));
-            return result;
+    // Engine handles of the job's files, and one placement per file.
+    let mut files = Vec::with_capacity(cfg.paths.len());
+    for path in &cfg.paths {
+        match eng.open(path, mode) {
+            Ok(f) => files.push(f),
+            Err(e) => {
+                result.fail(errno(&e), format!("open({}): {e}", path.display()));
+                return result;
+            }
         }
-    };
+    }
     let max_len = used_dirs(cfg)
         .map(|d| cfg.bs[d].max())
         .max()
@@ -221,7 +181,9 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         .collect();
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let mut place = Placement::new(cfg);
+    let mut places: Vec<Placement> = cfg.paths.iter().map(|_| Placement::new(cfg)).collect();
+    // fio's default file service: each I/O goes to the next file in turn.
+    let mut next_file = 0usize;
     let mut issued_bytes = 0u64;
     // Queued but not yet submitted, and submitted but not yet reaped.
     let mut unsubmitted: Vec<usize> = Vec::with_capacity(cfg.iodepth);
@@ -264,11 +226,10 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
                     draining_for_sync = true;
                 } else {
                     let before = Instant::now();
-                    if let Err(e) = eng.sync(file, data_only) {
-                        result.fail(
-                            errno(&e),
-                            format!("fio: sync of {} failed: {e}", cfg.path.display()),
-                        );
+                    // Like fio, sync the file the next I/O would go to.
+                    if let Err(e) = eng.sync(files[next_file], data_only) {
+                        let path = cfg.paths[next_file].display();
+                        result.fail(errno(&e), format!("fio: sync of {path} failed: {e}"));
                         break;
                     }
                     clock = Instant::now();
@@ -331,8 +292,12 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
             let len = cfg.bs[dir as usize]
                 .pick(&mut rng, cfg.bs_unaligned)
                 .min(room);
-            let (offset, len) = place.next(cfg, dir, len, &mut rng);
+            let file_index = next_file;
+            next_file = (next_file + 1) % files.len();
+            let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
+            let file = files[file_index];
             let slot = &mut slots[index];
+            slot.file = file_index;
             slot.dir = dir;
             slot.offset = offset;
             slot.len = len as usize;
@@ -452,25 +417,28 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
         in_flight -= done.len().min(in_flight);
     }
     result.finish(Instant::now().saturating_duration_since(ramp_end));
-    // end_fsync and fsync_on_close: a last sync, not counted in the stats.
-    if result.error.is_none()
-        && (cfg.end_fsync || cfg.fsync_on_close)
-        && cfg.pattern.write
-        && let Err(e) = eng.sync(file, false)
-    {
-        result.fail(
-            errno(&e),
-            format!("fio: final sync of {} failed: {e}", cfg.path.display()),
-        );
+    // end_fsync and fsync_on_close: a last sync of every file, not
+    // counted in the stats.
+    if result.error.is_none() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
+        for (&file, path) in files.iter().zip(&cfg.paths) {
+            if let Err(e) = eng.sync(file, false) {
+                result.fail(
+                    errno(&e),
+                    format!("fio: final sync of {} failed: {e}", path.display()),
+                );
+            }
+        }
     }
     drop(eng);
-    if cfg.unlink
-        && let Err(e) = std::fs::remove_file(&cfg.path)
-    {
-        result.fail(
-            errno(&e),
-            format!("fio: unlink of {} failed: {e}", cfg.path.display()),
-        );
+    if cfg.unlink {
+        for path in &cfg.paths {
+            if let Err(e) = std::fs::remove_file(path) {
+                result.fail(
+                    errno(&e),
+                    format!("fio: unlink of {} failed: {e}", path.display()),
+                );
+            }
+        }
     }
     result
 }
@@ -564,7 +532,7 @@ fn complete(
             code,
             format!(
                 "fio: io_u error on file {}: {text}: {what} offset={}, buflen={}",
-                cfg.path.display(),
+                cfg.paths[slot.file].display(),
                 slot.offset,
                 slot.len
             ),

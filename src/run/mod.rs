@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod job;
+pub mod layout;
 pub mod offsets;
 pub mod result;
 pub mod signals;
@@ -36,7 +37,7 @@ pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) 
         let members = &jobs[start..end];
         let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
         for cfg in members {
-            match job::lay_out(cfg) {
+            match layout::lay_out(cfg) {
                 Ok(Some(line)) => {
                     notice(&line);
                     laid_out.push(Ok(()));
@@ -46,7 +47,7 @@ pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) 
                     let mut failed = JobResult::new(cfg);
                     failed.fail(
                         e.raw_os_error().unwrap_or(5),
-                        format!("laying out {}: {e}", cfg.path.display()),
+                        format!("fio: laying out the files of {} failed: {e}", cfg.name),
                     );
                     laid_out.push(Err(Box::new(failed)));
                 }
