@@ -538,3 +538,98 @@ fn several_files_are_laid_out_and_used_in_turn() {
         assert!(data.iter().all(|&b| b == 0), "file {i} was written in full");
     }
 }
+
+/// Share of accesses on the most accessed 1% of blocks, from block hits.
+fn top_percent_share(mut hits: Vec<u64>) -> f64 {
+    let total: u64 = hits.iter().sum();
+    hits.sort_unstable_by(|a, b| b.cmp(a));
+    let top = hits.len().div_ceil(100);
+    hits[..top].iter().sum::<u64>() as f64 / total as f64
+}
+
+#[test]
+fn random_distributions_have_fio_s_shape() {
+    use ferrio::run::distribution::{Distribution, Shape};
+    use ferrio::run::offsets::Rng;
+    let blocks = 10_240u64; // 40 MiB of 4 KiB blocks
+    let cases = [
+        (
+            "zipf:1.2",
+            Shape::Zipf {
+                theta: 1.2,
+                center: None,
+            },
+        ),
+        (
+            "zipf:0.8",
+            Shape::Zipf {
+                theta: 0.8,
+                center: None,
+            },
+        ),
+        (
+            "pareto:0.2",
+            Shape::Pareto {
+                h: 0.2,
+                center: None,
+            },
+        ),
+        (
+            "normal:5",
+            Shape::Normal {
+                deviation: 5.0,
+                center: None,
+            },
+        ),
+        (
+            "zoned:90/1:10/99",
+            Shape::Zoned([
+                vec![(90, 1), (10, 99)],
+                vec![(90, 1), (10, 99)],
+                vec![(90, 1), (10, 99)],
+            ]),
+        ),
+    ];
+    for (spec, shape) in cases {
+        // fio's offsets, from the I/O log it writes.
+        let s = Scratch::new("distribution");
+        s.write("job.fio", &format!("[j]\nioengine=null\nrw=randread\nbs=4k\nsize=40m\nrandom_distribution={spec}\nwrite_iolog=io.log\n"));
+        let out = run(
+            fio(),
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{spec}: {}", out.stderr);
+        let mut fio_hits = vec![0u64; blocks as usize];
+        for line in std::fs::read_to_string(s.0.join("io.log")).unwrap().lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() == 5 && f[2] == "read" {
+                fio_hits[(f[3].parse::<u64>().unwrap() / 4096) as usize] += 1;
+            }
+        }
+        let draws: u64 = fio_hits.iter().sum();
+        assert_eq!(
+            draws, blocks,
+            "{spec}: fio issued one I/O per block of size"
+        );
+        // ferrio's generator, drawn as often.
+        let d = Distribution::new(&shape, blocks);
+        let mut rng = Rng::new(7);
+        let mut ours = vec![0u64; blocks as usize];
+        for _ in 0..draws {
+            ours[d.next(&mut rng, 0).unwrap() as usize] += 1;
+        }
+        let (want, got) = (top_percent_share(fio_hits), top_percent_share(ours));
+        assert!(
+            (want - got).abs() < 0.05,
+            "{spec}: top 1% of blocks take {got:.3} of accesses, fio {want:.3}"
+        );
+        // And the job runs: one I/O per block, as fio.
+        let (want, got_doc, code, err) = both(&format!(
+            "[j]\nioengine=null\nrw=randread\nbs=4k\nsize=40m\nrandom_distribution={spec}\n"
+        ));
+        assert_eq!(code, 0, "{spec}: {err}");
+        assert_eq!(ios(&got_doc, 0, "read"), ios(&want, 0, "read"), "{spec}");
+    }
+}

@@ -435,6 +435,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Distribution of random offsets, with its parameters after ':'",
     )
+    .runs()
     .def("random")
     .check(Check::Distribution),
     OptDef::new(

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::distribution::Shape;
 use super::offsets::Rng;
 use crate::engine::{self, Dir};
 use crate::options::check::{SplitEntry, parse_bssplit};
@@ -79,6 +80,8 @@ pub struct JobConfig {
     pub direct: bool,
     pub invalidate: bool,
     pub random_map: bool,
+    /// How random offsets are spread over the file.
+    pub distribution: Shape,
     pub seed: u64,
 }
 
@@ -336,6 +339,7 @@ impl JobConfig {
             direct: job.flag("direct"),
             invalidate: job.flag("invalidate"),
             random_map: !job.flag("norandommap"),
+            distribution: distribution(job)?,
             seed,
             offset,
             io_bytes,
@@ -395,6 +399,53 @@ fn block_sizes(job: &JobSpec) -> Result<[BlockSizes; 3], Refusal> {
         _ => [4096; 3],
     };
     Ok(bs.map(BlockSizes::Fixed))
+}
+
+/// `random_distribution`: the word and its `:` parameters.
+fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
+    let Some(Value::Word { word, tail }) = job.value("random_distribution") else {
+        return Ok(Shape::Uniform);
+    };
+    let tail = tail.as_deref().unwrap_or("");
+    let mut numbers = tail
+        .split(':')
+        .map(|t| crate::options::number::c_float(t.trim()));
+    let value = numbers.next().flatten();
+    let center = numbers.next().flatten();
+    Ok(match *word {
+        "random" => Shape::Uniform,
+        "zipf" => Shape::Zipf {
+            theta: value.unwrap_or(1.1),
+            center,
+        },
+        "pareto" => Shape::Pareto {
+            h: value.unwrap_or(0.2),
+            center,
+        },
+        "normal" => Shape::Normal {
+            deviation: value.unwrap_or(0.0),
+            center,
+        },
+        "zoned" => {
+            let parts: Vec<&str> = tail.splitn(3, ',').collect();
+            let zones = |text: &str| -> Vec<(u32, u32)> {
+                text.split(':')
+                    .filter_map(|z| z.split_once('/'))
+                    .filter_map(|(a, s)| Some((a.trim().parse().ok()?, s.trim().parse().ok()?)))
+                    .collect()
+            };
+            let read = zones(parts[0]);
+            let write = parts.get(1).map_or(read.clone(), |p| zones(p));
+            let trim = parts.get(2).map_or(write.clone(), |p| zones(p));
+            Shape::Zoned([read, write, trim])
+        }
+        other => {
+            return Err(Refusal(format!(
+                "job '{}': random_distribution={other} is not run by ferrio yet",
+                job.name
+            )));
+        }
+    })
 }
 
 /// A per-direction number option, zeros when unset.

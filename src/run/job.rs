@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::config::{BufferFill, JobConfig};
+use super::distribution::Distribution;
 use super::layout::fill_random;
 use super::offsets::{RandomMap, Rng};
 use super::result::{DirStats, JobResult};
@@ -82,6 +83,7 @@ impl Slot {
 struct Placement {
     next_seq: [u64; 2],
     map: Option<RandomMap>,
+    distribution: Distribution,
     block: u64,
 }
 
@@ -92,10 +94,14 @@ impl Placement {
             .min()
             .unwrap_or(4096)
             .max(1);
-        let map = (cfg.pattern.random && cfg.random_map).then(|| RandomMap::new(cfg.size / block));
+        let distribution = Distribution::new(&cfg.distribution, (cfg.size / block).max(1));
+        // fio gives up the random map for non-uniform distributions.
+        let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
+            .then(|| RandomMap::new(cfg.size / block));
         Placement {
             next_seq: [0; 2],
             map,
+            distribution,
             block,
         }
     }
@@ -115,7 +121,10 @@ impl Placement {
             return (cfg.offset + offset, len);
         }
         let Some(map) = &mut self.map else {
-            let block = rng.below(last_start / self.block + 1);
+            let block = match self.distribution.next(rng, dir as usize) {
+                Some(block) => block,
+                None => rng.below(last_start / self.block + 1),
+            };
             return (cfg.offset + (block * self.block).min(last_start), len);
         };
         if map.is_exhausted() {
