@@ -633,3 +633,15 @@ fn random_distributions_have_fio_s_shape() {
         assert_eq!(ios(&got_doc, 0, "read"), ios(&want, 0, "read"), "{spec}");
     }
 }
+
+#[test]
+fn percentage_random_mixes_sequential_and_random_io() {
+    for pct in ["0", "50", "100", "30,70"] {
+        let job =
+            format!("[j]\nioengine=psync\nrw=randrw\nbs=4k\nsize=1m\npercentage_random={pct}\n");
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{pct}: {err}");
+        let total = |d: &Value| ios(d, 0, "read") + ios(d, 0, "write");
+        assert_eq!(total(&got), total(&want), "percentage_random={pct}");
+    }
+}

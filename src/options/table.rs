@@ -444,6 +444,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Share of I/Os that are random (rest sequential), per direction",
     )
+    .runs()
     .def("100,100,100")
     .max(100)
     .per_dir(3),

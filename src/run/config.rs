@@ -82,6 +82,9 @@ pub struct JobConfig {
     pub random_map: bool,
     /// How random offsets are spread over the file.
     pub distribution: Shape,
+    /// Per direction, the share of a random workload's I/Os that are
+    /// random (the rest continue sequentially), in percent.
+    pub percentage_random: [u64; 3],
     pub seed: u64,
 }
 
@@ -340,6 +343,10 @@ impl JobConfig {
             invalidate: job.flag("invalidate"),
             random_map: !job.flag("norandommap"),
             distribution: distribution(job)?,
+            percentage_random: match job.value("percentage_random") {
+                Some(Value::Nums(v)) => v.map(|p| p.min(100)),
+                _ => [100; 3],
+            },
             seed,
             offset,
             io_bytes,

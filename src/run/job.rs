@@ -111,7 +111,10 @@ impl Placement {
     /// random map has at its offset, as fio does.
     fn next(&mut self, cfg: &JobConfig, dir: Dir, len: u64, rng: &mut Rng) -> (u64, u64) {
         let last_start = cfg.size - len;
-        if !cfg.pattern.random {
+        let random = cfg.pattern.random
+            && (cfg.percentage_random[dir as usize] >= 100
+                || rng.below(100) < cfg.percentage_random[dir as usize]);
+        if !random {
             let pos = &mut self.next_seq[dir as usize];
             if *pos > last_start {
                 *pos = 0;
@@ -120,12 +123,29 @@ impl Placement {
             *pos += len;
             return (cfg.offset + offset, len);
         }
+        let (start, len) = self.random(cfg, dir, len, last_start, rng);
+        // A sequential I/O after a random one continues from where that
+        // one ended, as fio keeps one last position per direction.
+        self.next_seq[dir as usize] = start + len;
+        (cfg.offset + start, len)
+    }
+
+    /// A random I/O's start within the region and its (maybe shortened)
+    /// length.
+    fn random(
+        &mut self,
+        cfg: &JobConfig,
+        dir: Dir,
+        len: u64,
+        last_start: u64,
+        rng: &mut Rng,
+    ) -> (u64, u64) {
         let Some(map) = &mut self.map else {
             let block = match self.distribution.next(rng, dir as usize) {
                 Some(block) => block,
                 None => rng.below(last_start / self.block + 1),
             };
-            return (cfg.offset + (block * self.block).min(last_start), len);
+            return ((block * self.block).min(last_start), len);
         };
         if map.is_exhausted() {
             map.reset();
@@ -135,7 +155,7 @@ impl Placement {
         let first = map.take_from(pick).unwrap_or(pick);
         let wanted = len.div_ceil(self.block);
         let got = 1 + map.extend(first, wanted - 1);
-        (cfg.offset + first * self.block, len.min(got * self.block))
+        (first * self.block, len.min(got * self.block))
     }
 }
 
@@ -569,5 +589,71 @@ impl DirStats {
         self.ios += 1;
         self.clat.add(ns);
         self.clat_hist.add(ns);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobfile::{MemLoader, expand::Environment};
+    use crate::plan::{Input, plan};
+
+    fn config(text: &str) -> JobConfig {
+        let mut m = MemLoader::default();
+        m.0.insert("/t/j.fio".into(), text.as_bytes().to_vec());
+        let input = Input {
+            cmdline: vec![],
+            files: vec!["/t/j.fio".to_string()],
+            sections: vec![],
+            env: Environment {
+                vars: Default::default(),
+                page_size: 4096,
+                mb_memory: 1024,
+                ncpus: 2,
+            },
+            loader: &m,
+            dry_run: false,
+            showcmd: false,
+            max_jobs: 16,
+        };
+        let p = plan(&input).unwrap();
+        JobConfig::from_spec(p.jobs().next().unwrap(), false).unwrap()
+    }
+
+    fn offsets(cfg: &JobConfig, n: usize) -> Vec<u64> {
+        let mut place = Placement::new(cfg);
+        let mut rng = Rng::new(3);
+        (0..n)
+            .map(|_| place.next(cfg, Dir::Read, 4096, &mut rng).0)
+            .collect()
+    }
+
+    #[test]
+    fn percentage_random_zero_is_sequential_and_full_is_random() {
+        let seq = offsets(
+            &config("[j]\nrw=randread\nsize=1m\npercentage_random=0\n"),
+            8,
+        );
+        assert_eq!(seq, (0..8).map(|i| i * 4096).collect::<Vec<_>>());
+        let random = offsets(&config("[j]\nrw=randread\nsize=1m\n"), 64);
+        let in_order = random.windows(2).filter(|w| w[1] == w[0] + 4096).count();
+        assert!(in_order < 8, "{in_order} of 63 steps were sequential");
+        let half = offsets(
+            &config("[j]\nrw=randread\nsize=64m\npercentage_random=50\n"),
+            2000,
+        );
+        let in_order = half.windows(2).filter(|w| w[1] == w[0] + 4096).count();
+        assert!(
+            (700..1300).contains(&in_order),
+            "{in_order} of 1999 steps were sequential"
+        );
+    }
+
+    #[test]
+    fn random_pass_touches_every_block_once() {
+        let cfg = config("[j]\nrw=randread\nsize=1m\n");
+        let mut seen = offsets(&cfg, 256);
+        seen.sort_unstable();
+        assert_eq!(seen, (0..256).map(|i| i * 4096).collect::<Vec<_>>());
     }
 }
