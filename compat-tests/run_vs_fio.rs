@@ -645,3 +645,22 @@ fn percentage_random_mixes_sequential_and_random_io() {
         assert_eq!(total(&got), total(&want), "percentage_random={pct}");
     }
 }
+
+#[test]
+fn exitall_stops_the_group_when_one_job_ends() {
+    let job = "[short]\nioengine=null\nrw=read\nsize=1m\nrate_iops=1000\nexitall\n[long]\nioengine=null\nrw=read\nsize=1g\ntime_based\nruntime=20\n";
+    let started = std::time::Instant::now();
+    let (want, got, code, err) = both(job);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    for doc in [&want, &got] {
+        let long_ms = doc["jobs"][1]["read"]["runtime"]
+            .as_u64()
+            .or(doc["jobs"][1]["runtime_ms"].as_u64());
+        assert!(long_ms.unwrap() < 2000, "the long job ran {long_ms:?} ms");
+    }
+}

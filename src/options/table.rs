@@ -1411,7 +1411,8 @@ pub static OPTIONS: &[OptDef] = &[
         Flag,
         Process,
         "When this job ends, stop other jobs as exit_what says",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "exit_what",
         Choice(&[

@@ -50,6 +50,8 @@ pub struct JobConfig {
     pub buffers: BufferFill,
     /// Remove the file when the job is done.
     pub unlink: bool,
+    /// When this job ends, stop the other jobs of its group.
+    pub exitall: bool,
     /// Pause after every `think_blocks` I/Os: spin this long, then sleep.
     pub think_spin: Duration,
     pub think_sleep: Duration,
@@ -355,6 +357,7 @@ impl JobConfig {
             ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
             buffers,
             unlink: job.flag("unlink"),
+            exitall: job.flag("exitall"),
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
             think_blocks: job.num("thinktime_blocks").unwrap_or(1).max(1),

@@ -167,8 +167,30 @@ fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
         .map(|(d, _)| d)
 }
 
-/// Runs one job to its end; `stop` ends it early (signals, other jobs).
-pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
+/// The flags that end a job early: a terminating signal, and another job
+/// of the group ending with `exitall`.
+#[derive(Clone, Copy)]
+pub struct Stops<'a> {
+    pub run: &'a AtomicBool,
+    pub group: &'a AtomicBool,
+}
+
+impl Stops<'_> {
+    fn any(&self) -> bool {
+        self.run.load(Ordering::Relaxed) || self.group.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs one job to its end, or until `stops` say so.
+pub fn run(cfg: &JobConfig, stops: Stops<'_>) -> JobResult {
+    let result = run_job(cfg, stops);
+    if cfg.exitall {
+        stops.group.store(true, Ordering::Relaxed);
+    }
+    result
+}
+
+fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     let mut result = JobResult::new(cfg);
     let mode = OpenMode {
         write: cfg.pattern.write,
@@ -234,7 +256,7 @@ pub fn run(cfg: &JobConfig, stop: &AtomicBool) -> JobResult {
     // Set while in-flight I/O is reaped ahead of a periodic sync.
     let mut draining_for_sync = false;
     let may_issue = |clock: Instant, issued: u64, ios: u64| {
-        !stop.load(Ordering::Relaxed)
+        !stop.any()
             && deadline.is_none_or(|d| clock < d)
             && (cfg.time_based || issued < cfg.io_bytes)
             && cfg.number_ios.is_none_or(|n| ios < n)
@@ -489,13 +511,13 @@ fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
 
 /// Sleeps until `until`, waking for stops; false when the run was stopped
 /// or the deadline came first.
-fn wait_until(until: Instant, deadline: Option<Instant>, stop: &AtomicBool) -> bool {
+fn wait_until(until: Instant, deadline: Option<Instant>, stop: Stops<'_>) -> bool {
     loop {
         let now = Instant::now();
         if now >= until {
             return true;
         }
-        if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
+        if stop.any() || deadline.is_some_and(|d| now >= d) {
             return false;
         }
         let limit = deadline.map_or(until, |d| d.min(until));

@@ -54,12 +54,17 @@ pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) 
                 }
             }
         }
+        let group_stop = AtomicBool::new(false);
+        let stops = job::Stops {
+            run: stop,
+            group: &group_stop,
+        };
         let group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
                 .zip(laid_out)
                 .map(|(cfg, ready)| match ready {
-                    Ok(()) => Ok(s.spawn(move || job::run(cfg, stop))),
+                    Ok(()) => Ok(s.spawn(move || job::run(cfg, stops))),
                     Err(failed) => Err(failed),
                 })
                 .collect();
