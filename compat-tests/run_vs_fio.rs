@@ -664,3 +664,15 @@ fn exitall_stops_the_group_when_one_job_ends() {
         assert!(long_ms.unwrap() < 2000, "the long job ran {long_ms:?} ms");
     }
 }
+
+#[test]
+fn blocks_larger_than_the_region_are_cut_to_it() {
+    let s = Scratch::new("bigblocks");
+    s.write(
+        "job.fio",
+        "[j]\nioengine=psync\nrw=randread\nsize=8k\nbsrange=4k-64k\nfilename=data\n",
+    );
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::metadata(s.0.join("data")).unwrap().len(), 8 << 10);
+}

@@ -342,7 +342,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             };
             let len = cfg.bs[dir as usize]
                 .pick(&mut rng, cfg.bs_unaligned)
-                .min(room);
+                .min(room)
+                // A block never reaches past the file's region.
+                .min(cfg.size);
             let file_index = next_file;
             next_file = (next_file + 1) % files.len();
             let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
