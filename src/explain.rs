@@ -222,28 +222,10 @@ fn typed(v: &Value) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobfile::{MemLoader, expand::Environment};
-    use crate::plan::{Input, plan};
+    use crate::plan::plan_for_test;
 
     fn lints_of(text: &str) -> Vec<String> {
-        let mut m = MemLoader::default();
-        m.0.insert("/t/j.fio".into(), text.as_bytes().to_vec());
-        let input = Input {
-            cmdline: vec![],
-            files: vec!["/t/j.fio".to_string()],
-            sections: vec![],
-            env: Environment {
-                vars: Default::default(),
-                page_size: 4096,
-                mb_memory: 1024,
-                ncpus: 2,
-            },
-            loader: &m,
-            dry_run: false,
-            showcmd: false,
-            max_jobs: 4096,
-        };
-        let p = plan(&input).unwrap();
+        let p = plan_for_test(text, &[], &[], false).unwrap();
         p.jobs().flat_map(lint).map(|l| l.message).collect()
     }
 
@@ -266,39 +248,22 @@ mod tests {
 
     #[test]
     fn explanation_shows_origins_and_environment() {
-        let mut m = MemLoader::default();
-        m.0.insert(
-            "/t/j.fio".into(),
-            b"[global]\nbs=${BS}\n[a]\nrw=read\n".to_vec(),
+        let plan = plan_for_test(
+            "[global]\nbs=${BS}\n[a]\nrw=read\n",
+            &[("iodepth", Some("4"))],
+            &[("BS", "8k")],
+            false,
         );
-        let mut env = Environment {
-            vars: Default::default(),
-            page_size: 4096,
-            mb_memory: 1024,
-            ncpus: 2,
-        };
-        env.vars.insert("BS".into(), "8k".into());
-        let input = Input {
-            cmdline: vec![crate::plan::CmdOption {
-                name: "iodepth".into(),
-                value: Some("4".into()),
-            }],
-            files: vec!["/t/j.fio".to_string()],
-            sections: vec![],
-            env,
-            loader: &m,
-            dry_run: false,
-            showcmd: false,
-            max_jobs: 4096,
-        };
-        let text = explain(&plan(&input).unwrap());
+        let text = explain(&plan.unwrap());
         assert!(text.contains("bs=${BS}"), "{text}");
         assert!(
-            text.contains("global section at /t/j.fio:2:1; expanded from the environment to '8k'"),
+            text.contains(
+                "global section at /t/job.fio:2:1; expanded from the environment to '8k'"
+            ),
             "{text}"
         );
         assert!(
-            text.contains("rw=read") && text.contains("job section at /t/j.fio:4:1"),
+            text.contains("rw=read") && text.contains("job section at /t/job.fio:4:1"),
             "{text}"
         );
         assert!(

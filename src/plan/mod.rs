@@ -288,5 +288,46 @@ fn showcmd_options(settings: &[Setting], global: bool) -> String {
     out
 }
 
+/// Plans one job file held in memory at `/t/job.fio`, with command-line
+/// options and environment variables, on a fixed machine (4 KiB pages,
+/// 1 GiB, 2 CPUs): what tests across the crate start from.
+#[cfg(test)]
+pub(crate) fn plan_for_test(
+    text: &str,
+    cmdline: &[(&str, Option<&str>)],
+    vars: &[(&str, &str)],
+    dry_run: bool,
+) -> Result<Plan, PlanError> {
+    let mut loader = crate::jobfile::MemLoader::default();
+    loader
+        .0
+        .insert("/t/job.fio".into(), text.as_bytes().to_vec());
+    let input = Input {
+        cmdline: cmdline
+            .iter()
+            .map(|(n, v)| CmdOption {
+                name: n.to_string(),
+                value: v.map(str::to_string),
+            })
+            .collect(),
+        files: vec!["/t/job.fio".to_string()],
+        sections: vec![],
+        env: Environment {
+            vars: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            page_size: 4096,
+            mb_memory: 1024,
+            ncpus: 2,
+        },
+        loader: &loader,
+        dry_run,
+        showcmd: false,
+        max_jobs: 4096,
+    };
+    plan(&input)
+}
+
 #[cfg(test)]
 mod tests;

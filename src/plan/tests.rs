@@ -1,36 +1,11 @@
 use super::*;
-use crate::jobfile::MemLoader;
-use std::path::PathBuf;
 
 fn plan_text(
     text: &str,
     cmdline: &[(&str, Option<&str>)],
     dry_run: bool,
 ) -> Result<Plan, PlanError> {
-    let mut m = MemLoader::default();
-    m.0.insert(PathBuf::from("/t/job.fio"), text.as_bytes().to_vec());
-    let input = Input {
-        cmdline: cmdline
-            .iter()
-            .map(|(n, v)| CmdOption {
-                name: n.to_string(),
-                value: v.map(str::to_string),
-            })
-            .collect(),
-        files: vec!["/t/job.fio".to_string()],
-        sections: vec![],
-        env: Environment {
-            vars: Default::default(),
-            page_size: 4096,
-            mb_memory: 1024,
-            ncpus: 2,
-        },
-        loader: &m,
-        dry_run,
-        showcmd: false,
-        max_jobs: 4096,
-    };
-    plan(&input)
+    plan_for_test(text, cmdline, &[], dry_run)
 }
 
 fn shape(p: &Plan) -> Vec<(String, u32, u32, u32)> {

@@ -619,28 +619,10 @@ impl DirStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobfile::{MemLoader, expand::Environment};
-    use crate::plan::{Input, plan};
+    use crate::plan::plan_for_test;
 
     fn config(text: &str) -> JobConfig {
-        let mut m = MemLoader::default();
-        m.0.insert("/t/j.fio".into(), text.as_bytes().to_vec());
-        let input = Input {
-            cmdline: vec![],
-            files: vec!["/t/j.fio".to_string()],
-            sections: vec![],
-            env: Environment {
-                vars: Default::default(),
-                page_size: 4096,
-                mb_memory: 1024,
-                ncpus: 2,
-            },
-            loader: &m,
-            dry_run: false,
-            showcmd: false,
-            max_jobs: 16,
-        };
-        let p = plan(&input).unwrap();
+        let p = plan_for_test(text, &[], &[], false).unwrap();
         JobConfig::from_spec(p.jobs().next().unwrap(), false).unwrap()
     }
 
