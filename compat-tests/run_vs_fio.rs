@@ -676,3 +676,55 @@ fn blocks_larger_than_the_region_are_cut_to_it() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(std::fs::metadata(s.0.join("data")).unwrap().len(), 8 << 10);
 }
+
+#[test]
+fn group_reporting_reports_each_group_as_one_job() {
+    let job = "[global]\nioengine=null\nrw=read\nsize=1m\n[a]\nnumjobs=4\ngroup_reporting\n[b]\nstonewall\nnumjobs=2\nbs=64k\n";
+    let (want, got, code, err) = both(job);
+    assert_eq!(code, 0, "{err}");
+    let shape = |d: &Value| -> Vec<(String, u64, u64)> {
+        d["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["jobname"].as_str().unwrap().to_string(),
+                    j["groupid"].as_u64().unwrap(),
+                    j["read"]["total_ios"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(shape(&got), shape(&want));
+}
+
+#[test]
+fn buffered_zero_means_direct_io() {
+    let s = Scratch::new("buffered");
+    let data = s.0.join("data");
+    std::fs::write(&data, vec![1u8; 4 << 20]).unwrap();
+    std::fs::File::open(&data).unwrap().sync_all().unwrap();
+    for (setting, through_cache) in [
+        ("buffered=0", false),
+        ("buffered=1", true),
+        ("direct=1\nbuffered=1", true),
+        ("buffered=1\ndirect=1", false),
+    ] {
+        s.write(
+            "job.fio",
+            &format!("[j]\nioengine=psync\nrw=read\nbs=64k\nsize=4m\nfilename=data\n{setting}\n"),
+        );
+        assert_eq!(
+            run(ferrio(), &["job.fio"], &s.0, &HashMap::new()).code,
+            0,
+            "{setting}"
+        );
+        let cached = cached_bytes(&data);
+        assert_eq!(
+            cached >= (3 << 20),
+            through_cache,
+            "{setting}: {cached} bytes cached after reading 4 MiB"
+        );
+    }
+}

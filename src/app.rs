@@ -246,11 +246,17 @@ fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             );
         }
     }
+    for notice in jobs.iter().flat_map(|j| &j.notices) {
+        eprintln!("{notice}");
+    }
     crate::run::signals::install();
     let stop = &crate::run::signals::STOP;
     // fio prints its progress notices (laying out files) only in the
     // normal report; the JSON dump keeps stdout to one document.
     let results = crate::run::run(&jobs, stop, &mut |_| {});
+    // fio's exit status counts the jobs that failed, before grouping.
+    let failed = results.iter().filter(|r| r.error.is_some()).count() as i32;
+    let results = crate::run::group_results(&jobs, results);
     let signal = crate::run::signals::received();
     if let Some(signal) = signal {
         out(&format!("\nfio: terminating on signal {signal}\n"));
@@ -275,6 +281,5 @@ fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     }
     // fio's exit status counts the jobs that failed, plus 128 after a
     // terminating signal.
-    let failed = results.iter().filter(|r| r.error.is_some()).count() as i32;
     Ok(failed + if signal.is_some() { 128 } else { 0 })
 }

@@ -329,6 +329,7 @@ pub static OPTIONS: &[OptDef] = &[
         BlockSize,
         "Alignment of random I/O offsets (defaults to the block size)",
     )
+    .runs()
     .alias(&["blockalign"])
     .min(1)
     .parent("rw")
@@ -582,6 +583,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Do I/O through the page cache; the reverse of direct",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "overwrite",
@@ -1605,7 +1607,8 @@ pub static OPTIONS: &[OptDef] = &[
         Flag,
         Stats,
         "Report a group's jobs as one combined result",
-    ),
+    )
+    .runs(),
     OptDef::new("stats", Bool, Stats, "Gather statistics for this job").def("1"),
     OptDef::new(
         "zero_buffers",

@@ -52,6 +52,10 @@ pub struct JobConfig {
     pub unlink: bool,
     /// When this job ends, stop the other jobs of its group.
     pub exitall: bool,
+    /// Report the job's group as one (fio's group_reporting).
+    pub group_reporting: bool,
+    /// What fio says on stderr while setting the job up.
+    pub notices: Vec<String>,
     /// Pause after every `think_blocks` I/Os: spin this long, then sleep.
     pub think_spin: Duration,
     pub think_sleep: Duration,
@@ -80,6 +84,9 @@ pub struct JobConfig {
     /// Share of reads in a mixed workload, in percent.
     pub read_percent: u64,
     pub direct: bool,
+    /// Alignment of random offsets (fio's blockalign), per direction;
+    /// 0 means the smallest block size.
+    pub blockalign: [u64; 3],
     pub invalidate: bool,
     pub random_map: bool,
     /// How random offsets are spread over the file.
@@ -341,9 +348,10 @@ impl JobConfig {
             time_based,
             read_percent,
             bs_unaligned: job.flag("bs_unaligned"),
-            direct: job.flag("direct"),
+            direct: direct(job),
             invalidate: job.flag("invalidate"),
-            random_map: !job.flag("norandommap"),
+            blockalign: per_dir(job, "ba"),
+            random_map: !job.flag("norandommap") && job.setting("ba").is_none(),
             distribution: distribution(job)?,
             percentage_random: match job.value("percentage_random") {
                 Some(Value::Nums(v)) => v.map(|p| p.min(100)),
@@ -358,6 +366,13 @@ impl JobConfig {
             buffers,
             unlink: job.flag("unlink"),
             exitall: job.flag("exitall"),
+            group_reporting: job.flag("group_reporting"),
+            notices: job
+                .setting("ba")
+                .filter(|_| pattern.random && !job.flag("norandommap"))
+                .map(|_| "fio: Any use of blockalign= turns off randommap".to_string())
+                .into_iter()
+                .collect(),
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
             think_blocks: job.num("thinktime_blocks").unwrap_or(1).max(1),
@@ -456,6 +471,20 @@ fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
             )));
         }
     })
+}
+
+/// O_DIRECT or not: `direct` and `buffered` are each other's opposite,
+/// and whichever was set last decides, as in fio.
+fn direct(job: &JobSpec) -> bool {
+    let last = job
+        .settings
+        .iter()
+        .rev()
+        .find(|s| matches!(s.def.name, "direct" | "buffered"));
+    match last {
+        Some(s) if s.def.name == "buffered" => !job.flag("buffered"),
+        _ => job.flag("direct"),
+    }
 }
 
 /// A per-direction number option, zeros when unset.

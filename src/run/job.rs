@@ -89,8 +89,16 @@ struct Placement {
 
 impl Placement {
     fn new(cfg: &JobConfig) -> Self {
+        // Random offsets fall on multiples of blockalign, which defaults
+        // to the smallest block size.
         let block = used_dirs(cfg)
-            .map(|d| cfg.bs[d].min())
+            .map(|d| {
+                if cfg.blockalign[d] > 0 {
+                    cfg.blockalign[d]
+                } else {
+                    cfg.bs[d].min()
+                }
+            })
             .min()
             .unwrap_or(4096)
             .max(1);
@@ -653,6 +661,13 @@ mod tests {
             (700..1300).contains(&in_order),
             "{in_order} of 1999 steps were sequential"
         );
+    }
+
+    #[test]
+    fn blockalign_puts_random_offsets_on_its_multiples() {
+        let cfg = config("[j]\nrw=randread\nbs=4k\nba=64k\nsize=1m\n");
+        assert!(!cfg.random_map);
+        assert!(offsets(&cfg, 200).iter().all(|o| o % 65536 == 0));
     }
 
     #[test]

@@ -24,6 +24,24 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .collect()
 }
 
+/// fio's `group_reporting`: the results of a group whose jobs ask for it
+/// become one result under the first job's name; other groups keep one
+/// result per job.
+pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResult> {
+    let mut out: Vec<JobResult> = Vec::with_capacity(results.len());
+    let mut last_group: Option<u32> = None;
+    for (cfg, result) in jobs.iter().zip(results) {
+        match out.last_mut() {
+            Some(merged) if cfg.group_reporting && last_group == Some(cfg.group) => {
+                merged.absorb(&result)
+            }
+            _ => out.push(result),
+        }
+        last_group = cfg.group_reporting.then_some(cfg.group);
+    }
+    out
+}
+
 /// Runs prepared jobs group by group; `notice` receives fio's progress
 /// lines (laying out files). `stop` ends every job early.
 pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) -> Vec<JobResult> {

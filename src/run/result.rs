@@ -89,6 +89,31 @@ impl JobResult {
         self.runtime = runtime;
     }
 
+    /// Folds another job's numbers into this one, as fio's
+    /// `group_reporting` reports a group as one job: counts and histograms
+    /// add up, latencies combine, the runtime is the longest, and the
+    /// first error is kept.
+    pub fn absorb(&mut self, other: &JobResult) {
+        for (mine, theirs) in self.dirs.iter_mut().zip(&other.dirs) {
+            mine.ios += theirs.ios;
+            mine.bytes += theirs.bytes;
+            mine.issued += theirs.issued;
+            mine.slat.merge(&theirs.slat);
+            mine.clat.merge(&theirs.clat);
+            mine.clat_hist.merge(&theirs.clat_hist);
+            mine.lat.merge(&theirs.lat);
+        }
+        self.runtime = self.runtime.max(other.runtime);
+        if self.error.is_none() {
+            self.error = other.error.clone();
+        }
+        self.syncs += other.syncs;
+        self.sync_lat.merge(&other.sync_lat);
+        for (mine, theirs) in self.depths.iter_mut().zip(other.depths) {
+            *mine += theirs;
+        }
+    }
+
     /// The plain JSON dump of this job.
     pub fn to_json(&self) -> J {
         let moments = |m: &Moments| json!({"min": m.min, "max": m.max, "mean": m.mean(), "stddev": m.stddev(), "N": m.count});
