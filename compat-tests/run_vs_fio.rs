@@ -728,3 +728,43 @@ fn buffered_zero_means_direct_io() {
         );
     }
 }
+
+#[test]
+fn without_a_size_the_whole_existing_file_is_used() {
+    for rw in ["read", "randwrite"] {
+        let job = format!("[j]\nioengine=psync\nrw={rw}\nbs=4k\nfilename=data\n");
+        let env = HashMap::new();
+        let a = Scratch::new("nosizefio");
+        let b = Scratch::new("nosizeferrio");
+        for s in [&a, &b] {
+            s.write("job.fio", &job);
+            std::fs::write(s.0.join("data"), vec![3u8; 3 << 20]).unwrap();
+        }
+        let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
+        let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
+        assert_eq!(got.code, want.code, "{}", got.stderr);
+        let parse =
+            |s: &str| -> Value { serde_json::from_str(&s[s.find('{').unwrap_or(0)..]).unwrap() };
+        for dir in ["read", "write"] {
+            assert_eq!(
+                ios(&parse(&got.stdout), 0, dir),
+                ios(&parse(&want.stdout), 0, dir),
+                "{rw} {dir}"
+            );
+        }
+    }
+    // No size and no file: fio's message, and no file made.
+    let s = Scratch::new("nosize");
+    s.write(
+        "job.fio",
+        "[j]\nioengine=psync\nrw=read\nfilename=missing\n",
+    );
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("j: you need to specify size="),
+        "{}",
+        out.stderr
+    );
+    assert!(!s.0.join("missing").exists());
+}

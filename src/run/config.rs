@@ -229,7 +229,11 @@ impl JobConfig {
                     job.name
                 )));
             }
-            _ => return Err(Refusal(format!("{}: you need to specify size=", job.name))),
+            // Without a size, fio works on the whole of the named files.
+            _ => match existing_size(&job.filenames()) {
+                Some(size) => size,
+                None => return Err(Refusal(format!("{}: you need to specify size=", job.name))),
+            },
         };
         let used = [pattern.read, pattern.write, false];
         if let Some(dir) = (0..2).find(|&d| used[d] && bs[d].min() > size) {
@@ -471,6 +475,25 @@ fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
             )));
         }
     })
+}
+
+/// The size of files that already exist (regular files or block
+/// devices): the smallest, once per file, as fio then shares the size out
+/// evenly. `None` when a file is missing or empty, or none was named.
+fn existing_size(names: &[String]) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut smallest: Option<u64> = None;
+    for name in names {
+        let len = std::fs::File::open(name)
+            .ok()?
+            .seek(SeekFrom::End(0))
+            .ok()?;
+        if len == 0 {
+            return None;
+        }
+        smallest = Some(smallest.map_or(len, |s| s.min(len)));
+    }
+    smallest.map(|s| s * names.len() as u64)
 }
 
 /// O_DIRECT or not: `direct` and `buffered` are each other's opposite,
