@@ -121,7 +121,8 @@ impl JobResult {
             let mut clat = moments(&d.clat);
             clat["bins"] = d.clat_hist.bins().map(|(v, c)| json!([v, c])).collect();
             json!({
-                "io_bytes": d.bytes,
+                                "io_bytes": d.bytes,
+                "io_kbytes": d.bytes >> 10,
                 "total_ios": d.ios,
                 "issued": d.issued,
                 "slat_ns": moments(&d.slat),
