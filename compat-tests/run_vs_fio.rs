@@ -5,28 +5,52 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Scratch, ferrio, fio, run};
+use common::{Outcome, Scratch, ferrio, fio, run};
 use serde_json::Value;
 
-/// Runs a job file with both tools in their own scratch folders; returns
-/// (fio's JSON, ferrio's JSON, ferrio's exit status, ferrio's stderr).
-fn both(job: &str) -> (Value, Value, i32, String) {
+/// Runs a job file with both tools, each in its own scratch folder, which
+/// `prepare` may first add files to; returns (fio's, ferrio's) outcome.
+fn run_both(job: &str, prepare: impl Fn(&Scratch)) -> (Outcome, Outcome) {
     let env = HashMap::new();
     let a = Scratch::new("runfio");
     let b = Scratch::new("runferrio");
-    a.write("job.fio", job);
-    b.write("job.fio", job);
+    for s in [&a, &b] {
+        s.write("job.fio", job);
+        prepare(s);
+    }
     let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
     let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
-    let parse = |s: &str| -> Value {
-        serde_json::from_str(&s[s.find('{').unwrap_or(0)..]).unwrap_or(Value::Null)
-    };
-    (
-        parse(&want.stdout),
-        parse(&got.stdout),
-        got.code,
-        got.stderr,
-    )
+    (want, got)
+}
+
+/// The JSON document on a run's stdout (fio may print notices before it).
+fn json(out: &Outcome) -> Value {
+    let s = &out.stdout;
+    serde_json::from_str(&s[s.find('{').unwrap_or(0)..])
+        .unwrap_or_else(|e| panic!("no JSON on stdout ({e}): {s:?}"))
+}
+
+/// Runs a job file with both tools; returns (fio's JSON, ferrio's JSON,
+/// ferrio's exit status, ferrio's stderr).
+fn both(job: &str) -> (Value, Value, i32, String) {
+    let (want, got) = run_both(job, |_| {});
+    (json(&want), json(&got), got.code, got.stderr)
+}
+
+/// (name, group, read I/Os) of every job reported.
+fn job_shape(doc: &Value) -> Vec<(String, u64, u64)> {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["groupid"].as_u64().unwrap(),
+                j["read"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// Whether at least 99 % of the depth samples of job 0 are at `depth`.
@@ -115,33 +139,13 @@ fn groups_run_in_order_and_clones_each_run() {
     let (want, got, code, err) =
         both("[global]\nioengine=null\nsize=1m\nrw=read\n[a]\nnumjobs=2\n[b]\nstonewall\nbs=64k\n");
     assert_eq!(code, 0, "{err}");
-    let shape = |d: &Value| -> Vec<(String, u64, u64)> {
-        d["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| {
-                (
-                    j["jobname"].as_str().unwrap().to_string(),
-                    j["groupid"].as_u64().unwrap(),
-                    j["read"]["total_ios"].as_u64().unwrap(),
-                )
-            })
-            .collect()
-    };
-    assert_eq!(shape(&got), shape(&want));
+    assert_eq!(job_shape(&got), job_shape(&want));
 }
 
 #[test]
 fn a_job_that_cannot_open_its_file_fails_alone_and_counts_in_the_exit_status() {
     let job = "[bad]\nioengine=psync\nrw=read\nsize=1m\nfilename=/proc/version/nope\n[good]\nioengine=null\nrw=read\nsize=1m\n";
-    let env = HashMap::new();
-    let a = Scratch::new("failfio");
-    let b = Scratch::new("failferrio");
-    a.write("job.fio", job);
-    b.write("job.fio", job);
-    let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
-    let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
+    let (want, got) = run_both(job, |_| {});
     assert_eq!(
         got.code, want.code,
         "exit status counts failed jobs: {}",
@@ -682,21 +686,7 @@ fn group_reporting_reports_each_group_as_one_job() {
     let job = "[global]\nioengine=null\nrw=read\nsize=1m\n[a]\nnumjobs=4\ngroup_reporting\n[b]\nstonewall\nnumjobs=2\nbs=64k\n";
     let (want, got, code, err) = both(job);
     assert_eq!(code, 0, "{err}");
-    let shape = |d: &Value| -> Vec<(String, u64, u64)> {
-        d["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| {
-                (
-                    j["jobname"].as_str().unwrap().to_string(),
-                    j["groupid"].as_u64().unwrap(),
-                    j["read"]["total_ios"].as_u64().unwrap(),
-                )
-            })
-            .collect()
-    };
-    assert_eq!(shape(&got), shape(&want));
+    assert_eq!(job_shape(&got), job_shape(&want));
 }
 
 #[test]
@@ -733,22 +723,14 @@ fn buffered_zero_means_direct_io() {
 fn without_a_size_the_whole_existing_file_is_used() {
     for rw in ["read", "randwrite"] {
         let job = format!("[j]\nioengine=psync\nrw={rw}\nbs=4k\nfilename=data\n");
-        let env = HashMap::new();
-        let a = Scratch::new("nosizefio");
-        let b = Scratch::new("nosizeferrio");
-        for s in [&a, &b] {
-            s.write("job.fio", &job);
-            std::fs::write(s.0.join("data"), vec![3u8; 3 << 20]).unwrap();
-        }
-        let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
-        let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
+        let (want, got) = run_both(&job, |s| {
+            std::fs::write(s.0.join("data"), vec![3u8; 3 << 20]).unwrap()
+        });
         assert_eq!(got.code, want.code, "{}", got.stderr);
-        let parse =
-            |s: &str| -> Value { serde_json::from_str(&s[s.find('{').unwrap_or(0)..]).unwrap() };
         for dir in ["read", "write"] {
             assert_eq!(
-                ios(&parse(&got.stdout), 0, dir),
-                ios(&parse(&want.stdout), 0, dir),
+                ios(&json(&got), 0, dir),
+                ios(&json(&want), 0, dir),
                 "{rw} {dir}"
             );
         }
