@@ -151,7 +151,7 @@ fn a_job_that_cannot_open_its_file_fails_alone_and_counts_in_the_exit_status() {
         "exit status counts failed jobs: {}",
         got.stderr
     );
-    let doc: Value = serde_json::from_str(&got.stdout).unwrap();
+    let doc = json(&got);
     assert_ne!(doc["jobs"][0]["error"].as_u64(), Some(0));
     assert_eq!(doc["jobs"][1]["error"].as_u64(), Some(0));
     assert_eq!(ios(&doc, 1, "read"), 256);
