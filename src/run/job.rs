@@ -243,7 +243,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     let mut places: Vec<Placement> = cfg.paths.iter().map(|_| Placement::new(cfg)).collect();
     // fio's default file service: each I/O goes to the next file in turn.
     let mut next_file = 0usize;
-    let mut issued_bytes = 0u64;
     // Queued but not yet submitted, and submitted but not yet reaped.
     let mut unsubmitted: Vec<usize> = Vec::with_capacity(cfg.iodepth);
     let mut in_flight = 0usize;
@@ -255,18 +254,22 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     let ramp_end = start + cfg.ramp;
     let deadline = cfg.runtime.map(|r| ramp_end + r);
     // I/Os and bytes issued per direction since the start, ramp included:
-    // what periodic syncs and rate caps go by.
+    // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
+    let issued = |work: &[(u64, u64); 3]| {
+        work.iter()
+            .fold((0, 0), |(n, b), &(ios, bytes)| (n + ios, b + bytes))
+    };
     // The time of the latest clock read.
     let mut clock = start;
-    let mut issued_ios = 0u64;
     let mut last_was_sync = false;
     // Set while in-flight I/O is reaped ahead of a periodic sync.
     let mut draining_for_sync = false;
-    let may_issue = |clock: Instant, issued: u64, ios: u64| {
+    let may_issue = |clock: Instant, work: &[(u64, u64); 3]| {
+        let (ios, bytes) = issued(work);
         !stop.any()
             && deadline.is_none_or(|d| clock < d)
-            && (cfg.time_based || issued < cfg.io_bytes)
+            && (cfg.time_based || bytes < cfg.io_bytes)
             && cfg.number_ios.is_none_or(|n| ios < n)
     };
     // fio's loop: queue one I/O at a time, submit every `batch_submit`,
@@ -274,7 +277,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     // `batch_complete_max` completions, until it has drained to
     // `iodepth_low`.
     'run: loop {
-        let issuing = may_issue(clock, issued_bytes, issued_ios);
+        let issuing = may_issue(clock, &work);
         let depth = in_flight + unsubmitted.len();
         if issuing && depth < cfg.iodepth {
             // fio's periodic syncs: due whenever the writes issued so far
@@ -346,7 +349,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             let room = if cfg.time_based {
                 u64::MAX
             } else {
-                cfg.io_bytes - issued_bytes
+                cfg.io_bytes - issued(&work).1
             };
             let len = cfg.bs[dir as usize]
                 .pick(&mut rng, cfg.bs_unaligned)
@@ -364,10 +367,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             slot.len = len as usize;
             slot.prepared = clock;
             slot.submitted = Some(clock);
-            issued_bytes += len;
-            issued_ios += 1;
             work[dir as usize].0 += 1;
             work[dir as usize].1 += len;
+            let issued_ios = issued(&work).0;
             if clock >= ramp_end {
                 result.issue(dir);
             }
@@ -404,7 +406,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                 }
             }
             let full = in_flight + unsubmitted.len() == cfg.iodepth;
-            let last = !may_issue(clock, issued_bytes, issued_ios);
+            let last = !may_issue(clock, &work);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
             }
@@ -462,7 +464,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                     break 'run;
                 }
             }
-            let draining = draining_for_sync || !may_issue(clock, issued_bytes, issued_ios);
+            let draining = draining_for_sync || !may_issue(clock, &work);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
                 break;
