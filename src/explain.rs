@@ -103,7 +103,7 @@ pub fn lint(job: &JobSpec) -> Vec<Lint> {
     };
     let runtime = job
         .setting("runtime")
-        .and_then(|s| first(&s.value))
+        .and_then(|s| s.value.number())
         .unwrap_or(0);
     let time_based = job.flag("time_based");
     if runtime > 0 && !time_based {
@@ -114,7 +114,7 @@ pub fn lint(job: &JobSpec) -> Vec<Lint> {
     }
     let ramp = job
         .setting("ramp_time")
-        .and_then(|s| first(&s.value))
+        .and_then(|s| s.value.number())
         .unwrap_or(0);
     if ramp > 0 && runtime > 0 && ramp >= runtime {
         warn(
@@ -152,13 +152,6 @@ pub fn lint(job: &JobSpec) -> Vec<Lint> {
         }
     }
     out
-}
-
-fn first(v: &Value) -> Option<u64> {
-    match v {
-        Value::Nums(n) => Some(n[0]),
-        _ => None,
-    }
 }
 
 /// The plan as JSON, for scripts and tests: groups, jobs (with clone

@@ -31,6 +31,20 @@ pub enum Value {
     Ignored,
 }
 
+impl Value {
+    /// The value as one number: the read direction's for per-direction
+    /// values, 0/1 for booleans, and numbers offered as words
+    /// (`kb_base=1000`).
+    pub fn number(&self) -> Option<u64> {
+        match self {
+            Value::Nums(v) => Some(v[0]),
+            Value::Bool(b) => Some(u64::from(*b)),
+            Value::Word { word, .. } => word.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
 /// Settings from earlier in the same section that change how a value reads.
 #[derive(Debug, Clone, Copy)]
 pub struct ParseContext {

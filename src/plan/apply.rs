@@ -100,13 +100,7 @@ impl State {
     }
 
     fn last_num(&self, name: &str) -> Option<u64> {
-        match self.last(name)? {
-            Value::Nums(v) => Some(v[0]),
-            Value::Bool(b) => Some(u64::from(*b)),
-            // Numbers offered as a list of words (kb_base=1024|1000).
-            Value::Word { word, .. } => word.parse().ok(),
-            _ => None,
-        }
+        self.last(name)?.number()
     }
 
     /// The engine name as set (`psync` by default).

@@ -56,11 +56,7 @@ impl JobSpec {
 
     /// A number-valued option for the read direction (or the only value).
     pub fn num(&self, name: &str) -> Option<u64> {
-        match self.value(name)? {
-            Value::Nums(v) => Some(v[0]),
-            Value::Bool(b) => Some(u64::from(*b)),
-            _ => None,
-        }
+        self.value(name)?.number()
     }
 
     /// A boolean option's effective value.

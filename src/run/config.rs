@@ -319,7 +319,7 @@ impl JobConfig {
             )));
         }
         let read_percent = match (job.setting("rwmixread"), job.setting("rwmixwrite")) {
-            (None, Some(w)) => 100 - first(&w.value).min(100),
+            (None, Some(w)) => 100 - w.value.number().unwrap_or(0).min(100),
             _ => job.num("rwmixread").unwrap_or(50).min(100),
         };
         let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
@@ -529,13 +529,6 @@ pub fn rate_due(cfg: &JobConfig, dir: usize, ios: u64, bytes: u64) -> Option<Dur
         (a, b) => Some(Duration::from_secs_f64(
             a.unwrap_or(0.0).max(b.unwrap_or(0.0)),
         )),
-    }
-}
-
-fn first(v: &Value) -> u64 {
-    match v {
-        Value::Nums(n) => n[0],
-        _ => 0,
     }
 }
 
