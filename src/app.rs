@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::cli::{self, Args};
 use crate::jobfile::{FsLoader, expand::Environment};
-use crate::plan::{self, Input, Plan};
+use crate::plan::{self, Input};
 use crate::{explain, help};
 
 const OUTPUT_FORMATS: &[&str] = &["normal", "terse", "json", "json+"];
@@ -130,7 +130,7 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         out(&help::usage());
         return Err(1);
     }
-    let outcome = execute(&plan, args);
+    let outcome = crate::execute::execute(&plan, args);
     if demo.is_some() {
         // The demo's scratch file is ours: leave nothing behind.
         let _ = std::fs::remove_file(&target);
@@ -157,17 +157,14 @@ fn demo_target() -> String {
         .to_string()
 }
 
-/// fio flags that change what a run prints or logs, which ferrio's
-/// interim statistics dump does not do yet.
-const UNHONOURED_RUN_FLAGS: &[&str] = &[
+/// fio flags about live status output and aggregate logs, which ferrio
+/// does not honour yet: a run that uses them says so.
+pub(crate) const UNHONOURED_RUN_FLAGS: &[&str] = &[
     "status-interval",
     "eta",
     "eta-newline",
     "eta-interval",
-    "minimal",
-    "append-terse",
     "bandwidth-log",
-    "terse-version",
 ];
 
 /// Flags that fio checks before reading any job.
@@ -222,64 +219,4 @@ fn max_jobs(args: &Args) -> Result<usize, i32> {
         }),
         _ => Ok(4096),
     }
-}
-
-/// Runs the plan: every job is checked first (a job using an option that
-/// ferrio does not run yet is refused, naming it, before any I/O), then
-/// the groups run in order. Until the fio-format reports exist, the
-/// results are printed as a plain JSON dump of the collected statistics.
-fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
-    let jobs = crate::run::prepare(plan, args.has("readonly")).map_err(|refusal| {
-        eprintln!("ferrio: {}", refusal.0);
-        1
-    })?;
-    let formats = args.flag("output-format").flatten().unwrap_or("normal");
-    eprintln!(
-        "ferrio: --output-format={formats}: fio's report formats are not written yet; the results are ferrio's JSON dump of its statistics"
-    );
-    // Flags about live output and logs that the run does not honour yet:
-    // say so rather than ignore them.
-    for flag in UNHONOURED_RUN_FLAGS {
-        if args.has(flag) {
-            eprintln!(
-                "ferrio: --{flag} is not honoured yet (no live status, terse or log output); the run goes on without it"
-            );
-        }
-    }
-    for notice in jobs.iter().flat_map(|j| &j.notices) {
-        eprintln!("{notice}");
-    }
-    crate::run::signals::install();
-    let stop = &crate::run::signals::STOP;
-    // fio prints its progress notices (laying out files) only in the
-    // normal report; the JSON dump keeps stdout to one document.
-    let results = crate::run::run(&jobs, stop, &mut |_| {});
-    // fio's exit status counts the jobs that failed, before grouping.
-    let failed = results.iter().filter(|r| r.error.is_some()).count() as i32;
-    let results = crate::run::group_results(&jobs, results);
-    let signal = crate::run::signals::received();
-    if let Some(signal) = signal {
-        out(&format!("\nfio: terminating on signal {signal}\n"));
-    }
-    for r in &results {
-        if let Some((_, message)) = &r.error {
-            eprintln!("{message}");
-        }
-    }
-    let doc = serde_json::json!({
-        "fio version": crate::FIO_VERSION,
-        "ferrio": {"version": env!("CARGO_PKG_VERSION"), "report": "statistics dump"},
-        "jobs": results.iter().map(|r| r.to_json()).collect::<Vec<_>>(),
-    });
-    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-    match args.flag("output").flatten() {
-        Some(path) => std::fs::write(path, text).map_err(|e| {
-            eprintln!("fio: output file open error: {e}");
-            1
-        })?,
-        None => out(&text),
-    }
-    // fio's exit status counts the jobs that failed, plus 128 after a
-    // terminating signal.
-    Ok(failed + if signal.is_some() { 128 } else { 0 })
 }

@@ -8,11 +8,13 @@
 pub mod app;
 pub mod cli;
 pub mod engine;
+pub mod execute;
 pub mod explain;
 pub mod help;
 pub mod jobfile;
 pub mod options;
 pub mod plan;
+pub mod report;
 pub mod run;
 pub mod stats;
 

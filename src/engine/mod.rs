@@ -70,6 +70,12 @@ pub trait Engine: Send {
     fn queue(&mut self, req: Request<'_>) -> Queued;
     /// Sends what was queued since the last commit to the device.
     fn commit(&mut self) -> io::Result<()>;
+    /// Whether the engine has a commit step of its own. fio counts one
+    /// submit and one reap per I/O for engines without one (the sync
+    /// family), and the real calls for the others.
+    fn commits(&self) -> bool {
+        true
+    }
     /// Flushes a file's written data to stable storage (fsync, or
     /// fdatasync when `data_only`), waiting for it.
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()>;

@@ -150,6 +150,10 @@ impl Engine for Psync {
         Ok(())
     }
 
+    fn commits(&self) -> bool {
+        false
+    }
+
     fn reap(&mut self, _min: usize, _max: usize, _done: &mut Vec<Completion>) -> io::Result<()> {
         Ok(())
     }

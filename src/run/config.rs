@@ -2,6 +2,7 @@
 //! refusal, before any I/O, of jobs that use options ferrio cannot run yet.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::distribution::Shape;
@@ -10,6 +11,7 @@ use crate::engine::{self, Dir};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
+use crate::report::options::ReportOptions;
 
 /// The I/O pattern of `rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +97,29 @@ pub struct JobConfig {
     /// random (the rest continue sequentially), in percent.
     pub percentage_random: [u64; 3],
     pub seed: u64,
+    /// Which latencies are measured (disable_* and gtod_reduce turn
+    /// them off).
+    pub measure: Measure,
+    /// How often bandwidth and IOPS are sampled (bwavgtime, iopsavgtime).
+    pub bw_every: Duration,
+    pub iops_every: Duration,
+    /// Run as a thread (fio's `thread`) rather than a process: only the
+    /// `Starting` line tells the difference.
+    pub thread: bool,
+    pub report: Arc<ReportOptions>,
+}
+
+/// What a job measures per I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Measure {
+    pub slat: bool,
+    pub clat: bool,
+    pub lat: bool,
+    pub bw: bool,
+    /// Feed the slat, clat and lat histograms (their percentiles are on).
+    pub slat_hist: bool,
+    pub clat_hist: bool,
+    pub lat_hist: bool,
 }
 
 /// The block sizes one direction draws from.
@@ -324,6 +349,18 @@ impl JobConfig {
         };
         let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
         let batch_complete_min = job.num("iodepth_batch_complete_min").unwrap_or(1) as usize;
+        let report = ReportOptions::from_spec(job);
+        let reduced = job.flag("gtod_reduce");
+        let measure = Measure {
+            slat: !reduced && !job.flag("disable_slat"),
+            clat: !reduced && !job.flag("disable_clat"),
+            lat: !reduced && !job.flag("disable_lat"),
+            bw: !job.flag("disable_bw_measurement"),
+            slat_hist: report.slat_percentiles,
+            clat_hist: report.clat_percentiles,
+            lat_hist: report.lat_percentiles,
+        };
+        let every = |name| Duration::from_millis(job.num(name).unwrap_or(500).max(1));
         Ok(JobConfig {
             name: job.name.clone(),
             group: job.group,
@@ -386,6 +423,11 @@ impl JobConfig {
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
             rate_iops: per_dir(job, "rate_iops"),
+            measure,
+            bw_every: every("bwavgtime"),
+            iops_every: every("iopsavgtime"),
+            thread: job.flag("thread"),
+            report: Arc::new(report),
         })
     }
 

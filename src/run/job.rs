@@ -12,8 +12,10 @@ use super::config::{BufferFill, JobConfig};
 use super::distribution::Distribution;
 use super::layout::fill_random;
 use super::offsets::{RandomMap, Rng};
-use super::result::{DirStats, JobResult};
+use super::result::JobResult;
+use super::sampler::RateSampler;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
+use crate::stats::CpuUsage;
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
@@ -200,6 +202,8 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>) -> JobResult {
 
 fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     let mut result = JobResult::new(cfg);
+    // SAFETY: gettid has no preconditions.
+    result.pid = unsafe { libc::gettid() };
     let mode = OpenMode {
         write: cfg.pattern.write,
         direct: cfg.direct,
@@ -253,6 +257,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     // Statistics start after ramp_time; runtime counts from there too.
     let ramp_end = start + cfg.ramp;
     let deadline = cfg.runtime.map(|r| ramp_end + r);
+    let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
+    // CPU use counts from the end of ramp_time, like every statistic.
+    let mut cpu_start = (cfg.ramp.is_zero()).then(CpuUsage::of_this_thread);
+    // Engines without a commit step count one submit and one reap per I/O.
+    let counts_each_io = !eng.commits();
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
@@ -278,6 +287,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     // `iodepth_low`.
     'run: loop {
         let issuing = may_issue(clock, &work);
+        if clock >= sampler.next && issuing {
+            sampler.sample(clock, &mut result.dirs, cfg.measure.bw);
+        }
+        if cpu_start.is_none() && clock >= ramp_end {
+            cpu_start = Some(CpuUsage::of_this_thread());
+        }
         let depth = in_flight + unsubmitted.len();
         if issuing && depth < cfg.iodepth {
             // fio's periodic syncs: due whenever the writes issued so far
@@ -295,9 +310,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                         break;
                     }
                     clock = Instant::now();
-                    result
-                        .sync_lat
-                        .add(clock.saturating_duration_since(before).as_nanos() as u64);
+                    let took = clock.saturating_duration_since(before).as_nanos() as u64;
+                    result.sync_lat.add(took);
+                    result.sync_hist.add(took);
+                    result.depth_sample(1, 1);
+                    if counts_each_io {
+                        result.submitted(1);
+                        result.reaped(1);
+                    }
                     result.syncs += u64::from(!data_only);
                     last_was_sync = true;
                     draining_for_sync = false;
@@ -396,7 +416,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = Instant::now();
                     if clock >= ramp_end {
-                        result.depth_sample(1);
+                        result.depth_sample(1, 1);
+                        if counts_each_io {
+                            result.submitted(1);
+                            result.reaped(1);
+                        }
                     }
                     free.push(index);
                     if !complete(cfg, &mut result, slot, r, clock, clock >= ramp_end) {
@@ -415,6 +439,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         // Submit what is queued: a full batch, a full queue, the last I/Os,
         // or the I/Os a periodic sync has to wait for.
         if !unsubmitted.is_empty() {
+            let batch = unsubmitted.len();
             if let Err(e) = submit(
                 eng.as_mut(),
                 &mut slots,
@@ -426,7 +451,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                 break;
             }
             if clock >= ramp_end {
-                result.depth_sample(in_flight);
+                result.depth_sample(in_flight, batch);
+                result.submitted(batch);
             }
             if keep_filling {
                 continue;
@@ -450,6 +476,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             }
             // One clock read per reaped batch.
             clock = Instant::now();
+            if clock >= ramp_end {
+                result.reaped(done.len());
+            }
             for c in &done {
                 in_flight -= 1;
                 free.push(c.slot);
@@ -479,7 +508,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         }
         in_flight -= done.len().min(in_flight);
     }
-    result.finish(Instant::now().saturating_duration_since(ramp_end));
+    let end = Instant::now();
+    result.finish(ramp_end.min(end), end);
+    if let Some(start) = cpu_start {
+        result.cpu = CpuUsage::of_this_thread().since(&start);
+    }
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
     if result.error.is_none() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
@@ -602,28 +635,43 @@ fn complete(
         );
         return false;
     }
-    if measure {
-        let ns = |from: Instant, to: Instant| to.saturating_duration_since(from).as_nanos() as u64;
-        let stats = result.dir_mut(slot.dir);
-        if std::mem::take(&mut slot.queued) {
-            stats.slat.add(ns(slot.prepared, submitted));
+    let queued = std::mem::take(&mut slot.queued);
+    if !measure {
+        return true;
+    }
+    let ns = |from: Instant, to: Instant| to.saturating_duration_since(from).as_nanos() as u64;
+    let m = cfg.measure;
+    let clat = ns(submitted, at);
+    if m.clat {
+        result.latency.add(clat);
+    }
+    let stats = result.dir_mut(slot.dir);
+    stats.bytes += r as u64;
+    stats.ios += 1;
+    if (r as u64) < slot.len as u64 {
+        stats.short += 1;
+    }
+    if queued && m.slat {
+        let slat = ns(slot.prepared, submitted);
+        stats.slat.add(slat);
+        if m.slat_hist {
+            stats.slat_hist.add(slat);
         }
-        stats.lat.add(ns(slot.prepared, at));
-        stats.complete(r as u64, ns(submitted, at));
-    } else {
-        slot.queued = false;
+    }
+    if m.clat {
+        stats.clat.add(clat);
+        if m.clat_hist {
+            stats.clat_hist.add(clat);
+        }
+    }
+    if m.lat {
+        let lat = ns(slot.prepared, at);
+        stats.lat.add(lat);
+        if m.lat_hist {
+            stats.lat_hist.add(lat);
+        }
     }
     true
-}
-
-impl DirStats {
-    #[inline]
-    fn complete(&mut self, bytes: u64, ns: u64) {
-        self.bytes += bytes;
-        self.ios += 1;
-        self.clat.add(ns);
-        self.clat_hist.add(ns);
-    }
 }
 
 #[cfg(test)]

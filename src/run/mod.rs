@@ -7,6 +7,7 @@ pub mod job;
 pub mod layout;
 pub mod offsets;
 pub mod result;
+pub mod sampler;
 pub mod signals;
 
 use std::sync::atomic::AtomicBool;
@@ -15,6 +16,7 @@ use config::{JobConfig, Refusal};
 use result::JobResult;
 
 use crate::plan::Plan;
+use crate::stats::disk::{DiskUsage, DiskWatch};
 
 /// Checks every job of the plan before any I/O: a plan runs whole or not
 /// at all.
@@ -43,9 +45,15 @@ pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResu
 }
 
 /// Runs prepared jobs group by group; `notice` receives fio's progress
-/// lines (laying out files). `stop` ends every job early.
-pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) -> Vec<JobResult> {
+/// lines (laying out files). `stop` ends every job early. Returns each
+/// job's result and the use of the disks the jobs' files are on.
+pub fn run(
+    jobs: &[JobConfig],
+    stop: &AtomicBool,
+    notice: &mut dyn FnMut(&str),
+) -> (Vec<JobResult>, Vec<DiskUsage>) {
     let mut results = Vec::with_capacity(jobs.len());
+    let mut disks = DiskWatch::default();
     let mut start = 0;
     while start < jobs.len() {
         let group = jobs[start].group;
@@ -70,6 +78,12 @@ pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) 
                     );
                     laid_out.push(Err(Box::new(failed)));
                 }
+            }
+        }
+        // fio watches the disks under the files of engines that do I/O.
+        for cfg in members.iter().filter(|c| c.engine != "null") {
+            for path in &cfg.paths {
+                disks.watch(path);
             }
         }
         let group_stop = AtomicBool::new(false);
@@ -102,5 +116,5 @@ pub fn run(jobs: &[JobConfig], stop: &AtomicBool, notice: &mut dyn FnMut(&str)) 
         results.extend(group_results);
         start = end;
     }
-    results
+    (results, disks.usage())
 }

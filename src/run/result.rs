@@ -1,35 +1,165 @@
-//! What a job measured, and its plain JSON form (a dump of the collected
-//! statistics until the fio-format reports exist).
+//! What a job measured: everything fio's reports are computed from.
 
-use std::time::Duration;
-
-use serde_json::{Value as J, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::config::JobConfig;
 use crate::engine::Dir;
-use crate::stats::{Histogram, Moments};
+use crate::report::options::ReportOptions;
+use crate::stats::{CpuUsage, Histogram, Moments};
 
 /// One direction's numbers.
 #[derive(Debug, Clone, Default)]
 pub struct DirStats {
+    /// Completed I/Os and the bytes they moved.
     pub ios: u64,
     pub bytes: u64,
-    /// Issued I/Os (including any that failed or were cut short).
+    /// Issued I/Os (including any that failed or were cut short): what
+    /// fio's IOPS and `issued rwts` count.
     pub issued: u64,
+    /// Completions that moved fewer bytes than asked.
+    pub short: u64,
+    /// Milliseconds spent in the I/O loop, rounded up (0 for a direction
+    /// that moved no data).
+    pub runtime_ms: u64,
     /// Submission latency (asynchronous engines only), completion latency
     /// and total latency, in nanoseconds.
     pub slat: Moments,
     pub clat: Moments,
-    pub clat_hist: Histogram,
     pub lat: Moments,
+    /// fio's histograms of the same, fed while their percentiles are on.
+    pub slat_hist: Histogram,
+    pub clat_hist: Histogram,
+    pub lat_hist: Histogram,
+    /// Bandwidth samples (KiB/s) and IOPS samples, taken every
+    /// bw_avg_time / iops_avg_time.
+    pub bw: Moments,
+    pub iops: Moments,
 }
 
-/// A job's result.
+impl DirStats {
+    /// Adds another record of the same direction: counts add up, the
+    /// runtime is the longest, latencies combine, rate samples add up.
+    pub fn absorb(&mut self, other: &DirStats) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.issued += other.issued;
+        self.short += other.short;
+        self.runtime_ms = self.runtime_ms.max(other.runtime_ms);
+        self.slat.merge(&other.slat);
+        self.clat.merge(&other.clat);
+        self.lat.merge(&other.lat);
+        self.slat_hist.merge(&other.slat_hist);
+        self.clat_hist.merge(&other.clat_hist);
+        self.lat_hist.merge(&other.lat_hist);
+        self.bw.sum(&other.bw);
+        self.iops.sum(&other.iops);
+    }
+
+    /// All directions as one (unified_rw_reporting's `mixed`).
+    pub fn folded(dirs: &[DirStats; 3]) -> DirStats {
+        let mut mixed = DirStats::default();
+        for d in dirs {
+            mixed.absorb(d);
+        }
+        mixed
+    }
+}
+
+/// Completion latencies counted in fio's coarse buckets: below 1 µs by
+/// nanoseconds, below 1 ms by microseconds, then by milliseconds. The
+/// bounds are 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 (2000, >=2000).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LatencyBuckets {
+    pub ns: [u64; 10],
+    pub us: [u64; 10],
+    pub ms: [u64; 12],
+}
+
+impl LatencyBuckets {
+    #[inline]
+    pub fn add(&mut self, ns: u64) {
+        if ns < 1000 {
+            self.ns[coarse_bucket(ns)] += 1;
+        } else if ns < 1_000_000 {
+            self.us[coarse_bucket(ns / 1000)] += 1;
+        } else {
+            self.ms[coarse_bucket(ns / 1_000_000)] += 1;
+        }
+    }
+
+    fn absorb(&mut self, other: &LatencyBuckets) {
+        let pairs = self
+            .ns
+            .iter_mut()
+            .chain(self.us.iter_mut())
+            .chain(self.ms.iter_mut())
+            .zip(other.ns.iter().chain(&other.us).chain(&other.ms));
+        for (mine, theirs) in pairs {
+            *mine += theirs;
+        }
+    }
+}
+
+/// The bucket of a value in 0..=1999 (or more, for milliseconds).
+#[inline]
+fn coarse_bucket(v: u64) -> usize {
+    match v {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=9 => 2,
+        10..=19 => 3,
+        20..=49 => 4,
+        50..=99 => 5,
+        100..=249 => 6,
+        250..=499 => 7,
+        500..=749 => 8,
+        750..=999 => 9,
+        1000..=1999 => 10,
+        _ => 11,
+    }
+}
+
+/// fio's buckets for depths (1, 2, 4, 8, 16, 32, >=64).
+#[inline]
+fn depth_bucket(depth: usize) -> usize {
+    match depth {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// fio's buckets for submit and complete batch sizes (0, 4, 8, 16, 32,
+/// 64, >=64).
+#[inline]
+fn batch_bucket(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
+
+/// A job's result (or a group's, under group_reporting).
 #[derive(Debug, Clone)]
 pub struct JobResult {
     pub name: String,
     pub group: u32,
+    /// The job thread's kernel id (fio's pid for thread jobs).
+    pub pid: i32,
+    /// Jobs folded into this result.
+    pub members: u32,
     pub dirs: [DirStats; 3],
+    /// From the end of ramp_time to the end of the job.
     pub runtime: Duration,
     /// errno and message of the error that ended the job.
     pub error: Option<(i32, String)>,
@@ -38,9 +168,18 @@ pub struct JobResult {
     pub syncs: u64,
     /// Latency of every periodic fsync and fdatasync, in nanoseconds.
     pub sync_lat: Moments,
-    /// How many I/Os were in flight after each submitted batch, counted
-    /// in fio's depth buckets 1, 2, 4, 8, 16, 32, >=64.
+    pub sync_hist: Histogram,
+    /// I/Os handed to the engine, counted at the queue depth of the
+    /// moment (fio's `IO depths`).
     pub depths: [u64; 7],
+    /// Engine submit calls and reap calls by batch size.
+    pub submits: [u64; 7],
+    pub completes: [u64; 7],
+    pub latency: LatencyBuckets,
+    pub cpu: CpuUsage,
+    /// The queue depth fio reports on the `latency` line.
+    pub latency_depth: usize,
+    pub report: Arc<ReportOptions>,
 }
 
 impl JobResult {
@@ -48,12 +187,21 @@ impl JobResult {
         JobResult {
             name: cfg.name.clone(),
             group: cfg.group,
+            pid: 0,
+            members: 1,
             dirs: Default::default(),
             runtime: Duration::ZERO,
             error: None,
             syncs: 0,
             sync_lat: Moments::default(),
+            sync_hist: Histogram::default(),
             depths: [0; 7],
+            submits: [0; 7],
+            completes: [0; 7],
+            latency: LatencyBuckets::default(),
+            cpu: CpuUsage::default(),
+            latency_depth: cfg.iodepth,
+            report: cfg.report.clone(),
         }
     }
 
@@ -71,81 +219,124 @@ impl JobResult {
         &mut self.dirs[dir as usize]
     }
 
+    /// `n` I/Os handed to the engine while `depth` were in the queue.
     #[inline]
-    pub fn depth_sample(&mut self, depth: usize) {
-        let bucket = match depth {
-            0 | 1 => 0,
-            2..=3 => 1,
-            4..=7 => 2,
-            8..=15 => 3,
-            16..=31 => 4,
-            32..=63 => 5,
-            _ => 6,
-        };
-        self.depths[bucket] += 1;
+    pub fn depth_sample(&mut self, depth: usize, n: usize) {
+        self.depths[depth_bucket(depth)] += n as u64;
     }
 
-    pub fn finish(&mut self, runtime: Duration) {
-        self.runtime = runtime;
+    /// One engine submit call that sent `n` I/Os.
+    #[inline]
+    pub fn submitted(&mut self, n: usize) {
+        self.submits[batch_bucket(n)] += 1;
+    }
+
+    /// One reap call that returned `n` completions.
+    #[inline]
+    pub fn reaped(&mut self, n: usize) {
+        self.completes[batch_bucket(n)] += 1;
+    }
+
+    /// Closes the job's accounts: its runtime since `epoch` and each
+    /// direction's runtime, which fio counts only for directions that
+    /// moved data.
+    pub fn finish(&mut self, epoch: Instant, end: Instant) {
+        self.runtime = end.saturating_duration_since(epoch);
+        let ms = (self.runtime.as_micros() as u64).div_ceil(1000);
+        for d in &mut self.dirs {
+            if d.bytes > 0 {
+                d.runtime_ms = ms;
+            }
+        }
     }
 
     /// Folds another job's numbers into this one, as fio's
-    /// `group_reporting` reports a group as one job: counts and histograms
-    /// add up, latencies combine, the runtime is the longest, and the
-    /// first error is kept.
+    /// `group_reporting` reports a group as one job: counts, histograms,
+    /// CPU use and runtimes add up, latencies combine, each direction's
+    /// runtime is the longest, and the first error is kept.
     pub fn absorb(&mut self, other: &JobResult) {
         for (mine, theirs) in self.dirs.iter_mut().zip(&other.dirs) {
-            mine.ios += theirs.ios;
-            mine.bytes += theirs.bytes;
-            mine.issued += theirs.issued;
-            mine.slat.merge(&theirs.slat);
-            mine.clat.merge(&theirs.clat);
-            mine.clat_hist.merge(&theirs.clat_hist);
-            mine.lat.merge(&theirs.lat);
+            mine.absorb(theirs);
         }
-        self.runtime = self.runtime.max(other.runtime);
+        self.members += other.members;
+        self.runtime += other.runtime;
         if self.error.is_none() {
             self.error = other.error.clone();
         }
         self.syncs += other.syncs;
         self.sync_lat.merge(&other.sync_lat);
-        for (mine, theirs) in self.depths.iter_mut().zip(other.depths) {
-            *mine += theirs;
+        self.sync_hist.merge(&other.sync_hist);
+        let maps = [
+            (&mut self.depths, &other.depths),
+            (&mut self.submits, &other.submits),
+            (&mut self.completes, &other.completes),
+        ];
+        for (mine, theirs) in maps {
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
         }
+        self.latency.absorb(&other.latency);
+        self.cpu.add(&other.cpu);
+        self.latency_depth = other.latency_depth;
     }
 
-    /// The plain JSON dump of this job.
-    pub fn to_json(&self) -> J {
-        let moments = |m: &Moments| json!({"min": m.min, "max": m.max, "mean": m.mean(), "stddev": m.stddev(), "N": m.count});
-        let dir = |d: &DirStats| {
-            let mut clat = moments(&d.clat);
-            clat["bins"] = d.clat_hist.bins().map(|(v, c)| json!([v, c])).collect();
-            json!({
-                                "io_bytes": d.bytes,
-                "io_kbytes": d.bytes >> 10,
-                "total_ios": d.ios,
-                "issued": d.issued,
-                "slat_ns": moments(&d.slat),
-                "clat_ns": clat,
-                "lat_ns": moments(&d.lat),
-            })
-        };
-        let depths: serde_json::Map<String, J> = ["1", "2", "4", "8", "16", "32", ">=64"]
-            .iter()
-            .zip(self.depths)
-            .map(|(k, v)| (k.to_string(), J::from(v)))
-            .collect();
-        json!({
-            "jobname": self.name,
-            "groupid": self.group,
-            "error": self.error.as_ref().map_or(0, |e| e.0),
-            "error_message": self.error.as_ref().map(|e| e.1.clone()),
-            "runtime_ms": self.runtime.as_millis() as u64,
-            "read": dir(&self.dirs[0]),
-            "write": dir(&self.dirs[1]),
-                        "trim": dir(&self.dirs[2]),
-            "sync": {"total_ios": self.syncs, "lat_ns": moments(&self.sync_lat)},
-            "iodepth_level": depths,
-        })
+    /// Bytes moved and I/Os issued in all directions: fio prints a job's
+    /// block only if either is non-zero.
+    pub fn did_io(&self) -> bool {
+        self.dirs.iter().any(|d| d.bytes > 0 || d.issued > 0)
+    }
+
+    /// I/Os issued in all directions, the denominator of fio's depth and
+    /// latency distributions.
+    pub fn issued(&self) -> u64 {
+        self.dirs.iter().map(|d| d.issued).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coarse_latency_buckets_follow_fio_bounds() {
+        let mut b = LatencyBuckets::default();
+        for ns in [
+            0,
+            1,
+            999,
+            1000,
+            1999,
+            2000,
+            249_999,
+            999_999,
+            1_000_000,
+            1_999_999_999,
+        ] {
+            b.add(ns);
+        }
+        b.add(2_000_000_000);
+        b.add(u64::MAX);
+        assert_eq!(b.ns[0], 2);
+        assert_eq!(b.ns[9], 1);
+        assert_eq!(b.us[0], 2);
+        assert_eq!(b.us[1], 1);
+        assert_eq!(b.us[6], 1);
+        assert_eq!(b.us[9], 1);
+        assert_eq!(b.ms[0], 1);
+        assert_eq!(b.ms[10], 1);
+        assert_eq!(b.ms[11], 2);
+    }
+
+    #[test]
+    fn batch_and_depth_buckets() {
+        let d: Vec<usize> = [1, 2, 3, 4, 8, 16, 31, 32, 63, 64]
+            .map(depth_bucket)
+            .to_vec();
+        assert_eq!(d, [0, 1, 1, 2, 3, 4, 4, 5, 5, 6]);
+        let b: Vec<usize> = [0, 1, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65]
+            .map(batch_bucket)
+            .to_vec();
+        assert_eq!(b, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]);
     }
 }

@@ -76,6 +76,11 @@ impl Histogram {
         self.total
     }
 
+    /// Samples in one bucket.
+    pub fn count(&self, bucket: usize) -> u64 {
+        self.counts[bucket]
+    }
+
     /// Non-empty buckets as (reported value, count), in order: json+ `bins`.
     pub fn bins(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.counts

@@ -1,7 +1,11 @@
 //! Statistics collected while jobs run, in the forms fio reports them.
 
+pub mod cpu;
+pub mod disk;
 pub mod histogram;
 pub mod moments;
+pub mod percentile;
 
+pub use cpu::CpuUsage;
 pub use histogram::Histogram;
 pub use moments::Moments;

@@ -40,7 +40,8 @@ impl Moments {
         (self.m2 / (self.count - 1) as f64).sqrt()
     }
 
-    /// Combines two series (parallel form of Welford's update).
+    /// Combines two series (parallel form of Welford's update), with
+    /// fio's formula so that merged means round as fio's do.
     pub fn merge(&mut self, other: &Moments) {
         if other.count == 0 {
             return;
@@ -49,13 +50,32 @@ impl Moments {
             *self = *other;
             return;
         }
-        let n = (self.count + other.count) as f64;
+        let (n1, n2) = (self.count, other.count);
+        let total = (n1 + n2) as f64;
         let delta = other.mean - self.mean;
-        self.m2 += other.m2 + delta * delta * self.count as f64 * other.count as f64 / n;
-        self.mean += delta * other.count as f64 / n;
+        self.mean = (other.mean * n2 as f64 + self.mean * n1 as f64) / total;
+        self.m2 = other.m2 + self.m2 + delta.powi(2) * (n1 * n2) as f64 / total;
         self.count += other.count;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
+    }
+
+    /// Adds another job's rate samples to these, as fio's group_reporting
+    /// adds bandwidth and IOPS statistics: mins, maxes, means and squared
+    /// deviations are summed, so the mean is the group's total rate.
+    pub fn sum(&mut self, other: &Moments) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = *other;
+            return;
+        }
+        self.min += other.min;
+        self.max += other.max;
+        self.count += other.count;
+        self.mean += other.mean;
+        self.m2 += other.m2;
     }
 }
 

@@ -1,0 +1,169 @@
+//! Running a plan and reporting it as fio does: the job header lines,
+//! `fio-3.33`, `Starting N processes`, the laying-out lines, then the
+//! end-of-run reports in the formats asked for, on stdout or in the
+//! `--output` file; fio's exit status.
+
+use std::io::Write;
+use std::time::Instant;
+
+use crate::cli::Args;
+use crate::plan::{JobSpec, Plan};
+use crate::report::num2str::{Unit, num2str};
+use crate::report::{Formats, Report};
+use crate::run::config::JobConfig;
+
+/// Where fio's informational output goes: stdout, or the `--output` file.
+struct Sink(Box<dyn Write>);
+
+impl Sink {
+    fn open(args: &Args) -> Result<Sink, i32> {
+        match args.flag("output").flatten() {
+            Some(path) => match std::fs::File::create(path) {
+                Ok(f) => Ok(Sink(Box::new(f))),
+                Err(e) => {
+                    eprintln!("fio: output file open error: {e}");
+                    eprintln!("ferrio: --output={path}: the file could not be created");
+                    Err(1)
+                }
+            },
+            None => Ok(Sink(Box::new(std::io::stdout()))),
+        }
+    }
+
+    fn say(&mut self, text: &str) {
+        let _ = self.0.write_all(text.as_bytes());
+        let _ = self.0.flush();
+    }
+}
+
+/// The formats in effect: `--output-format` (the last one given),
+/// replaced by terse under `--minimal`, plus terse with `--append-terse`.
+fn formats(args: &Args) -> Formats {
+    let list = args.all("output-format");
+    let mut f = list
+        .last()
+        .and_then(|l| Formats::parse(l).ok())
+        .unwrap_or(Formats {
+            normal: true,
+            ..Formats::default()
+        });
+    if args.has("minimal") {
+        f = Formats {
+            terse: true,
+            ..Formats::default()
+        };
+    }
+    if args.has("append-terse") {
+        f.terse = true;
+    }
+    f
+}
+
+/// Runs every job of the plan (each checked before any I/O) and reports.
+pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
+    let started = Instant::now();
+    let jobs = crate::run::prepare(plan, args.has("readonly")).map_err(|refusal| {
+        eprintln!("ferrio: {}", refusal.0);
+        1
+    })?;
+    let formats = formats(args);
+    let terse_version = match args.flag("terse-version").flatten() {
+        Some(v) => v.parse().unwrap_or(3),
+        None => 3,
+    };
+    for flag in super::app::UNHONOURED_RUN_FLAGS {
+        if args.has(flag) {
+            eprintln!(
+                "ferrio: --{flag} is not honoured yet (no live status or aggregate logs); the run goes on without it"
+            );
+        }
+    }
+    for notice in jobs.iter().flat_map(|j| &j.notices) {
+        eprintln!("{notice}");
+    }
+    let mut sink = Sink::open(args)?;
+    if formats.normal {
+        let specs: Vec<&JobSpec> = plan.jobs().collect();
+        sink.say(&headers(&specs, &jobs));
+        sink.say(&format!("{}\n{}\n", crate::FIO_VERSION, starting(&jobs)));
+    }
+    crate::run::signals::install();
+    let stop = &crate::run::signals::STOP;
+    let (results, disks) = crate::run::run(&jobs, stop, &mut |line| {
+        if formats.normal {
+            sink.say(&format!("{line}\n"));
+        }
+    });
+    // fio's exit status counts the jobs that failed, before grouping.
+    let failed = results.iter().filter(|r| r.error.is_some()).count() as i32;
+    let results = crate::run::group_results(&jobs, results);
+    let signal = crate::run::signals::received();
+    if let Some(signal) = signal {
+        sink.say(&format!("\nfio: terminating on signal {signal}\n"));
+    }
+    for r in &results {
+        if let Some((_, message)) = &r.error {
+            eprintln!("{message}");
+        }
+    }
+    let report = Report::new(results, disks, started.elapsed(), terse_version);
+    sink.say(&report.render(formats));
+    Ok(failed + if signal.is_some() { 128 } else { 0 })
+}
+
+/// fio's line per job as it reads them: `name: (g=0): rw=..., bs=...`;
+/// the second job of a numjobs set prints `...` and the others nothing.
+fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> String {
+    let mut out = String::new();
+    let mut previous_subjob = None;
+    for (spec, cfg) in specs.iter().zip(jobs) {
+        if spec.subjob == 0 {
+            let bs = |d: usize| {
+                let n = |v| num2str(v, cfg.report.sig_figs, 1, cfg.report.binary(), Unit::Bytes);
+                format!("{}-{}", n(cfg.bs[d].min()), n(cfg.bs[d].max()))
+            };
+            out += &format!(
+                "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}\n",
+                spec.name,
+                spec.group,
+                rw_name(spec),
+                bs(0),
+                bs(1),
+                bs(2),
+                cfg.engine,
+                cfg.iodepth
+            );
+        } else if previous_subjob == Some(0) {
+            out += "...\n";
+        }
+        previous_subjob = Some(spec.subjob);
+    }
+    out
+}
+
+/// The canonical name of a job's `rw` (fio prints `readwrite` as `rw`).
+fn rw_name(spec: &JobSpec) -> &'static str {
+    match spec.value("rw") {
+        Some(crate::options::Value::Word { word, .. }) => match *word {
+            "readwrite" => "rw",
+            w => w,
+        },
+        _ => "read",
+    }
+}
+
+/// `Starting 2 threads and 1 process`.
+fn starting(jobs: &[JobConfig]) -> String {
+    let threads = jobs.iter().filter(|j| j.thread).count();
+    let processes = jobs.len() - threads;
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = Vec::new();
+    if threads > 0 {
+        parts.push(count(threads, "thread", "threads"));
+    }
+    if processes > 0 {
+        parts.push(count(processes, "process", "processes"));
+    }
+    format!("Starting {}", parts.join(" and "))
+}

@@ -1,0 +1,340 @@
+//! fio's JSON and json+ output, written byte for byte as fio's own writer
+//! writes it: two-space levels, `"key" : value`, integers and `%f`
+//! floats, strings with only `"` and `\` escaped, members with an empty
+//! string value left out (`../shared/spec/fio-output.md` §6).
+
+use std::fmt::Write;
+use std::time::UNIX_EPOCH;
+
+use super::options::Unified;
+use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
+use crate::run::result::{DirStats, JobResult};
+use crate::stats::percentile::percentiles;
+use crate::stats::{Histogram, Moments};
+
+/// A JSON value as fio's writer knows them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Obj(Obj),
+    Arr(Vec<Json>),
+}
+
+/// An object: members in insertion order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Obj(Vec<(String, Json)>);
+
+impl Obj {
+    pub fn int(&mut self, key: &str, v: u64) -> &mut Self {
+        self.0.push((key.to_string(), Json::Int(v as i64)));
+        self
+    }
+
+    pub fn float(&mut self, key: &str, v: f64) -> &mut Self {
+        self.0.push((key.to_string(), Json::Float(v)));
+        self
+    }
+
+    /// A string member; an empty string is left out, as fio does.
+    pub fn str(&mut self, key: &str, v: &str) -> &mut Self {
+        if !v.is_empty() {
+            self.0.push((key.to_string(), Json::Str(v.to_string())));
+        }
+        self
+    }
+
+    pub fn obj(&mut self, key: &str, v: Obj) -> &mut Self {
+        self.0.push((key.to_string(), Json::Obj(v)));
+        self
+    }
+
+    pub fn arr(&mut self, key: &str, v: Vec<Json>) -> &mut Self {
+        self.0.push((key.to_string(), Json::Arr(v)));
+        self
+    }
+
+    /// Writes the object at `level` as fio does (the opening brace goes
+    /// where the caller is).
+    pub fn write(&self, out: &mut String, level: usize) {
+        out.push_str("{\n");
+        for (i, (key, value)) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push_str(",\n");
+            }
+            indent(out, level + 1);
+            let _ = write!(out, "\"{}\" : ", escape(key));
+            value.write(out, level + 1);
+        }
+        out.push('\n');
+        indent(out, level);
+        out.push('}');
+    }
+}
+
+impl Json {
+    fn write(&self, out: &mut String, level: usize) {
+        match self {
+            Json::Int(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Json::Float(v) => {
+                let _ = write!(out, "{v:.6}");
+            }
+            Json::Str(s) => {
+                let _ = write!(out, "\"{}\"", escape(s));
+            }
+            Json::Obj(o) => o.write(out, level),
+            Json::Arr(items) => {
+                out.push_str("[\n");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(",\n");
+                    }
+                    indent(out, level + 1);
+                    item.write(out, level + 1);
+                }
+                out.push('\n');
+                indent(out, level);
+                out.push(']');
+            }
+        }
+    }
+}
+
+fn indent(out: &mut String, level: usize) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The whole JSON document, newline-terminated.
+pub fn render(report: &Report, plus: bool) -> String {
+    let mut out = String::new();
+    document(report, plus).write(&mut out, 0);
+    out.push('\n');
+    out
+}
+
+/// fio's ETA is unknown during a run's first 3 seconds and then reported
+/// as INT_MAX.
+const ETA_UNKNOWN: u64 = 2_147_483_647;
+
+pub fn document(report: &Report, plus: bool) -> Obj {
+    let since_epoch = report.time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let mut root = Obj::default();
+    root.str("fio version", crate::FIO_VERSION)
+        .int("timestamp", since_epoch.as_secs())
+        .int("timestamp_ms", since_epoch.as_millis() as u64)
+        .str("time", &report.ctime());
+    if !report.global_options.is_empty() {
+        root.obj("global options", options(&report.global_options));
+    }
+    let jobs = report
+        .results
+        .iter()
+        .map(|r| Json::Obj(job(report, r, plus)))
+        .collect();
+    root.arr("jobs", jobs);
+    if !report.disks.is_empty() {
+        let disks = report
+            .disks
+            .iter()
+            .map(|d| {
+                let mut o = Obj::default();
+                o.str("name", &d.name)
+                    .int("read_ios", d.ios[0])
+                    .int("write_ios", d.ios[1])
+                    .int("read_merges", d.merges[0])
+                    .int("write_merges", d.merges[1])
+                    .int("read_ticks", d.ticks[0])
+                    .int("write_ticks", d.ticks[1])
+                    .int("in_queue", d.in_queue)
+                    .float("util", d.util);
+                Json::Obj(o)
+            })
+            .collect();
+        root.arr("disk_util", disks);
+    }
+    root
+}
+
+fn options(list: &[(String, String)]) -> Obj {
+    let mut o = Obj::default();
+    for (k, v) in list {
+        o.str(k, v);
+    }
+    o
+}
+
+fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
+    let opts = &r.report;
+    let group = report.group(r.group);
+    let elapsed_ms = report.elapsed.as_millis() as u64;
+    let mut o = Obj::default();
+    o.str("jobname", &r.name)
+        .int("groupid", r.group as u64)
+        .int("error", r.error.as_ref().map_or(0, |e| e.0 as u64))
+        .int("eta", if elapsed_ms < 3000 { ETA_UNKNOWN } else { 0 })
+        .int("elapsed", elapsed_ms.div_ceil(1000));
+    if !opts.job_options.is_empty() {
+        o.obj("job options", options(&opts.job_options));
+    }
+    let names = ["read", "write", "trim"];
+    if opts.unified == Unified::Mixed {
+        o.obj("mixed", direction(r, &r.dirs[0], group.dirs[0].agg, plus));
+    } else {
+        for (d, name) in names.iter().enumerate() {
+            o.obj(name, direction(r, &r.dirs[d], group.dirs[d].agg, plus));
+        }
+        let mut sync = Obj::default();
+        sync.int("total_ios", r.syncs);
+        let pct = opts.clat_percentiles || opts.lat_percentiles;
+        sync.obj("lat_ns", latency(r, &r.sync_lat, &r.sync_hist, pct, plus));
+        o.obj("sync", sync);
+        if opts.unified == Unified::Both {
+            let mixed = DirStats::folded(&r.dirs);
+            // The group aggregate of fio's merged record is that of reads.
+            o.obj("mixed", direction(r, &mixed, group.dirs[0].agg, plus));
+        }
+    }
+    let (usr, sys) = cpu_percent(r);
+    o.int("job_runtime", r.runtime.as_millis() as u64)
+        .float("usr_cpu", usr)
+        .float("sys_cpu", sys)
+        .int("ctx", r.cpu.ctx)
+        .int("majf", r.cpu.major_faults)
+        .int("minf", r.cpu.minor_faults);
+    let issued = r.issued();
+    let depth_keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
+    let submits: u64 = r.submits.iter().sum();
+    let completes: u64 = r.completes.iter().sum();
+    o.obj("iodepth_level", shares(&depth_keys, &r.depths, issued, 0.1))
+        .obj(
+            "iodepth_submit",
+            shares(&batch_keys, &r.submits, submits, 0.1),
+        )
+        .obj(
+            "iodepth_complete",
+            shares(&batch_keys, &r.completes, completes, 0.1),
+        );
+    let lat_keys = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
+    o.obj("latency_ns", shares(&lat_keys, &r.latency.ns, issued, 0.01))
+        .obj("latency_us", shares(&lat_keys, &r.latency.us, issued, 0.01))
+        .obj("latency_ms", shares(&lat_keys, &r.latency.ms, issued, 0.01));
+    o.int("latency_depth", r.latency_depth as u64)
+        .int("latency_target", opts.latency_target_ns)
+        .float("latency_percentile", opts.latency_percentile)
+        .int("latency_window", opts.latency_window_us)
+        .str("desc", &opts.description);
+    o
+}
+
+fn shares(keys: &[&str], counts: &[u64], total: u64, floor: f64) -> Obj {
+    let mut o = Obj::default();
+    for (k, v) in keys.iter().zip(distribution(counts, total, floor)) {
+        o.float(k, v);
+    }
+    o
+}
+
+fn direction(r: &JobResult, d: &DirStats, group_agg: u64, plus: bool) -> Obj {
+    let opts = &r.report;
+    let bw_bytes = bytes_per_sec(d);
+    let iops = if d.runtime_ms > 0 {
+        1000.0 * d.issued as f64 / d.runtime_ms as f64
+    } else {
+        0.0
+    };
+    let mut o = Obj::default();
+    o.int("io_bytes", d.bytes)
+        .int("io_kbytes", d.bytes >> 10)
+        .int("bw_bytes", bw_bytes)
+        .int("bw", bw_bytes / 1024)
+        .float("iops", iops)
+        .int("runtime", d.runtime_ms)
+        .int("total_ios", d.issued)
+        .int("short_ios", d.short)
+        .int("drop_ios", 0)
+        .obj(
+            "slat_ns",
+            latency(r, &d.slat, &d.slat_hist, opts.slat_percentiles, plus),
+        )
+        .obj(
+            "clat_ns",
+            latency(r, &d.clat, &d.clat_hist, opts.clat_percentiles, plus),
+        )
+        .obj(
+            "lat_ns",
+            latency(r, &d.lat, &d.lat_hist, opts.lat_percentiles, plus),
+        );
+    let agg = if d.bw.count > 0 {
+        share_of_group(d.bw.mean(), group_agg)
+    } else {
+        0.0
+    };
+    o.int("bw_min", d.bw.min)
+        .int("bw_max", d.bw.max)
+        .float("bw_agg", agg)
+        .float("bw_mean", d.bw.mean())
+        .float("bw_dev", d.bw.stddev())
+        .int("bw_samples", d.bw.count)
+        .int("iops_min", d.iops.min)
+        .int("iops_max", d.iops.max)
+        .float("iops_mean", d.iops.mean())
+        .float("iops_stddev", d.iops.stddev())
+        .int("iops_samples", d.iops.count);
+    o
+}
+
+fn latency(r: &JobResult, m: &Moments, hist: &Histogram, pct: bool, plus: bool) -> Obj {
+    let mut o = Obj::default();
+    o.int("min", m.min)
+        .int("max", m.max)
+        .float("mean", m.mean())
+        .float("stddev", m.stddev())
+        .int("N", m.count);
+    if pct && m.count > 0 {
+        let list = &r.report.percentile_list;
+        let mut p = Obj::default();
+        for (pc, v) in list.iter().zip(percentiles(hist, m.count, list)) {
+            p.int(&format!("{pc:.6}"), v);
+        }
+        o.obj("percentile", p);
+        if plus {
+            let mut bins = Obj::default();
+            for (v, c) in hist.bins() {
+                bins.int(&v.to_string(), c);
+            }
+            o.obj("bins", bins);
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_like_fio() {
+        let mut inner = Obj::default();
+        inner.int("a", 1).float("b", 100.0).str("empty", "");
+        let mut root = Obj::default();
+        root.str("s", "q\"\\x")
+            .obj("o", inner)
+            .arr("l", vec![Json::Int(1), Json::Obj(Obj::default())]);
+        let mut out = String::new();
+        root.write(&mut out, 0);
+        let want = "{\n  \"s\" : \"q\\\"\\\\x\",\n  \"o\" : {\n    \"a\" : 1,\n    \"b\" : 100.000000\n  },\n  \"l\" : [\n    1,\n    {\n\n    }\n  ]\n}";
+        assert_eq!(out, want);
+    }
+}

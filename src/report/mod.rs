@@ -1,0 +1,248 @@
+//! fio's end-of-run reports, one module per format, each a function of
+//! the same [`Report`]: the job results as fio groups them, the run-status
+//! aggregates of each group, and the disks' use.
+
+pub mod json;
+pub mod normal;
+pub mod num2str;
+pub mod options;
+pub mod terse;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::run::result::{DirStats, JobResult};
+use crate::stats::disk::DiskUsage;
+use options::Unified;
+
+/// Which formats to write (fio's `--output-format`, a set).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Formats {
+    pub normal: bool,
+    pub json: bool,
+    /// json+ (implies json): the histogram bins too.
+    pub json_plus: bool,
+    pub terse: bool,
+}
+
+impl Formats {
+    /// Reads `--output-format`'s comma list.
+    pub fn parse(list: &str) -> Result<Formats, String> {
+        let mut f = Formats::default();
+        for word in list.split(',') {
+            match word {
+                "normal" => f.normal = true,
+                "json" => f.json = true,
+                "json+" => {
+                    f.json = true;
+                    f.json_plus = true
+                }
+                "terse" | "minimal" | "csv" => f.terse = true,
+                other => return Err(other.to_string()),
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// One group's aggregate for one direction (fio's `Run status group`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupDir {
+    pub min_run: u64,
+    pub max_run: u64,
+    pub min_bw: u64,
+    pub max_bw: u64,
+    pub io_bytes: u64,
+    /// All bytes over the longest runtime, in bytes per second.
+    pub agg: u64,
+}
+
+/// The aggregates of one group, with the number settings of its last
+/// reported job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupStats {
+    pub id: u32,
+    pub dirs: [GroupDir; 3],
+    pub kb_base: u64,
+    pub bits: bool,
+    pub sig_figs: usize,
+    pub mixed: bool,
+    pub both: bool,
+}
+
+/// Everything a report is made of.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// One result per reported job (or per group under group_reporting),
+    /// with directions already folded for unified_rw_reporting=mixed.
+    pub results: Vec<JobResult>,
+    pub groups: Vec<GroupStats>,
+    pub disks: Vec<DiskUsage>,
+    pub global_options: Vec<(String, String)>,
+    /// When the report is made, and how long since the run started.
+    pub time: SystemTime,
+    pub elapsed: Duration,
+    pub terse_version: u32,
+}
+
+impl Report {
+    pub fn new(
+        results: Vec<JobResult>,
+        disks: Vec<DiskUsage>,
+        elapsed: Duration,
+        terse_version: u32,
+    ) -> Report {
+        let results: Vec<JobResult> = results.into_iter().map(fold_mixed).collect();
+        let global_options = results
+            .last()
+            .map(|r| r.report.global_options.clone())
+            .unwrap_or_default();
+        let last_group = results.iter().map(|r| r.group).max();
+        let groups = last_group
+            .map(|last| (0..=last).map(|g| group_stats(g, &results)).collect())
+            .unwrap_or_default();
+        Report {
+            results,
+            groups,
+            disks,
+            global_options,
+            time: SystemTime::now(),
+            elapsed,
+            terse_version,
+        }
+    }
+
+    /// The reports in fio's fixed order: terse lines, then the JSON
+    /// document, then the normal text.
+    pub fn render(&self, formats: Formats) -> String {
+        let mut out = String::new();
+        if formats.terse {
+            out += &terse::render(self);
+        }
+        if formats.json {
+            out += &json::render(self, formats.json_plus);
+        }
+        if formats.normal {
+            out += &normal::render(self);
+        }
+        out
+    }
+
+    pub fn group(&self, id: u32) -> &GroupStats {
+        &self.groups[id as usize]
+    }
+
+    /// The report time as C's ctime prints it, without the newline.
+    pub fn ctime(&self) -> String {
+        ctime(self.time)
+    }
+}
+
+/// unified_rw_reporting=mixed: every direction folded into the first.
+fn fold_mixed(mut r: JobResult) -> JobResult {
+    if r.report.unified == Unified::Mixed {
+        let mixed = DirStats::folded(&r.dirs);
+        r.dirs = [mixed, DirStats::default(), DirStats::default()];
+    }
+    r
+}
+
+fn group_stats(id: u32, results: &[JobResult]) -> GroupStats {
+    let unset = GroupDir {
+        min_run: u64::MAX,
+        max_run: 0,
+        min_bw: u64::MAX,
+        max_bw: 0,
+        io_bytes: 0,
+        agg: 0,
+    };
+    let mut g = GroupStats {
+        id,
+        dirs: [unset; 3],
+        kb_base: 1024,
+        bits: false,
+        sig_figs: 4,
+        mixed: false,
+        both: false,
+    };
+    for r in results.iter().filter(|r| r.group == id) {
+        g.kb_base = r.report.kb_base;
+        g.bits = r.report.bits;
+        g.sig_figs = r.report.sig_figs;
+        g.mixed |= r.report.unified == Unified::Mixed;
+        g.both |= r.report.unified == Unified::Both;
+        for (gd, d) in g.dirs.iter_mut().zip(&r.dirs) {
+            if d.runtime_ms == 0 {
+                continue;
+            }
+            gd.min_run = gd.min_run.min(d.runtime_ms);
+            gd.max_run = gd.max_run.max(d.runtime_ms);
+            let bw = d.bytes * 1000 / d.runtime_ms;
+            gd.min_bw = gd.min_bw.min(bw);
+            gd.max_bw = gd.max_bw.max(bw);
+            gd.io_bytes += d.bytes;
+        }
+    }
+    for gd in &mut g.dirs {
+        gd.agg = (gd.io_bytes * 1000).checked_div(gd.max_run).unwrap_or(0);
+    }
+    g
+}
+
+/// A time as `Www Mmm dd hh:mm:ss yyyy` in local time (C's ctime).
+pub fn ctime(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as libc::time_t;
+    let mut buf = [0 as libc::c_char; 64];
+    // SAFETY: ctime_r writes at most 26 bytes into the 64-byte buffer,
+    // NUL-terminated.
+    let ok = unsafe { !libc::ctime_r(&secs, buf.as_mut_ptr()).is_null() };
+    if !ok {
+        return String::new();
+    }
+    // SAFETY: the buffer holds a NUL-terminated string written above.
+    let text = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    text.to_string_lossy().trim_end().to_string()
+}
+
+/// fio's distribution percentages: each bucket's share of `total`, with
+/// any non-empty bucket below `floor` raised to it.
+pub fn distribution(counts: &[u64], total: u64, floor: f64) -> Vec<f64> {
+    counts
+        .iter()
+        .map(|&c| {
+            if total == 0 {
+                return 0.0;
+            }
+            let share = c as f64 / total as f64 * 100.0;
+            if share < floor && c > 0 { floor } else { share }
+        })
+        .collect()
+}
+
+/// CPU use in percent of the job's runtime: (user, system).
+pub fn cpu_percent(r: &JobResult) -> (f64, f64) {
+    let runtime = r.runtime.as_millis() as u64;
+    if runtime == 0 {
+        return (0.0, 0.0);
+    }
+    let pct = |us: u64| (us / 1000) as f64 * 100.0 / runtime as f64;
+    (pct(r.cpu.user_us), pct(r.cpu.system_us))
+}
+
+/// A direction's share of its group's bandwidth, as fio's `per=` and JSON
+/// `bw_agg` compute it from the truncated mean of the samples.
+pub fn share_of_group(mean_kib: f64, agg: u64) -> f64 {
+    if agg <= 1024 {
+        return 100.0;
+    }
+    (mean_kib as i64 as f64 * 100.0 / (agg as f64 / 1024.0)).min(100.0)
+}
+
+/// fio's bandwidth of a direction, bytes per second (0 without runtime).
+pub fn bytes_per_sec(d: &DirStats) -> u64 {
+    (d.bytes * 1000).checked_div(d.runtime_ms).unwrap_or(0)
+}
+
+/// fio's integer IOPS of a direction (issued I/Os over its runtime).
+pub fn iops(d: &DirStats) -> u64 {
+    (d.issued * 1000).checked_div(d.runtime_ms).unwrap_or(0)
+}

@@ -1,0 +1,73 @@
+//! A thread's CPU time, context switches and page faults (getrusage of
+//! the calling thread), which fio reports per job on its `cpu` line.
+
+/// Resource use of one thread, or the difference of two readings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuUsage {
+    /// User and system CPU time, in microseconds.
+    pub user_us: u64,
+    pub system_us: u64,
+    /// Voluntary plus involuntary context switches.
+    pub ctx: u64,
+    pub major_faults: u64,
+    pub minor_faults: u64,
+}
+
+impl CpuUsage {
+    /// The calling thread's use so far.
+    pub fn of_this_thread() -> Self {
+        // SAFETY: getrusage writes a plain struct that we own; a zeroed
+        // rusage is a valid value of it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+        if rc != 0 {
+            return CpuUsage::default();
+        }
+        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        CpuUsage {
+            user_us: us(ru.ru_utime),
+            system_us: us(ru.ru_stime),
+            ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+            major_faults: ru.ru_majflt as u64,
+            minor_faults: ru.ru_minflt as u64,
+        }
+    }
+
+    /// What was used between `earlier` and this reading.
+    pub fn since(&self, earlier: &CpuUsage) -> CpuUsage {
+        CpuUsage {
+            user_us: self.user_us.saturating_sub(earlier.user_us),
+            system_us: self.system_us.saturating_sub(earlier.system_us),
+            ctx: self.ctx.saturating_sub(earlier.ctx),
+            major_faults: self.major_faults.saturating_sub(earlier.major_faults),
+            minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
+        }
+    }
+
+    /// Adds another job's use (group_reporting).
+    pub fn add(&mut self, other: &CpuUsage) {
+        self.user_us += other.user_us;
+        self.system_us += other.system_us;
+        self.ctx += other.ctx;
+        self.major_faults += other.major_faults;
+        self.minor_faults += other.minor_faults;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_thread_uses_cpu() {
+        let before = CpuUsage::of_this_thread();
+        let mut x = 0u64;
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(30);
+        while std::time::Instant::now() < until {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        let used = CpuUsage::of_this_thread().since(&before);
+        assert!(x > 0);
+        assert!(used.user_us + used.system_us >= 10_000, "{used:?}");
+    }
+}

@@ -1,0 +1,132 @@
+//! Disk utilisation as fio reports it under `Disk stats`: the whole-disk
+//! counters of `/sys/block/<disk>/stat` for every disk the jobs' files
+//! live on, as the difference between the first and the last reading.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The counters of one `/sys/block/<disk>/stat` reading that fio reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Counters {
+    ios: [u64; 2],
+    merges: [u64; 2],
+    ticks: [u64; 2],
+    io_ticks: u64,
+    time_in_queue: u64,
+}
+
+/// One disk's use over the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskUsage {
+    pub name: String,
+    /// Completed reads and writes, merged ones, and their ticks (ms).
+    pub ios: [u64; 2],
+    pub merges: [u64; 2],
+    pub ticks: [u64; 2],
+    pub in_queue: u64,
+    /// Percent of the wall time the disk was busy, at most 100.
+    pub util: f64,
+}
+
+/// Disks being watched, by name, with their first reading.
+#[derive(Debug, Default)]
+pub struct DiskWatch {
+    disks: BTreeMap<String, (Instant, Counters)>,
+}
+
+impl DiskWatch {
+    /// Starts watching the disk that holds `path` (a file, or a block
+    /// device node), unless it is watched already or is no disk.
+    pub fn watch(&mut self, path: &Path) {
+        let Some(name) = disk_of(path) else { return };
+        if self.disks.contains_key(&name) {
+            return;
+        }
+        if let Some(first) = read(&name) {
+            self.disks.insert(name, (Instant::now(), first));
+        }
+    }
+
+    /// The use of every watched disk since it was first read.
+    pub fn usage(&self) -> Vec<DiskUsage> {
+        let now = Instant::now();
+        self.disks
+            .iter()
+            .filter_map(|(name, (since, first))| {
+                let last = read(name)?;
+                let ms = now.saturating_duration_since(*since).as_millis() as f64;
+                let d = |a: u64, b: u64| a.saturating_sub(b);
+                let busy = d(last.io_ticks, first.io_ticks) as f64;
+                let util = if ms > 0.0 {
+                    (100.0 * busy / ms).min(100.0)
+                } else {
+                    0.0
+                };
+                Some(DiskUsage {
+                    name: name.clone(),
+                    ios: [d(last.ios[0], first.ios[0]), d(last.ios[1], first.ios[1])],
+                    merges: [
+                        d(last.merges[0], first.merges[0]),
+                        d(last.merges[1], first.merges[1]),
+                    ],
+                    ticks: [
+                        d(last.ticks[0], first.ticks[0]),
+                        d(last.ticks[1], first.ticks[1]),
+                    ],
+                    in_queue: d(last.time_in_queue, first.time_in_queue),
+                    util,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The sysfs name of the whole disk that holds `path`.
+fn disk_of(path: &Path) -> Option<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = std::fs::metadata(path).ok()?;
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let link: PathBuf = format!("/sys/dev/block/{major}:{minor}").into();
+    let mut dir = std::fs::canonicalize(link).ok()?;
+    // A partition's directory sits inside its disk's.
+    if dir.join("partition").exists() {
+        dir.pop();
+    }
+    let name = dir.file_name()?.to_str()?.to_string();
+    Path::new("/sys/block").join(&name).exists().then_some(name)
+}
+
+fn read(disk: &str) -> Option<Counters> {
+    let text = std::fs::read_to_string(format!("/sys/block/{disk}/stat")).ok()?;
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .map(|w| w.parse().unwrap_or(0))
+        .collect();
+    if f.len() < 11 {
+        return None;
+    }
+    Some(Counters {
+        ios: [f[0], f[4]],
+        merges: [f[1], f[5]],
+        ticks: [f[3], f[7]],
+        io_ticks: f[9],
+        time_in_queue: f[10],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pseudo_filesystems_have_no_disk() {
+        assert_eq!(disk_of(Path::new("/proc/self/status")), None);
+        assert_eq!(disk_of(Path::new("/nonexistent/file")), None);
+    }
+}
