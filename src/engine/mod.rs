@@ -76,6 +76,12 @@ pub trait Engine: Send {
     fn commits(&self) -> bool {
         true
     }
+    /// Whether the engine takes no new I/O until completions are reaped
+    /// (fio's FIO_Q_BUSY). Only the null engine says so: fio's holds one
+    /// committed batch at a time, which decides the depths it reports.
+    fn busy(&self) -> bool {
+        false
+    }
     /// Flushes a file's written data to stable storage (fsync, or
     /// fdatasync when `data_only`), waiting for it.
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()>;

@@ -1,6 +1,8 @@
 //! fio's `null` engine: every I/O succeeds at once without touching data.
 //! With a queue depth above one, I/Os are held until committed and then
-//! reaped, so the queue-depth machinery is exercised as with real devices.
+//! reaped. As in fio, one committed batch is in flight at a time: the
+//! engine is busy until it is reaped, so `iodepth=32` with the default
+//! `iodepth_batch=1` runs at depth 1, and `iodepth_batch=32` at 32.
 
 use std::io;
 use std::path::Path;
@@ -51,11 +53,19 @@ impl Engine for Null {
         Ok(())
     }
 
-    fn reap(&mut self, _min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
-        let n = max.min(self.in_flight.len());
+    fn busy(&self) -> bool {
+        !self.in_flight.is_empty()
+    }
+
+    /// Like fio's null engine, returns the whole committed batch whatever
+    /// the maximum asked for.
+    fn reap(&mut self, min: usize, _max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+        if min == 0 {
+            return Ok(());
+        }
         done.extend(
             self.in_flight
-                .drain(..n)
+                .drain(..)
                 .map(|(slot, result)| Completion { slot, result }),
         );
         Ok(())

@@ -1253,6 +1253,7 @@ pub static OPTIONS: &[OptDef] = &[
         Latency,
         "How many I/Os, in percent, must come in under latency_target",
     )
+    .runs()
     .def("100"),
     OptDef::new(
         "latency_run",
@@ -1592,6 +1593,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Window in ms over which bandwidth is averaged",
     )
+    .runs()
     .def("500")
     .parent("write_bw_log"),
     OptDef::new(
@@ -1600,6 +1602,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Window in ms over which IOPS is averaged",
     )
+    .runs()
     .def("500")
     .parent("write_iops_log"),
     OptDef::new(
@@ -1697,6 +1700,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Include completion-latency percentiles in the results",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "lat_percentiles",
@@ -1704,6 +1708,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Include total (submit to complete) latency percentiles in the results",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "slat_percentiles",
@@ -1711,6 +1716,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Include submission-latency percentiles in the results",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "percentile_list",
@@ -1722,6 +1728,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Percentiles to report, separated by ':'",
     )
+    .runs()
     .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
     .per_dir(2),
     OptDef::new(
@@ -1730,6 +1737,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Digits of precision in normal text output",
     )
+    .runs()
     .def("4")
     .min(1)
     .max(10),
@@ -1746,8 +1754,10 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Turn off most latency tracking to cut timing calls",
     )
+    .runs()
     .def("0"),
     OptDef::new("disable_lat", Bool, Stats, "Do not track total latency")
+        .runs()
         .def("0")
         .parent("gtod_reduce"),
     OptDef::new(
@@ -1756,6 +1766,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Do not track completion latency",
     )
+    .runs()
     .def("0")
     .parent("gtod_reduce"),
     OptDef::new(
@@ -1764,6 +1775,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Do not track submission latency",
     )
+    .runs()
     .def("0")
     .parent("gtod_reduce"),
     OptDef::new(
@@ -1772,6 +1784,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Do not track bandwidth",
     )
+    .runs()
     .alias(&["disable_bw"])
     .def("0")
     .parent("gtod_reduce"),
@@ -1794,6 +1807,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Report statistics per direction, combined, or both",
     )
+    .runs()
     .def("none"),
     OptDef::new(
         "continue_on_error",
@@ -1878,6 +1892,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Whether unit prefixes are counted in 1024s or 1000s",
     )
+    .runs()
     .def("1024")
     .prio(1),
     OptDef::new(
@@ -1890,6 +1905,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Report data amounts in bytes (8) or bits (1); 0 decides itself",
     )
+    .runs()
     .prio(1),
     OptDef::new(
         "hugepage-size",

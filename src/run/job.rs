@@ -293,8 +293,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         if cpu_start.is_none() && clock >= ramp_end {
             cpu_start = Some(CpuUsage::of_this_thread());
         }
-        let depth = in_flight + unsubmitted.len();
-        if issuing && depth < cfg.iodepth {
+        // Room for another I/O: below the depth, and the engine willing.
+        let room = in_flight + unsubmitted.len() < cfg.iodepth && !eng.busy();
+        if issuing && room {
             // fio's periodic syncs: due whenever the writes issued so far
             // are a multiple of fsync (or fdatasync), but never twice in a
             // row. They wait for the I/O in flight, then for the device.
@@ -327,7 +328,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         }
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
-        if issuing && depth < cfg.iodepth && !draining_for_sync {
+        if issuing && room && !draining_for_sync {
             let drawn = cfg.direction(rng.below(100));
             // Rate caps (fio's rate_ddir): a direction ahead of its rate
             // gives way to the other if that one is due, else the job
@@ -429,7 +430,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                     continue;
                 }
             }
-            let full = in_flight + unsubmitted.len() == cfg.iodepth;
+            let full = in_flight + unsubmitted.len() == cfg.iodepth || eng.busy();
             let last = !may_issue(clock, &work);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
@@ -466,11 +467,20 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         }
         // Reap: at least one when the queue is full or nothing more will
         // be issued, then on until the queue has drained to iodepth_low.
-        let full = in_flight + unsubmitted.len() >= cfg.iodepth;
-        let min = cfg.batch_complete_min.min(in_flight).max(1);
+        let full = in_flight + unsubmitted.len() >= cfg.iodepth || eng.busy();
+        // At the end fio waits for everything in flight in one call.
+        let ending = !draining_for_sync && !may_issue(clock, &work);
+        let (min, max) = if ending {
+            (in_flight, in_flight)
+        } else {
+            (
+                cfg.batch_complete_min.min(in_flight).max(1),
+                cfg.batch_complete_max,
+            )
+        };
         loop {
             done.clear();
-            if let Err(e) = eng.reap(min.min(in_flight), cfg.batch_complete_max, &mut done) {
+            if let Err(e) = eng.reap(min.min(in_flight), max, &mut done) {
                 result.fail(errno(&e), format!("fio: reaping I/O failed: {e}"));
                 break 'run;
             }
