@@ -1,0 +1,331 @@
+//! The reports, beside fio 3.33's on the same job files: every file in
+//! `compat-tests/reports/` runs with both tools in
+//! `--output-format=terse,json,normal` (which also checks fio's framing:
+//! header lines, then terse, then JSON, then the normal report).
+//!
+//! - normal: the same lines, in the same order, with the same labels, once
+//!   measured numbers are masked;
+//! - JSON: the same key paths, in the same order, with the same types, and
+//!   equal deterministic values (names, groups, option maps, I/O counts of
+//!   size-based jobs, percentile keys);
+//! - terse: the same field count per line and equal deterministic fields.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use common::{Scratch, ferrio, fio, parallel, run};
+use serde_json::Value;
+
+/// One tool's output, split into its parts.
+#[derive(Debug)]
+struct Parts {
+    headers: Vec<String>,
+    terse: Vec<String>,
+    json: Value,
+    normal: Vec<String>,
+}
+
+fn split(stdout: &str, tool: &str) -> Parts {
+    let lines: Vec<&str> = stdout.split('\n').collect();
+    let terse_at = lines
+        .iter()
+        .position(|l| l.starts_with("3;fio-3.33;"))
+        .unwrap_or_else(|| panic!("{tool}: no terse line in {stdout}"));
+    let json_at = lines.iter().position(|l| *l == "{").unwrap();
+    let json_end = json_at + lines[json_at..].iter().position(|l| *l == "}").unwrap();
+    let json_text = lines[json_at..=json_end].join("\n");
+    Parts {
+        headers: lines[..terse_at].iter().map(|s| s.to_string()).collect(),
+        terse: lines[terse_at..json_at]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        json: serde_json::from_str(&json_text).unwrap_or_else(|e| panic!("{tool}: {e}")),
+        normal: lines[json_end + 1..]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    }
+}
+
+/// Masks what is measured: numbers (keeping whether a binary or decimal
+/// prefix followed), latency units, padding; and folds the lines whose
+/// count depends on the measurements (latency distribution lines and
+/// percentile table rows) into one.
+fn masked(lines: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in lines {
+        let mut m = mask_numbers(line);
+        for unit in ["(nsec)", "(usec)", "(msec)"] {
+            m = m.replace(unit, "(unit)");
+        }
+        m = m
+            .replace("MiB/s):", "KiB/s):")
+            .replace("Mibit/s):", "Kibit/s):");
+        while m.contains("= ") {
+            m = m.replace("= ", "=");
+        }
+        let folded = if m.starts_with("     |") {
+            Some("     | (percentiles)")
+        } else if m.starts_with("  lat (unit)   :") {
+            Some("  lat (unit)   : (distribution)")
+        } else {
+            None
+        };
+        match folded {
+            Some(f) if out.last().map(String::as_str) == Some(f) => {}
+            Some(f) => out.push(f.to_string()),
+            None => out.push(m),
+        }
+    }
+    out
+}
+
+fn mask_numbers(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+            i += 1;
+        }
+        out.push('#');
+        let prefix = chars.get(i).copied();
+        let binary = chars.get(i + 1) == Some(&'i');
+        let unit_follows = |at: usize| matches!(chars.get(at), Some('B') | Some('b'));
+        match prefix {
+            Some('K' | 'M' | 'G' | 'T' | 'P' | 'E') if binary => {
+                out.push_str("Xi");
+                i += 2;
+            }
+            Some('k' | 'M' | 'G' | 'T' | 'P' | 'E') if unit_follows(i + 1) => {
+                out.push('X');
+                i += 1;
+            }
+            Some('k' | 'M' | 'G') => i += 1,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every key path of a JSON document with the type of its value, in
+/// document order; the members of `bins` (data-dependent) are left out.
+fn shape(v: &Value, path: &str, out: &mut Vec<String>) {
+    let kind = match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    };
+    out.push(format!("{path}: {kind}"));
+    if path.ends_with("/bins") {
+        return;
+    }
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                shape(child, &format!("{path}/{k}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                shape(child, &format!("{path}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Values that do not depend on timing.
+fn deterministic(doc: &Value, size_based: bool) -> Vec<String> {
+    let mut out = vec![
+        format!("fio version {}", doc["fio version"]),
+        format!("global {}", doc["global options"]),
+    ];
+    for job in doc["jobs"].as_array().unwrap() {
+        for key in [
+            "jobname",
+            "groupid",
+            "error",
+            "job options",
+            "desc",
+            "latency_depth",
+            "latency_target",
+            "latency_window",
+            "latency_percentile",
+        ] {
+            out.push(format!("{key} {}", job[key]));
+        }
+        for dir in ["read", "write", "trim", "mixed", "sync"] {
+            let d = &job[dir];
+            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+                if let Some(p) = d[lat]["percentile"].as_object() {
+                    let keys: Vec<&String> = p.keys().collect();
+                    out.push(format!("{dir} {lat} percentiles {keys:?}"));
+                }
+            }
+            if size_based {
+                for key in ["total_ios", "io_kbytes", "io_bytes", "short_ios"] {
+                    out.push(format!("{dir} {key} {}", d[key]));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn job_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("compat-tests/reports");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs one job file with a tool in a scratch folder of its own.
+fn report(tool: &str, file: &PathBuf) -> String {
+    let scratch = Scratch::new("report");
+    let text = std::fs::read_to_string(file).unwrap();
+    scratch.write("job.fio", &text);
+    let out = run(
+        tool,
+        &["--output-format=terse,json,normal", "job.fio"],
+        &scratch.0,
+        &HashMap::new(),
+    );
+    assert_eq!(out.code, 0, "{tool} {}: {}", file.display(), out.stderr);
+    assert_eq!(
+        out.stderr,
+        "",
+        "{tool} {}: stderr should stay empty",
+        file.display()
+    );
+    out.stdout
+}
+
+#[test]
+fn reports_match_fio_line_for_line_key_for_key_field_for_field() {
+    let files = job_files();
+    assert!(files.len() >= 20, "only {} report job files", files.len());
+    let failures: Vec<String> = parallel(&files, |file| {
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        // I/O counts are fixed for size-based jobs, except where fio's
+        // random generator splits a mix or draws block sizes.
+        let text = std::fs::read_to_string(file).unwrap();
+        let size_based = ["time_based", "randrw", "bsrange"]
+            .iter()
+            .all(|w| !text.contains(w));
+        let want = split(&report(fio(), file), "fio");
+        let got = split(&report(ferrio(), file), "ferrio");
+        let mut problems = Vec::new();
+        let (wh, gh) = (masked(&want.headers), masked(&got.headers));
+        if wh != gh {
+            problems.push(format!("headers:\n fio:    {wh:?}\n ferrio: {gh:?}"));
+        }
+        let (wn, gn) = (masked(&want.normal), masked(&got.normal));
+        if wn != gn {
+            let at = wn.iter().zip(&gn).position(|(a, b)| a != b).unwrap_or(0);
+            problems.push(format!(
+                "normal differs from line {at}:\n fio:    {:?}\n ferrio: {:?}",
+                &wn[at..wn.len().min(at + 4)],
+                &gn[at..gn.len().min(at + 4)]
+            ));
+        }
+        let (mut ws, mut gs) = (Vec::new(), Vec::new());
+        shape(&want.json, "", &mut ws);
+        shape(&got.json, "", &mut gs);
+        if ws != gs {
+            let at = ws.iter().zip(&gs).position(|(a, b)| a != b).unwrap_or(0);
+            problems.push(format!(
+                "JSON shape differs at {at}: fio {:?}, ferrio {:?}",
+                ws.get(at),
+                gs.get(at)
+            ));
+        }
+        let (wd, gd) = (
+            deterministic(&want.json, size_based),
+            deterministic(&got.json, size_based),
+        );
+        for (w, g) in wd.iter().zip(&gd) {
+            if w != g {
+                problems.push(format!("JSON value: fio {w}, ferrio {g}"));
+            }
+        }
+        if want.terse.len() != got.terse.len() {
+            problems.push(format!(
+                "terse lines: fio {}, ferrio {}",
+                want.terse.len(),
+                got.terse.len()
+            ));
+        }
+        for (w, g) in want.terse.iter().zip(&got.terse) {
+            let (wf, gf): (Vec<&str>, Vec<&str>) = (w.split(';').collect(), g.split(';').collect());
+            if wf.len() != gf.len() {
+                problems.push(format!(
+                    "terse fields: fio {}, ferrio {}",
+                    wf.len(),
+                    gf.len()
+                ));
+                continue;
+            }
+            // Version, fio version, name, group, error; then every
+            // percentile label.
+            for i in 0..wf.len() {
+                let label = |f: &str| {
+                    f.contains("%=")
+                        .then(|| f.split('=').next().map(String::from))
+                };
+                let same = if i < 5 {
+                    wf[i] == gf[i]
+                } else {
+                    label(wf[i]) == label(gf[i])
+                };
+                if !same {
+                    problems.push(format!(
+                        "terse field {}: fio {:?}, ferrio {:?}",
+                        i + 1,
+                        wf[i],
+                        gf[i]
+                    ));
+                }
+            }
+        }
+        if problems.is_empty() {
+            None
+        } else {
+            Some(format!("{name}:\n  {}", problems.join("\n  ")))
+        }
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} files differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn number_masking_keeps_the_prefix_kind() {
+    assert_eq!(
+        mask_numbers("BW=18.5MiB/s (19.4MB/s)(37.0MiB/2001msec) IOPS=12.4k"),
+        "BW=#XiB/s (#XB/s)(#XiB/#msec) IOPS=#"
+    );
+}
