@@ -58,6 +58,9 @@ pub struct OpenMode {
     /// Drop the file's cached pages first, so reads reach the device
     /// (fio's `invalidate`, on by default).
     pub invalidate: bool,
+    /// Access-pattern advice for the kernel (fio's fadvise_hint):
+    /// POSIX_FADV_RANDOM or POSIX_FADV_SEQUENTIAL.
+    pub advice: Option<i32>,
 }
 
 /// An I/O engine.
@@ -96,6 +99,20 @@ fn sync_file(file: &std::fs::File, data_only: bool) -> io::Result<()> {
         file.sync_data()
     } else {
         file.sync_all()
+    }
+}
+
+/// Drops a file's cached pages (fio's `invalidate`, which fio applies
+/// whenever it opens a job's file: at the start and at every new pass).
+pub fn drop_cached_pages(path: &Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path)?;
+    // SAFETY: posix_fadvise only advises the kernel about an open file.
+    let r = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(r))
     }
 }
 

@@ -54,6 +54,11 @@ pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
             return Err(io::Error::from_raw_os_error(r));
         }
     }
+    if let Some(advice) = mode.advice {
+        // Advice only: fio warns and carries on when the kernel refuses.
+        // SAFETY: as above.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, advice) };
+    }
     Ok(file)
 }
 

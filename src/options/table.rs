@@ -525,6 +525,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Access-pattern advice passed to the kernel with posix_fadvise",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "fsync",
@@ -1464,31 +1465,36 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Put the job number in log file names so clones log separately",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "write_bw_log",
         Choice(&[]),
         Logging,
         "Log bandwidth samples to files named from this prefix",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "write_lat_log",
         Choice(&[]),
         Logging,
         "Log latency samples to files named from this prefix",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "write_iops_log",
         Choice(&[]),
         Logging,
         "Log IOPS samples to files named from this prefix",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "log_entries",
         Int,
         Logging,
         "Starting capacity of each in-memory log, in entries",
     )
+    .runs()
     .def("1024")
     .min(1024)
     .max(1048576),
@@ -1498,6 +1504,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Average log samples over this many ms (0 logs each I/O)",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "log_hist_msec",
@@ -1505,6 +1512,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Interval in ms between latency histogram log entries",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "log_hist_coarseness",
@@ -1512,19 +1520,22 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Merge histogram bins, 0 (finest) to 6 (coarsest)",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "write_hist_log",
         Choice(&[]),
         Logging,
         "Log latency histograms to files named from this prefix",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "log_max_value",
         Bool,
         Logging,
         "Log each window's peak sample rather than its mean",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "log_offset",
@@ -1532,6 +1543,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Add the I/O's offset to each log entry",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "log_prio",
@@ -1539,6 +1551,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Add the I/O's priority to each log entry",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "log_compression",
@@ -1567,7 +1580,8 @@ pub static OPTIONS: &[OptDef] = &[
         Bool,
         Logging,
         "Stamp log entries with Unix time instead of time since job start",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "log_alternate_epoch",
         Bool,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::distribution::Shape;
+use super::logs::{LogPlan, log_name};
 use super::offsets::Rng;
 use crate::engine::{self, Dir};
 use crate::options::check::{SplitEntry, parse_bssplit};
@@ -42,6 +43,8 @@ pub struct JobConfig {
     pub offset: u64,
     /// Bytes of I/O to do before the job ends (io_size times loops).
     pub io_bytes: u64,
+    /// Bytes of one pass over the files (io_size, or the whole region).
+    pub pass_bytes: u64,
     /// Stop after this many I/Os, if set (number_ios).
     pub number_ios: Option<u64>,
     /// Wait this long before starting.
@@ -90,6 +93,8 @@ pub struct JobConfig {
     /// 0 means the smallest block size.
     pub blockalign: [u64; 3],
     pub invalidate: bool,
+    /// posix_fadvise advice given when the files are opened.
+    pub advice: Option<i32>,
     pub random_map: bool,
     /// How random offsets are spread over the file.
     pub distribution: Shape,
@@ -107,6 +112,8 @@ pub struct JobConfig {
     /// `Starting` line tells the difference.
     pub thread: bool,
     pub report: Arc<ReportOptions>,
+    /// The log files the job writes.
+    pub logs: LogPlan,
 }
 
 /// What a job measures per I/O.
@@ -304,7 +311,8 @@ impl JobConfig {
         // smallest size, as fio does.
         let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
         let whole = size / min_bs * min_bs * paths.len() as u64;
-        let io_bytes = io_bytes.unwrap_or(whole).saturating_mul(loops);
+        let pass_bytes = io_bytes.unwrap_or(whole).max(1);
+        let io_bytes = pass_bytes.saturating_mul(loops);
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
                 // A range: each job picks its own delay within it.
@@ -360,7 +368,17 @@ impl JobConfig {
             clat_hist: report.clat_percentiles,
             lat_hist: report.lat_percentiles,
         };
-        let every = |name| Duration::from_millis(job.num(name).unwrap_or(500).max(1));
+        let logs = log_plan(job, &measure);
+        // A bw (IOPS) log sets the sampling interval to its own averaging
+        // unless bwavgtime (iopsavgtime) is set; 0 means per I/O.
+        let every = |name, logged: bool| {
+            let ms = match job.setting(name) {
+                Some(s) => s.value.number().unwrap_or(500),
+                None if logged => job.num("log_avg_msec").unwrap_or(0),
+                None => 500,
+            };
+            Duration::from_millis(ms.max(1))
+        };
         Ok(JobConfig {
             name: job.name.clone(),
             group: job.group,
@@ -391,6 +409,15 @@ impl JobConfig {
             bs_unaligned: job.flag("bs_unaligned"),
             direct: direct(job),
             invalidate: job.flag("invalidate"),
+            advice: match job.value("fadvise_hint") {
+                Some(Value::Word { word: "0", .. }) => None,
+                Some(Value::Word { word: "random", .. }) => Some(libc::POSIX_FADV_RANDOM),
+                Some(Value::Word {
+                    word: "sequential", ..
+                }) => Some(libc::POSIX_FADV_SEQUENTIAL),
+                _ if pattern.random => Some(libc::POSIX_FADV_RANDOM),
+                _ => Some(libc::POSIX_FADV_SEQUENTIAL),
+            },
             blockalign: per_dir(job, "ba"),
             random_map: !job.flag("norandommap") && job.setting("ba").is_none(),
             distribution: distribution(job)?,
@@ -401,6 +428,7 @@ impl JobConfig {
             seed,
             offset,
             io_bytes,
+            pass_bytes,
             number_ios: job.num("number_ios").filter(|&n| n > 0),
             startdelay: Duration::from_micros(startdelay),
             ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
@@ -424,8 +452,9 @@ impl JobConfig {
             rate_bytes: per_dir(job, "rate"),
             rate_iops: per_dir(job, "rate_iops"),
             measure,
-            bw_every: every("bwavgtime"),
-            iops_every: every("iopsavgtime"),
+            bw_every: every("bwavgtime", logs.bw.is_some()),
+            iops_every: every("iopsavgtime", logs.iops.is_some()),
+            logs,
             thread: job.flag("thread"),
             report: Arc::new(report),
         })
@@ -447,6 +476,44 @@ impl JobConfig {
             (true, false) => Dir::Read,
             _ => Dir::Write,
         }
+    }
+}
+
+/// The log files of a job, named as fio names them.
+fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
+    let per_job = job.flag("per_job_logs");
+    let path = |option: &str, kind: &str| -> Option<PathBuf> {
+        let setting = job.setting(option)?;
+        let prefix = match &setting.value {
+            Value::Text(t) if !t.is_empty() => t.clone(),
+            Value::Word { tail: Some(t), .. } if !t.is_empty() => t.clone(),
+            _ => job.name.clone(),
+        };
+        Some(log_name(&prefix, kind, job.number, per_job))
+    };
+    let avg = job.num("log_avg_msec").unwrap_or(0);
+    // An explicit bwavgtime (iopsavgtime) caps the log's window.
+    let rate_avg = |name: &str| match job.setting(name) {
+        Some(s) => avg.min(s.value.number().unwrap_or(500)),
+        None => avg,
+    };
+    LogPlan {
+        lat: path("write_lat_log", "lat").filter(|_| measure.lat),
+        slat: path("write_lat_log", "slat").filter(|_| measure.slat),
+        clat: path("write_lat_log", "clat").filter(|_| measure.clat),
+        bw: path("write_bw_log", "bw"),
+        iops: path("write_iops_log", "iops"),
+        hist: path("write_hist_log", "clat_hist"),
+        lat_avg_ms: avg,
+        bw_avg_ms: rate_avg("bwavgtime"),
+        iops_avg_ms: rate_avg("iopsavgtime"),
+        max_value: job.flag("log_max_value"),
+        offset: job.flag("log_offset"),
+        prio: job.flag("log_prio"),
+        hist_ms: job.num("log_hist_msec").unwrap_or(0),
+        hist_coarseness: job.num("log_hist_coarseness").unwrap_or(0).min(6) as u32,
+        unix_epoch: job.flag("log_unix_epoch"),
+        epoch_ms: 0,
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::Instant;
 use super::config::{BufferFill, JobConfig};
 use super::distribution::Distribution;
 use super::layout::fill_random;
+use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
 use super::result::JobResult;
 use super::sampler::RateSampler;
@@ -90,6 +91,14 @@ struct Placement {
 }
 
 impl Placement {
+    /// Back to the start of the region with every block unvisited.
+    fn restart(&mut self) {
+        self.next_seq = [0; 2];
+        if let Some(map) = &mut self.map {
+            map.reset();
+        }
+    }
+
     fn new(cfg: &JobConfig) -> Self {
         // Random offsets fall on multiples of blockalign, which defaults
         // to the smallest block size.
@@ -208,6 +217,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         write: cfg.pattern.write,
         direct: cfg.direct,
         invalidate: cfg.invalidate,
+        advice: cfg.advice,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth) {
         Some(Ok(e)) => e,
@@ -258,6 +268,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     let ramp_end = start + cfg.ramp;
     let deadline = cfg.runtime.map(|r| ramp_end + r);
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
+    let mut logs = JobLogs::new(&cfg.logs);
+    // Sampled periodically unless logged (and so sampled) per I/O.
+    let sample_bw = cfg.measure.bw && !logs.as_ref().is_some_and(JobLogs::bw_per_io);
+    let sample_iops = !logs.as_ref().is_some_and(JobLogs::iops_per_io);
     // CPU use counts from the end of ramp_time, like every statistic.
     let mut cpu_start = (cfg.ramp.is_zero()).then(CpuUsage::of_this_thread);
     // Engines without a commit step count one submit and one reap per I/O.
@@ -272,8 +286,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     // The time of the latest clock read.
     let mut clock = start;
     let mut last_was_sync = false;
-    // Set while in-flight I/O is reaped ahead of a periodic sync.
-    let mut draining_for_sync = false;
+    // Set while in-flight I/O is reaped ahead of a periodic sync or a new
+    // pass over the files.
+    let mut draining = false;
+    // Bytes issued when the current pass over the files began.
+    let mut pass_start = 0u64;
     let may_issue = |clock: Instant, work: &[(u64, u64); 3]| {
         let (ios, bytes) = issued(work);
         !stop.any()
@@ -288,7 +305,21 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     'run: loop {
         let issuing = may_issue(clock, &work);
         if clock >= sampler.next && issuing {
-            sampler.sample(clock, &mut result.dirs, cfg.measure.bw);
+            let ms = clock.saturating_duration_since(ramp_end).as_millis() as u64;
+            sampler.sample(
+                clock,
+                &mut result.dirs,
+                [sample_bw, sample_iops],
+                &mut |iops, dir, value| {
+                    if let Some(logs) = &mut logs {
+                        // Averaged entries carry the block size only when
+                        // it is fixed.
+                        let bs = &cfg.bs[dir];
+                        let bs = if bs.min() == bs.max() { bs.min() } else { 0 };
+                        logs.sampled(iops, dir, value, ms, bs);
+                    }
+                },
+            );
         }
         if cpu_start.is_none() && clock >= ramp_end {
             cpu_start = Some(CpuUsage::of_this_thread());
@@ -301,7 +332,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             // row. They wait for the I/O in flight, then for the device.
             if let Some(data_only) = sync_due(cfg, work[Dir::Write as usize].0, last_was_sync) {
                 if !unsubmitted.is_empty() || in_flight > 0 {
-                    draining_for_sync = true;
+                    draining = true;
                 } else {
                     let before = Instant::now();
                     // Like fio, sync the file the next I/O would go to.
@@ -321,14 +352,39 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                     }
                     result.syncs += u64::from(!data_only);
                     last_was_sync = true;
-                    draining_for_sync = false;
+                    draining = false;
+                    continue;
+                }
+            }
+            // A new pass over the files (fio's next loop, or a time-based
+            // job that has covered its size): fio waits for the I/O in
+            // flight and reopens the files, which drops their cached
+            // pages again; offsets and the random map start over.
+            if issued(&work).1 - pass_start >= cfg.pass_bytes {
+                if !unsubmitted.is_empty() || in_flight > 0 {
+                    draining = true;
+                } else {
+                    pass_start = issued(&work).1;
+                    if cfg.invalidate && cfg.engine != "null" {
+                        for path in &cfg.paths {
+                            if let Err(e) = engine::drop_cached_pages(path) {
+                                let path = path.display();
+                                result.fail(errno(&e), format!("fio: invalidating {path}: {e}"));
+                                break 'run;
+                            }
+                        }
+                    }
+                    for place in &mut places {
+                        place.restart();
+                    }
+                    draining = false;
                     continue;
                 }
             }
         }
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
-        if issuing && room && !draining_for_sync {
+        if issuing && room && !draining {
             let drawn = cfg.direction(rng.below(100));
             // Rate caps (fio's rate_ddir): a direction ahead of its rate
             // gives way to the other if that one is due, else the job
@@ -424,7 +480,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                         }
                     }
                     free.push(index);
-                    if !complete(cfg, &mut result, slot, r, clock, clock >= ramp_end) {
+                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end) {
                         break 'run;
                     }
                     continue;
@@ -460,7 +516,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             }
         }
         if in_flight == 0 {
-            if draining_for_sync || !unsubmitted.is_empty() {
+            if draining || !unsubmitted.is_empty() {
                 continue;
             }
             break;
@@ -469,7 +525,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         // be issued, then on until the queue has drained to iodepth_low.
         let full = in_flight + unsubmitted.len() >= cfg.iodepth || eng.busy();
         // At the end fio waits for everything in flight in one call.
-        let ending = !draining_for_sync && !may_issue(clock, &work);
+        let ending = !draining && !may_issue(clock, &work);
         let (min, max) = if ending {
             (in_flight, in_flight)
         } else {
@@ -495,15 +551,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                 if !complete(
                     cfg,
                     &mut result,
+                    &mut logs,
                     &mut slots[c.slot],
                     c.result,
                     clock,
-                    clock >= ramp_end,
+                    ramp_end,
                 ) {
                     break 'run;
                 }
             }
-            let draining = draining_for_sync || !may_issue(clock, &work);
+            let draining = draining || !may_issue(clock, &work);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
                 break;
@@ -520,6 +577,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     }
     let end = Instant::now();
     result.finish(ramp_end.min(end), end);
+    if let Some(logs) = logs.take() {
+        let end_ms = end.saturating_duration_since(ramp_end).as_millis() as u64;
+        if let Err(e) = logs.write(end_ms) {
+            result.fail(
+                errno(&e),
+                format!("fio: writing the job's logs failed: {e}"),
+            );
+        }
+    }
     if let Some(start) = cpu_start {
         result.cpu = CpuUsage::of_this_thread().since(&start);
     }
@@ -613,16 +679,17 @@ fn errno(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(5)
 }
 
-/// Accounts one finished I/O (in the statistics only when `measure`,
-/// that is after ramp_time); on an error, marks the job failed as fio
-/// does and returns false.
+/// Accounts one finished I/O (in the statistics and logs only after
+/// `epoch`, the end of ramp_time); on an error, marks the job failed as
+/// fio does and returns false.
 fn complete(
     cfg: &JobConfig,
     result: &mut JobResult,
+    logs: &mut Option<JobLogs>,
     slot: &mut Slot,
     r: i64,
     at: Instant,
-    measure: bool,
+    epoch: Instant,
 ) -> bool {
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
@@ -646,7 +713,7 @@ fn complete(
         return false;
     }
     let queued = std::mem::take(&mut slot.queued);
-    if !measure {
+    if at < epoch {
         return true;
     }
     let ns = |from: Instant, to: Instant| to.saturating_duration_since(from).as_nanos() as u64;
@@ -656,13 +723,14 @@ fn complete(
         result.latency.add(clat);
     }
     let stats = result.dir_mut(slot.dir);
-    stats.bytes += r as u64;
+    let bytes = r as u64;
+    stats.bytes += bytes;
     stats.ios += 1;
-    if (r as u64) < slot.len as u64 {
+    if bytes < slot.len as u64 {
         stats.short += 1;
     }
-    if queued && m.slat {
-        let slat = ns(slot.prepared, submitted);
+    let slat = (queued && m.slat).then(|| ns(slot.prepared, submitted));
+    if let Some(slat) = slat {
         stats.slat.add(slat);
         if m.slat_hist {
             stats.slat_hist.add(slat);
@@ -674,12 +742,34 @@ fn complete(
             stats.clat_hist.add(clat);
         }
     }
-    if m.lat {
-        let lat = ns(slot.prepared, at);
+    let lat = m.lat.then(|| ns(slot.prepared, at));
+    if let Some(lat) = lat {
         stats.lat.add(lat);
         if m.lat_hist {
             stats.lat_hist.add(lat);
         }
+    }
+    if let Some(logs) = logs {
+        // fio samples bw and IOPS per I/O when their logs are not
+        // averaged.
+        if logs.bw_per_io() && m.bw {
+            stats
+                .bw
+                .add((bytes * 1_000_000).checked_div(clat).unwrap_or(0));
+        }
+        if logs.iops_per_io() {
+            stats.iops.add(1);
+        }
+        let io = Completed {
+            time_ms: at.saturating_duration_since(epoch).as_millis() as u64,
+            dir: slot.dir as usize,
+            bytes,
+            offset: slot.offset,
+            slat_ns: slat,
+            clat_ns: m.clat.then_some(clat),
+            lat_ns: lat,
+        };
+        logs.completed(&io, &stats.clat_hist);
     }
     true
 }

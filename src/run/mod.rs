@@ -5,6 +5,7 @@ pub mod config;
 pub mod distribution;
 pub mod job;
 pub mod layout;
+pub mod logs;
 pub mod offsets;
 pub mod result;
 pub mod sampler;

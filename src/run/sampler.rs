@@ -35,17 +35,17 @@ impl Series {
         dirs: &mut [DirStats; 3],
         count: fn(&DirStats) -> u64,
         per_ms: fn(u64, u64) -> u64,
-        store: fn(&mut DirStats, u64),
+        store: &mut dyn FnMut(&mut DirStats, usize, u64),
     ) {
         if now < self.due() {
             return;
         }
         let ms = now.saturating_duration_since(self.last).as_millis() as u64;
-        for (d, seen) in dirs.iter_mut().zip(self.seen.iter_mut()) {
+        for (i, (d, seen)) in dirs.iter_mut().zip(self.seen.iter_mut()).enumerate() {
             let total = count(d);
             let delta = total - *seen;
             if delta > 0 {
-                store(d, if ms > 0 { per_ms(delta, ms) } else { 0 });
+                store(d, i, if ms > 0 { per_ms(delta, ms) } else { 0 });
             }
             *seen = total;
         }
@@ -80,29 +80,42 @@ impl RateSampler {
         }
     }
 
-    /// Takes the samples that are due at `now`.
-    pub fn sample(&mut self, now: Instant, dirs: &mut [DirStats; 3], bw: bool) {
-        if bw {
+    /// Takes the samples that are due at `now`, for bandwidth and IOPS
+    /// as `on` says; `log` also receives each sample as (is IOPS,
+    /// direction, value).
+    pub fn sample(
+        &mut self,
+        now: Instant,
+        dirs: &mut [DirStats; 3],
+        on: [bool; 2],
+        log: &mut dyn FnMut(bool, usize, u64),
+    ) {
+        if on[0] {
             self.bw.take(
                 now,
                 dirs,
                 |d| d.bytes,
                 |bytes, ms| bytes * 1000 / ms / 1024,
-                |d, v| d.bw.add(v),
+                &mut |d, dir, v| {
+                    d.bw.add(v);
+                    log(false, dir, v);
+                },
             );
         }
-        self.iops.take(
-            now,
-            dirs,
-            |d| d.ios,
-            |ios, ms| ios * 1000 / ms,
-            |d, v| d.iops.add(v),
-        );
-        self.next = if bw {
-            self.bw.due().min(self.iops.due())
-        } else {
-            self.iops.due()
-        };
+        if on[1] {
+            self.iops.take(
+                now,
+                dirs,
+                |d| d.ios,
+                |ios, ms| ios * 1000 / ms,
+                &mut |d, dir, v| {
+                    d.iops.add(v);
+                    log(true, dir, v);
+                },
+            );
+        }
+        let due = |s: &Series, on: bool| if on { s.due() } else { now + s.every * 1000 };
+        self.next = due(&self.bw, on[0]).min(due(&self.iops, on[1]));
     }
 }
 
@@ -118,9 +131,12 @@ mod tests {
         let mut dirs: [DirStats; 3] = Default::default();
         dirs[0].bytes = 1024 * 1000;
         dirs[0].ios = 250;
-        s.sample(t0 + ms(400), &mut dirs, true);
+        let mut logged = Vec::new();
+        let mut log = |iops, dir, v| logged.push((iops, dir, v));
+        s.sample(t0 + ms(400), &mut dirs, [true; 2], &mut log);
         assert_eq!(dirs[0].bw.count, 0, "not due yet");
-        s.sample(t0 + ms(500), &mut dirs, true);
+        s.sample(t0 + ms(500), &mut dirs, [true; 2], &mut log);
+        assert_eq!(logged, vec![(false, 0, 2000), (true, 0, 500)]);
         assert_eq!((dirs[0].bw.count, dirs[0].bw.max), (1, 2000));
         assert_eq!((dirs[0].iops.count, dirs[0].iops.max), (1, 500));
         assert_eq!(dirs[1].bw.count, 0, "no writes, no write sample");

@@ -1,0 +1,422 @@
+//! fio's per-job log files (write_lat_log, write_bw_log, write_iops_log,
+//! write_hist_log): entries are kept in memory while the job runs and
+//! written when it ends, in fio 3.33's line format (`time, value, ddir,
+//! bs[, offset], prio`), with fio's averaging windows and file names
+//! (`../shared/spec/fio-output.md` §8).
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use crate::stats::Histogram;
+use crate::stats::histogram::BUCKETS;
+
+/// The logs a job writes and how.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LogPlan {
+    /// File paths per kind (absent: not logged).
+    pub lat: Option<PathBuf>,
+    pub slat: Option<PathBuf>,
+    pub clat: Option<PathBuf>,
+    pub bw: Option<PathBuf>,
+    pub iops: Option<PathBuf>,
+    pub hist: Option<PathBuf>,
+    /// Averaging window of the latency logs (0: one entry per I/O), and
+    /// of the bw and IOPS logs.
+    pub lat_avg_ms: u64,
+    pub bw_avg_ms: u64,
+    pub iops_avg_ms: u64,
+    /// Log each window's largest value rather than its mean.
+    pub max_value: bool,
+    pub offset: bool,
+    pub prio: bool,
+    pub hist_ms: u64,
+    pub hist_coarseness: u32,
+    /// Stamp entries with Unix time rather than time since the job's
+    /// start (log_unix_epoch).
+    pub unix_epoch: bool,
+    /// Milliseconds added to every time stamp: set when the job starts.
+    pub epoch_ms: u64,
+}
+
+impl LogPlan {
+    pub fn any(&self) -> bool {
+        self.lat.is_some()
+            || self.slat.is_some()
+            || self.clat.is_some()
+            || self.bw.is_some()
+            || self.iops.is_some()
+            || self.hist.is_some()
+    }
+}
+
+/// fio's log file name: `<prefix>_<kind>.<job number>.log`, or without
+/// the number when per_job_logs is off.
+pub fn log_name(prefix: &str, kind: &str, number: u32, per_job: bool) -> PathBuf {
+    if per_job {
+        format!("{prefix}_{kind}.{number}.log").into()
+    } else {
+        format!("{prefix}_{kind}.log").into()
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    time_ms: u64,
+    value: u64,
+    dir: u8,
+    bs: u64,
+    offset: u64,
+}
+
+/// A running mean and maximum of the values of one averaging window
+/// (fio's add_stat_sample on the window).
+#[derive(Debug, Clone, Copy, Default)]
+struct Window {
+    samples: u64,
+    mean: f64,
+    max: u64,
+}
+
+impl Window {
+    fn add(&mut self, v: u64) {
+        let delta = v as f64 - self.mean;
+        if delta != 0.0 {
+            self.mean += delta / (self.samples as f64 + 1.0);
+        }
+        self.max = self.max.max(v);
+        self.samples += 1;
+    }
+}
+
+/// One log: its entries and, when averaging, a window per direction.
+#[derive(Debug)]
+struct Log {
+    entries: Vec<Entry>,
+    avg_ms: u64,
+    /// Latency logs are fed from the I/O path and flush a window only once
+    /// it has fully passed; rate logs allow fio's 1 ms of slack.
+    slack_ms: u64,
+    windows: [Window; 3],
+    window_start: [u64; 3],
+}
+
+impl Log {
+    fn new(avg_ms: u64, slack_ms: u64) -> Self {
+        Log {
+            entries: Vec::with_capacity(1024),
+            avg_ms,
+            slack_ms,
+            windows: Default::default(),
+            window_start: [0; 3],
+        }
+    }
+
+    fn add(&mut self, e: Entry, max_value: bool) {
+        if self.avg_ms == 0 {
+            self.entries.push(e);
+            return;
+        }
+        let d = e.dir as usize;
+        self.windows[d].add(e.value);
+        let start = self.window_start[d];
+        if e.time_ms < start {
+            return;
+        }
+        let span = e.time_ms - start;
+        if span < self.avg_ms && self.avg_ms - span > self.slack_ms {
+            return;
+        }
+        self.close_window(d, e.time_ms, max_value);
+        self.window_start[d] = e.time_ms - e.time_ms % self.avg_ms;
+    }
+
+    fn close_window(&mut self, d: usize, time_ms: u64, max_value: bool) {
+        let w = std::mem::take(&mut self.windows[d]);
+        if w.samples == 0 {
+            return;
+        }
+        let value = if max_value {
+            w.max
+        } else {
+            (w.mean + 0.5) as u64
+        };
+        self.entries.push(Entry {
+            time_ms,
+            value,
+            dir: d as u8,
+            bs: 0,
+            offset: 0,
+        });
+    }
+
+    fn finish(&mut self, time_ms: u64, max_value: bool) {
+        if self.avg_ms > 0 {
+            for d in 0..3 {
+                self.close_window(d, time_ms, max_value);
+            }
+        }
+    }
+
+    fn text(&self, plan: &LogPlan) -> String {
+        let mut out = String::with_capacity(self.entries.len() * 24);
+        for e in &self.entries {
+            let _ = write!(
+                out,
+                "{}, {}, {}, {}, ",
+                e.time_ms + plan.epoch_ms,
+                e.value,
+                e.dir,
+                e.bs
+            );
+            if plan.offset {
+                let _ = write!(out, "{}, ", e.offset);
+            }
+            out.push_str(if plan.prio { "0x0000\n" } else { "0\n" });
+        }
+        out
+    }
+}
+
+/// The clat histogram log: a cumulative snapshot per direction every
+/// log_hist_msec, written as the change since the previous line.
+#[derive(Debug, Default)]
+struct HistLog {
+    last_ms: [Option<u64>; 3],
+    snapshots: Vec<(u64, u8, u64, Box<[u64]>)>,
+}
+
+/// The logs of one running job.
+#[derive(Debug)]
+pub struct JobLogs {
+    plan: LogPlan,
+    lat: Option<Log>,
+    slat: Option<Log>,
+    clat: Option<Log>,
+    bw: Option<Log>,
+    iops: Option<Log>,
+    hist: Option<HistLog>,
+}
+
+/// One completed I/O, as the logs see it.
+#[derive(Debug, Clone, Copy)]
+pub struct Completed {
+    pub time_ms: u64,
+    pub dir: usize,
+    pub bytes: u64,
+    pub offset: u64,
+    pub slat_ns: Option<u64>,
+    pub clat_ns: Option<u64>,
+    pub lat_ns: Option<u64>,
+}
+
+impl JobLogs {
+    /// The logs of a job whose statistics start now.
+    pub fn new(plan: &LogPlan) -> Option<JobLogs> {
+        if !plan.any() {
+            return None;
+        }
+        let mut plan = plan.clone();
+        if plan.unix_epoch {
+            plan.epoch_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+        }
+        let lat = |p: &Option<PathBuf>| p.as_ref().map(|_| Log::new(plan.lat_avg_ms, 0));
+        Some(JobLogs {
+            lat: lat(&plan.lat),
+            slat: lat(&plan.slat),
+            clat: lat(&plan.clat),
+            bw: plan.bw.as_ref().map(|_| Log::new(plan.bw_avg_ms, 1)),
+            iops: plan.iops.as_ref().map(|_| Log::new(plan.iops_avg_ms, 1)),
+            hist: plan.hist.as_ref().map(|_| HistLog::default()),
+            plan,
+        })
+    }
+
+    /// Whether bandwidth (IOPS) is logged per I/O: then fio also samples
+    /// its bw (iops) statistics per I/O instead of periodically.
+    pub fn bw_per_io(&self) -> bool {
+        self.bw.as_ref().is_some_and(|l| l.avg_ms == 0)
+    }
+
+    pub fn iops_per_io(&self) -> bool {
+        self.iops.as_ref().is_some_and(|l| l.avg_ms == 0)
+    }
+
+    /// Logs one completed I/O; `clat_hist` is the direction's clat
+    /// histogram after it.
+    pub fn completed(&mut self, io: &Completed, clat_hist: &Histogram) {
+        let max = self.plan.max_value;
+        let entry = |value| Entry {
+            time_ms: io.time_ms,
+            value,
+            dir: io.dir as u8,
+            bs: io.bytes,
+            offset: io.offset,
+        };
+        let pairs = [
+            (&mut self.lat, io.lat_ns),
+            (&mut self.slat, io.slat_ns),
+            (&mut self.clat, io.clat_ns),
+        ];
+        for (log, value) in pairs {
+            if let (Some(log), Some(v)) = (log, value) {
+                log.add(entry(v), max);
+            }
+        }
+        if let (Some(log), Some(clat)) = (&mut self.bw, io.clat_ns)
+            && log.avg_ms == 0
+        {
+            let rate = if clat > 0 {
+                io.bytes * 1_000_000 / clat
+            } else {
+                0
+            };
+            log.add(entry(rate), max);
+        }
+        if let Some(log) = &mut self.iops
+            && log.avg_ms == 0
+        {
+            log.add(entry(1), max);
+        }
+        if let (Some(h), true) = (&mut self.hist, self.plan.hist_ms > 0) {
+            let last = h.last_ms[io.dir].get_or_insert(io.time_ms);
+            let span = io.time_ms.saturating_sub(*last);
+            if span >= self.plan.hist_ms {
+                let counts: Box<[u64]> = (0..BUCKETS).map(|b| clat_hist.count(b)).collect();
+                h.snapshots
+                    .push((io.time_ms, io.dir as u8, io.bytes, counts));
+                *last = io.time_ms - (span - self.plan.hist_ms);
+            }
+        }
+    }
+
+    /// A periodic bandwidth (KiB/s) or IOPS sample, for averaged logs.
+    pub fn sampled(&mut self, iops: bool, dir: usize, value: u64, time_ms: u64, bs: u64) {
+        let log = if iops { &mut self.iops } else { &mut self.bw };
+        if let Some(log) = log
+            && log.avg_ms > 0
+        {
+            log.add(
+                Entry {
+                    time_ms,
+                    value,
+                    dir: dir as u8,
+                    bs,
+                    offset: 0,
+                },
+                self.plan.max_value,
+            );
+        }
+    }
+
+    /// Closes the last windows and writes every log file (each is
+    /// created even if it stays empty, as fio does).
+    pub fn write(mut self, end_ms: u64) -> io::Result<()> {
+        let max = self.plan.max_value;
+        let plan = self.plan.clone();
+        let logs = [
+            (&mut self.lat, &plan.lat),
+            (&mut self.slat, &plan.slat),
+            (&mut self.clat, &plan.clat),
+            (&mut self.bw, &plan.bw),
+            (&mut self.iops, &plan.iops),
+        ];
+        for (log, path) in logs {
+            if let (Some(log), Some(path)) = (log, path) {
+                log.finish(end_ms, max);
+                std::fs::write(path, log.text(&plan))?;
+            }
+        }
+        if let (Some(h), Some(path)) = (&self.hist, &plan.hist) {
+            let mut f = io::BufWriter::new(std::fs::File::create(path)?);
+            let stride = 1usize << plan.hist_coarseness.min(6);
+            let mut before: [Option<&[u64]>; 3] = [None; 3];
+            for (time, dir, bs, counts) in &h.snapshots {
+                let prev = before[*dir as usize];
+                let sums: Vec<String> = (0..BUCKETS)
+                    .step_by(stride)
+                    .map(|j| {
+                        (j..j + stride)
+                            .map(|k| counts[k] - prev.map_or(0, |p| p[k]))
+                            .sum::<u64>()
+                            .to_string()
+                    })
+                    .collect();
+                writeln!(
+                    f,
+                    "{}, {dir}, {bs}, {}",
+                    time + plan.epoch_ms,
+                    sums.join(", ")
+                )?;
+                before[*dir as usize] = Some(counts);
+            }
+            f.flush()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(time_ms: u64, value: u64, dir: u8) -> Entry {
+        Entry {
+            time_ms,
+            value,
+            dir,
+            bs: 4096,
+            offset: 0,
+        }
+    }
+
+    #[test]
+    fn per_io_entries_are_kept_as_they_come() {
+        let mut log = Log::new(0, 0);
+        log.add(entry(1, 297289, 0), false);
+        let plan = LogPlan::default();
+        assert_eq!(log.text(&plan), "1, 297289, 0, 4096, 0\n");
+        let with_offset = LogPlan {
+            offset: true,
+            prio: true,
+            ..LogPlan::default()
+        };
+        assert_eq!(log.text(&with_offset), "1, 297289, 0, 4096, 0, 0x0000\n");
+    }
+
+    #[test]
+    fn windows_average_round_and_restart_on_their_boundary() {
+        let mut log = Log::new(500, 1);
+        log.add(entry(100, 10, 0), false);
+        log.add(entry(300, 13, 0), false);
+        assert!(log.entries.is_empty());
+        log.add(entry(499, 20, 0), false);
+        assert_eq!(log.entries.len(), 1, "1 ms of slack closes the window");
+        assert_eq!((log.entries[0].time_ms, log.entries[0].value), (499, 14));
+        assert_eq!(log.window_start[0], 0);
+        log.add(entry(1003, 7, 0), false);
+        assert_eq!(log.entries[1].value, 7);
+        assert_eq!(log.window_start[0], 1000);
+        // A direction's first window starts at 0 too.
+        log.add(entry(1200, 9, 1), false);
+        assert_eq!((log.entries[2].time_ms, log.entries[2].dir), (1200, 1));
+        log.add(entry(1250, 4, 0), false);
+        log.finish(1300, false);
+        assert_eq!(log.entries.len(), 4, "the final partial window is written");
+        assert_eq!((log.entries[3].time_ms, log.entries[3].value), (1300, 4));
+    }
+
+    #[test]
+    fn names_follow_fio() {
+        assert_eq!(
+            log_name("lg", "iops", 2, true),
+            PathBuf::from("lg_iops.2.log")
+        );
+        assert_eq!(
+            log_name("lg", "clat", 1, false),
+            PathBuf::from("lg_clat.log")
+        );
+    }
+}
