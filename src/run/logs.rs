@@ -268,11 +268,7 @@ impl JobLogs {
         if let (Some(log), Some(clat)) = (&mut self.bw, io.clat_ns)
             && log.avg_ms == 0
         {
-            let rate = if clat > 0 {
-                io.bytes * 1_000_000 / clat
-            } else {
-                0
-            };
+            let rate = (io.bytes * 1_000_000).checked_div(clat).unwrap_or(0);
             log.add(entry(rate), max);
         }
         if let Some(log) = &mut self.iops
