@@ -513,6 +513,7 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
         hist_ms: job.num("log_hist_msec").unwrap_or(0),
         hist_coarseness: job.num("log_hist_coarseness").unwrap_or(0).min(6) as u32,
         unix_epoch: job.flag("log_unix_epoch"),
+        shared: !per_job,
         epoch_ms: 0,
     }
 }

@@ -35,6 +35,8 @@ pub struct LogPlan {
     /// Stamp entries with Unix time rather than time since the job's
     /// start (log_unix_epoch).
     pub unix_epoch: bool,
+    /// File names without the job number (per_job_logs=0): shared.
+    pub shared: bool,
     /// Milliseconds added to every time stamp: set when the job starts.
     pub epoch_ms: u64,
 }
@@ -322,11 +324,25 @@ impl JobLogs {
         for (log, path) in logs {
             if let (Some(log), Some(path)) = (log, path) {
                 log.finish(end_ms, max);
-                std::fs::write(path, log.text(&plan))?;
+                // Jobs sharing a file (per_job_logs=0) append to it, as
+                // fio's do.
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .write(true)
+                    .append(plan.shared)
+                    .truncate(!plan.shared)
+                    .open(path)?;
+                f.write_all(log.text(&plan).as_bytes())?;
             }
         }
         if let (Some(h), Some(path)) = (&self.hist, &plan.hist) {
-            let mut f = io::BufWriter::new(std::fs::File::create(path)?);
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .append(plan.shared)
+                .truncate(!plan.shared)
+                .open(path)?;
+            let mut f = io::BufWriter::new(file);
             let stride = 1usize << plan.hist_coarseness.min(6);
             let mut before: [Option<&[u64]>; 3] = [None; 3];
             for (time, dir, bs, counts) in &h.snapshots {
