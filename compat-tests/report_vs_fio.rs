@@ -329,3 +329,52 @@ fn number_masking_keeps_the_prefix_kind() {
         "BW=#XiB/s (#XB/s)(#XiB/#msec) IOPS=#"
     );
 }
+
+/// Runs a job file's text with a tool and extra arguments in a scratch
+/// folder; returns (exit status, stdout).
+fn run_job(tool: &str, job: &str, args: &[&str]) -> (i32, String) {
+    let scratch = Scratch::new("reportjob");
+    scratch.write("job.fio", job);
+    let mut all = args.to_vec();
+    all.push("job.fio");
+    let out = run(tool, &all, &scratch.0, &HashMap::new());
+    (out.code, out.stdout)
+}
+
+#[test]
+fn a_failing_job_is_reported_as_fio_reports_it() {
+    // The first O_DIRECT read of 1000 bytes fails with EINVAL.
+    let job = "[e2]\nioengine=psync\nfilename=data\nsize=64k\nbs=1000\nrw=read\ndirect=1\n";
+    let (want_code, want) = run_job(fio(), job, &[]);
+    let (got_code, got) = run_job(ferrio(), job, &[]);
+    assert_eq!(got_code, want_code);
+    // fio's error context names its own source file and line.
+    let strip = |s: &str| -> Vec<String> {
+        let lines: Vec<String> = s
+            .lines()
+            .map(|l| l.replace("file:io_u.c:1876, ", ""))
+            .collect();
+        masked(&lines)
+    };
+    let (want, got) = (strip(&want), strip(&got));
+    // Reap calls that returned nothing are counted differently.
+    let complete = |l: &String| l.starts_with("     complete");
+    let keep = |v: Vec<String>| v.into_iter().filter(|l| !complete(l)).collect::<Vec<_>>();
+    assert_eq!(keep(got), keep(want));
+}
+
+#[test]
+fn terse_versions_have_fios_field_counts() {
+    let job = "[t]\nioengine=null\nsize=8m\nrw=randrw\ndescription=my desc\n";
+    for version in ["2", "3", "4", "5"] {
+        let flag = format!("--terse-version={version}");
+        let counts = |tool| {
+            let (code, out) = run_job(tool, job, &["--minimal", &flag]);
+            assert_eq!(code, 0);
+            out.lines()
+                .map(|l| l.split(';').count())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(counts(ferrio()), counts(fio()), "terse version {version}");
+    }
+}

@@ -94,22 +94,35 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             sink.say(&format!("{line}\n"));
         }
     });
-    // fio's exit status counts the jobs that failed, before grouping.
-    let failed = results.iter().filter(|r| r.error.is_some()).count() as i32;
+    // Each failed job says so, and fio's exit status counts them.
+    let mut failed = 0;
+    for (r, cfg) in results.iter().zip(&jobs) {
+        if let Some(e) = &r.error {
+            failed += 1;
+            eprintln!("{}", e.message);
+            if cfg.direct && e.errno == libc::EINVAL && e.func == "io_u error" && r.issued() == 1 {
+                sink.say(FIRST_DIRECT_IO_ERRORED);
+            }
+            sink.say(&format!(
+                "fio: pid={}, err={}/{}\n",
+                r.pid,
+                e.errno,
+                e.context()
+            ));
+        }
+    }
     let results = crate::run::group_results(&jobs, results);
     let signal = crate::run::signals::received();
     if let Some(signal) = signal {
         sink.say(&format!("\nfio: terminating on signal {signal}\n"));
     }
-    for r in &results {
-        if let Some((_, message)) = &r.error {
-            eprintln!("{message}");
-        }
-    }
     let report = Report::new(results, disks, started.elapsed(), terse_version);
     sink.say(&report.render(formats));
     Ok(failed + if signal.is_some() { 128 } else { 0 })
 }
+
+/// What fio says when a job's very first O_DIRECT I/O fails with EINVAL.
+const FIRST_DIRECT_IO_ERRORED: &str = "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.\n";
 
 /// fio's line per job as it reads them: `name: (g=0): rw=..., bs=...`;
 /// the second job of a numjobs set prints `...` and the others nothing.

@@ -68,11 +68,16 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
                 r.name, r.group, r.members, r.pid
             );
         }
-        Some((errno, context)) => {
+        Some(e) => {
             let _ = writeln!(
                 out,
-                "{}: (groupid={}, jobs={}): err={errno:2} ({context}): pid={}: {time}",
-                r.name, r.group, r.members, r.pid
+                "{}: (groupid={}, jobs={}): err={:2} ({}): pid={}: {time}",
+                r.name,
+                r.group,
+                r.members,
+                e.errno,
+                e.context(),
+                r.pid
             );
         }
     }

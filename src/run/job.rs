@@ -224,12 +224,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         Some(Err(e)) => {
             result.fail(
                 errno(&e),
+                "io engine init",
                 format!("fio: failed to set up ioengine {}: {e}", cfg.engine),
             );
             return result;
         }
         None => {
-            result.fail(22, format!("ioengine {} is not available", cfg.engine));
+            result.fail(
+                22,
+                "load engine",
+                format!("ioengine {} is not available", cfg.engine),
+            );
             return result;
         }
     };
@@ -239,7 +244,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         match eng.open(path, mode) {
             Ok(f) => files.push(f),
             Err(e) => {
-                result.fail(errno(&e), format!("open({}): {e}", path.display()));
+                let func = format!("open({})", path.display());
+                result.fail(errno(&e), &func, format!("fio: {func}: {e}"));
                 return result;
             }
         }
@@ -338,7 +344,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                     // Like fio, sync the file the next I/O would go to.
                     if let Err(e) = eng.sync(files[next_file], data_only) {
                         let path = cfg.paths[next_file].display();
-                        result.fail(errno(&e), format!("fio: sync of {path} failed: {e}"));
+                        let text = format!("fio: sync of {path} failed: {e}");
+                        result.fail(errno(&e), "fsync", text);
                         break;
                     }
                     clock = Instant::now();
@@ -369,7 +376,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                         for path in &cfg.paths {
                             if let Err(e) = engine::drop_cached_pages(path) {
                                 let path = path.display();
-                                result.fail(errno(&e), format!("fio: invalidating {path}: {e}"));
+                                let text = format!("fio: invalidating {path}: {e}");
+                                result.fail(errno(&e), "invalidate_cache", text);
                                 break 'run;
                             }
                         }
@@ -504,7 +512,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
                 &mut in_flight,
                 &mut clock,
             ) {
-                result.fail(errno(&e), format!("fio: io commit failed: {e}"));
+                result.fail(
+                    errno(&e),
+                    "io commit",
+                    format!("fio: io commit failed: {e}"),
+                );
                 break;
             }
             if clock >= ramp_end {
@@ -537,7 +549,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         loop {
             done.clear();
             if let Err(e) = eng.reap(min.min(in_flight), max, &mut done) {
-                result.fail(errno(&e), format!("fio: reaping I/O failed: {e}"));
+                let text = format!("fio: reaping I/O failed: {e}");
+                result.fail(errno(&e), "get_events", text);
                 break 'run;
             }
             // One clock read per reaped batch.
@@ -582,6 +595,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         if let Err(e) = logs.write(end_ms) {
             result.fail(
                 errno(&e),
+                "write log",
                 format!("fio: writing the job's logs failed: {e}"),
             );
         }
@@ -596,6 +610,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             if let Err(e) = eng.sync(file, false) {
                 result.fail(
                     errno(&e),
+                    "fsync",
                     format!("fio: final sync of {} failed: {e}", path.display()),
                 );
             }
@@ -607,6 +622,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
             if let Err(e) = std::fs::remove_file(path) {
                 result.fail(
                     errno(&e),
+                    "unlink",
                     format!("fio: unlink of {} failed: {e}", path.display()),
                 );
             }
@@ -703,6 +719,7 @@ fn complete(
         let text = text.split(" (os error").next().unwrap_or("");
         result.fail(
             code,
+            "io_u error",
             format!(
                 "fio: io_u error on file {}: {text}: {what} offset={}, buflen={}",
                 cfg.paths[slot.file].display(),

@@ -65,7 +65,15 @@ pub fn run(
         let members = &jobs[start..end];
         let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
         for cfg in members {
-            match layout::lay_out(cfg) {
+            let laid = layout::lay_out(cfg);
+            // fio watches the disks under the files of engines that do
+            // I/O, once the files are in place.
+            if laid.is_ok() && cfg.engine != "null" {
+                for path in &cfg.paths {
+                    disks.watch(path);
+                }
+            }
+            match laid {
                 Ok(Some(line)) => {
                     notice(&line);
                     laid_out.push(Ok(()));
@@ -75,16 +83,11 @@ pub fn run(
                     let mut failed = JobResult::new(cfg);
                     failed.fail(
                         e.raw_os_error().unwrap_or(5),
+                        "file layout",
                         format!("fio: laying out the files of {} failed: {e}", cfg.name),
                     );
                     laid_out.push(Err(Box::new(failed)));
                 }
-            }
-        }
-        // fio watches the disks under the files of engines that do I/O.
-        for cfg in members.iter().filter(|c| c.engine != "null") {
-            for path in &cfg.paths {
-                disks.watch(path);
             }
         }
         let group_stop = AtomicBool::new(false);
@@ -107,7 +110,11 @@ pub fn run(
                 .map(|(h, cfg)| match h {
                     Ok(handle) => handle.join().unwrap_or_else(|_| {
                         let mut r = JobResult::new(cfg);
-                        r.fail(5, "the job's thread stopped unexpectedly".to_string());
+                        r.fail(
+                            5,
+                            "thread",
+                            "the job's thread stopped unexpectedly".to_string(),
+                        );
                         r
                     }),
                     Err(failed) => *failed,

@@ -149,6 +149,26 @@ fn batch_bucket(n: usize) -> usize {
     }
 }
 
+/// Why a job ended early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobError {
+    pub errno: i32,
+    /// What failed, as fio names it in its error context (`io_u error`,
+    /// `open(/path)`, ...).
+    pub func: String,
+    /// The message for stderr, naming the file, offset and errno.
+    pub message: String,
+}
+
+impl JobError {
+    /// fio's error context: `func=<what>, error=<strerror>`.
+    pub fn context(&self) -> String {
+        let text = std::io::Error::from_raw_os_error(self.errno).to_string();
+        let text = text.split(" (os error").next().unwrap_or("");
+        format!("func={}, error={text}", self.func)
+    }
+}
+
 /// A job's result (or a group's, under group_reporting).
 #[derive(Debug, Clone)]
 pub struct JobResult {
@@ -161,8 +181,8 @@ pub struct JobResult {
     pub dirs: [DirStats; 3],
     /// From the end of ramp_time to the end of the job.
     pub runtime: Duration,
-    /// errno and message of the error that ended the job.
-    pub error: Option<(i32, String)>,
+    /// The error that ended the job.
+    pub error: Option<JobError>,
     /// fsync calls issued (fdatasync calls are timed but not counted
     /// here, as in fio's report).
     pub syncs: u64,
@@ -205,8 +225,14 @@ impl JobResult {
         }
     }
 
-    pub fn fail(&mut self, errno: i32, message: String) {
-        self.error.get_or_insert((errno, message));
+    /// Records the error that ends the job (the first one counts):
+    /// `func` names what failed, `message` is the full text for stderr.
+    pub fn fail(&mut self, errno: i32, func: &str, message: String) {
+        self.error.get_or_insert(JobError {
+            errno,
+            func: func.to_string(),
+            message,
+        });
     }
 
     #[inline]
