@@ -378,3 +378,46 @@ fn terse_versions_have_fios_field_counts() {
         assert_eq!(counts(ferrio()), counts(fio()), "terse version {version}");
     }
 }
+
+/// The status lines of a run's stdout (split at `\r`), numbers masked.
+fn status_lines(stdout: &str) -> Vec<String> {
+    stdout
+        .split('\r')
+        .filter_map(|piece| piece.rsplit('\n').next())
+        .filter(|l| l.starts_with("Jobs: "))
+        .map(|l| mask_numbers(l.trim_end()))
+        .collect()
+}
+
+#[test]
+fn status_line_looks_like_fios() {
+    let job =
+        "[etajob]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=4\ntime_based\n";
+    let (_, want) = run_job(fio(), job, &["--eta=always"]);
+    let (_, got) = run_job(ferrio(), job, &["--eta=always"]);
+    let (want, got) = (status_lines(&want), status_lines(&got));
+    // One line a second; the first three seconds without an estimate.
+    assert!(
+        want.len().abs_diff(got.len()) <= 1,
+        "fio {want:?}\nferrio {got:?}"
+    );
+    assert_eq!(got[0], want[0]);
+    assert_eq!(got.last(), want.last());
+    assert_eq!(
+        got.last().unwrap(),
+        "Jobs: # (f=#): [m(#)][#%][r=#XiB/s,w=#XiB/s][r=#,w=# IOPS][eta #m:#s]"
+    );
+    // Never without a terminal unless asked, and never in JSON-only runs.
+    for args in [
+        &[][..],
+        &["--eta=never"],
+        &["--eta=always", "--output-format=json"],
+    ] {
+        let (_, out) = run_job(
+            ferrio(),
+            job.replace("runtime=4", "runtime=1").as_str(),
+            args,
+        );
+        assert!(status_lines(&out).is_empty(), "{args:?}: {out}");
+    }
+}

@@ -4,13 +4,16 @@
 //! `--output` file; fio's exit status.
 
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::cli::Args;
 use crate::plan::{JobSpec, Plan};
+use crate::report::eta::StatusLine;
 use crate::report::num2str::{Unit, num2str};
 use crate::report::{Formats, Report};
+use crate::run::Observer;
 use crate::run::config::JobConfig;
+use crate::run::progress::JobProgress;
 
 /// Where fio's informational output goes: stdout, or the `--output` file.
 struct Sink(Box<dyn Write>);
@@ -81,6 +84,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     for notice in jobs.iter().flat_map(|j| &j.notices) {
         eprintln!("{notice}");
     }
+    let status = status_line(args, formats, started)?;
     let mut sink = Sink::open(args)?;
     if formats.normal {
         let specs: Vec<&JobSpec> = plan.jobs().collect();
@@ -89,11 +93,15 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     }
     crate::run::signals::install();
     let stop = &crate::run::signals::STOP;
-    let (results, disks) = crate::run::run(&jobs, stop, &mut |line| {
-        if formats.normal {
-            sink.say(&format!("{line}\n"));
-        }
-    });
+    let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
+    let mut watcher = Watcher {
+        sink: &mut sink,
+        normal: formats.normal,
+        status,
+        jobs: &jobs,
+        progress: &progress,
+    };
+    let (results, disks) = crate::run::run(&jobs, &progress, stop, &mut watcher);
     // Each failed job says so, and fio's exit status counts them.
     let mut failed = 0;
     for (r, cfg) in results.iter().zip(&jobs) {
@@ -119,6 +127,79 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let report = Report::new(results, disks, started.elapsed(), terse_version);
     sink.say(&report.render(formats));
     Ok(failed + if signal.is_some() { 128 } else { 0 })
+}
+
+/// Follows the run: prints the laying-out lines, and the status line when
+/// it is on.
+struct Watcher<'a> {
+    sink: &'a mut Sink,
+    normal: bool,
+    status: Option<StatusLine>,
+    jobs: &'a [JobConfig],
+    progress: &'a [JobProgress],
+}
+
+impl Observer for Watcher<'_> {
+    fn notice(&mut self, line: &str) {
+        if self.normal {
+            self.sink.say(&format!("{line}\n"));
+        }
+    }
+
+    fn tick(&mut self) {
+        if let Some(status) = &mut self.status
+            && let Some(line) = status.tick(Instant::now(), self.jobs, self.progress)
+        {
+            // The status line goes to the terminal even with --output.
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(line.as_bytes());
+            let _ = stdout.flush();
+        }
+    }
+}
+
+/// The status line, if fio would show one: `--eta=always`, or `auto`
+/// (the default) on a terminal; never when stdout carries only JSON or
+/// terse output.
+fn status_line(args: &Args, formats: Formats, started: Instant) -> Result<Option<StatusLine>, i32> {
+    let time_ms = |flag: &str| -> Result<Option<u64>, i32> {
+        match args.flag(flag).flatten() {
+            None => Ok(None),
+            Some(v) => match crate::options::number::time_us(v, true) {
+                Some(us) => Ok(Some(us / 1000)),
+                None => {
+                    eprintln!("fio: failed parsing {flag} time {v}");
+                    Err(1)
+                }
+            },
+        }
+    };
+    let interval = time_ms("eta-interval")?.unwrap_or(1000);
+    if interval < 250 {
+        eprintln!("fio: eta interval time too short (250msec min)");
+        return Err(1);
+    }
+    let newline = time_ms("eta-newline")?;
+    if newline == Some(0) {
+        eprintln!("fio: eta new line time too short");
+        return Err(1);
+    }
+    let mode = args.flag("eta").flatten().unwrap_or("auto");
+    let to_stdout = args.flag("output").flatten().is_none();
+    let wanted = match mode {
+        "always" => true,
+        "never" => false,
+        // SAFETY: isatty only inspects the descriptor.
+        _ => unsafe { libc::isatty(1) == 1 },
+    };
+    if !wanted || (!formats.normal && to_stdout) {
+        return Ok(None);
+    }
+    Ok(Some(StatusLine::new(
+        started,
+        Duration::from_millis(interval),
+        newline.map(Duration::from_millis),
+    )))
 }
 
 /// What fio says when a job's very first O_DIRECT I/O fails with EINVAL.

@@ -2,6 +2,7 @@
 //! the same [`Report`]: the job results as fio groups them, the run-status
 //! aggregates of each group, and the disks' use.
 
+pub mod eta;
 pub mod json;
 pub mod normal;
 pub mod num2str;

@@ -13,7 +13,8 @@ use super::distribution::Distribution;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
-use super::result::JobResult;
+use super::progress::{JobProgress, State};
+use super::result::{DirStats, JobResult};
 use super::sampler::RateSampler;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
@@ -200,16 +201,30 @@ impl Stops<'_> {
     }
 }
 
-/// Runs one job to its end, or until `stops` say so.
-pub fn run(cfg: &JobConfig, stops: Stops<'_>) -> JobResult {
-    let result = run_job(cfg, stops);
+/// How often a job publishes its progress for the status line.
+const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Runs one job to its end, or until `stops` say so, publishing its
+/// progress to `progress` as it goes.
+pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResult {
+    progress.set_state(State::SettingUp);
+    let result = run_job(cfg, stops, progress);
     if cfg.exitall {
         stops.group.store(true, Ordering::Relaxed);
     }
+    let totals = |f: fn(&DirStats) -> u64| [0, 1, 2].map(|d| f(&result.dirs[d]));
+    progress.publish(totals(|d| d.bytes), totals(|d| d.ios));
+    progress.set_state(if result.error.is_some() {
+        State::Failed
+    } else if stops.run.load(Ordering::Relaxed) {
+        State::Killed
+    } else {
+        State::Done
+    });
     result
 }
 
-fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
+fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResult {
     let mut result = JobResult::new(cfg);
     // SAFETY: gettid has no preconditions.
     result.pid = unsafe { libc::gettid() };
@@ -272,6 +287,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
     let start = Instant::now();
     // Statistics start after ramp_time; runtime counts from there too.
     let ramp_end = start + cfg.ramp;
+    progress.set_state(if cfg.ramp.is_zero() {
+        State::Running
+    } else {
+        State::Ramp
+    });
+    let mut next_publish = start + PUBLISH_EVERY;
     let deadline = cfg.runtime.map(|r| ramp_end + r);
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut logs = JobLogs::new(&cfg.logs);
@@ -329,6 +350,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         }
         if cpu_start.is_none() && clock >= ramp_end {
             cpu_start = Some(CpuUsage::of_this_thread());
+            progress.set_state(State::Running);
+        }
+        if clock >= next_publish {
+            let dirs = &result.dirs;
+            progress.publish(
+                [0, 1, 2].map(|d| dirs[d].bytes),
+                [0, 1, 2].map(|d| dirs[d].ios),
+            );
+            next_publish = clock + PUBLISH_EVERY;
         }
         // Room for another I/O: below the depth, and the engine willing.
         let room = in_flight + unsubmitted.len() < cfg.iodepth && !eng.busy();
@@ -589,6 +619,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>) -> JobResult {
         in_flight -= done.len().min(in_flight);
     }
     let end = Instant::now();
+    progress.set_state(State::Finishing);
     result.finish(ramp_end.min(end), end);
     if let Some(logs) = logs.take() {
         let end_ms = end.saturating_duration_since(ramp_end).as_millis() as u64;

@@ -7,6 +7,7 @@ pub mod job;
 pub mod layout;
 pub mod logs;
 pub mod offsets;
+pub mod progress;
 pub mod result;
 pub mod sampler;
 pub mod signals;
@@ -14,6 +15,7 @@ pub mod signals;
 use std::sync::atomic::AtomicBool;
 
 use config::{JobConfig, Refusal};
+use progress::JobProgress;
 use result::JobResult;
 
 use crate::plan::Plan;
@@ -45,13 +47,25 @@ pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResu
     out
 }
 
-/// Runs prepared jobs group by group; `notice` receives fio's progress
-/// lines (laying out files). `stop` ends every job early. Returns each
+/// What the caller sees of a run while it goes on.
+pub trait Observer {
+    /// fio's progress lines (laying out files).
+    fn notice(&mut self, line: &str);
+    /// Called every ~20 ms while jobs run (the status line's chance).
+    fn tick(&mut self);
+}
+
+/// How often the main thread looks at running jobs.
+const TICK: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Runs prepared jobs group by group, each job publishing its progress in
+/// its slot of `progress`. `stop` ends every job early. Returns each
 /// job's result and the use of the disks the jobs' files are on.
 pub fn run(
     jobs: &[JobConfig],
+    progress: &[JobProgress],
     stop: &AtomicBool,
-    notice: &mut dyn FnMut(&str),
+    observer: &mut dyn Observer,
 ) -> (Vec<JobResult>, Vec<DiskUsage>) {
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
@@ -63,8 +77,10 @@ pub fn run(
             .position(|j| j.group != group)
             .map_or(jobs.len(), |n| start + n);
         let members = &jobs[start..end];
+        let slots = &progress[start..end];
         let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
-        for cfg in members {
+        for (cfg, slot) in members.iter().zip(slots) {
+            slot.set_state(progress::State::SettingUp);
             let laid = layout::lay_out(cfg);
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
@@ -75,7 +91,7 @@ pub fn run(
             }
             match laid {
                 Ok(Some(line)) => {
-                    notice(&line);
+                    observer.notice(&line);
                     laid_out.push(Ok(()));
                 }
                 Ok(None) => laid_out.push(Ok(())),
@@ -86,6 +102,7 @@ pub fn run(
                         "file layout",
                         format!("fio: laying out the files of {} failed: {e}", cfg.name),
                     );
+                    slot.set_state(progress::State::Failed);
                     laid_out.push(Err(Box::new(failed)));
                 }
             }
@@ -98,12 +115,20 @@ pub fn run(
         let group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
+                .zip(slots)
                 .zip(laid_out)
-                .map(|(cfg, ready)| match ready {
-                    Ok(()) => Ok(s.spawn(move || job::run(cfg, stops))),
+                .map(|((cfg, slot), ready)| match ready {
+                    Ok(()) => Ok(s.spawn(move || job::run(cfg, stops, slot))),
                     Err(failed) => Err(failed),
                 })
                 .collect();
+            while !handles
+                .iter()
+                .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
+            {
+                observer.tick();
+                std::thread::sleep(TICK);
+            }
             handles
                 .into_iter()
                 .zip(members)

@@ -1,0 +1,324 @@
+//! fio's live status line, `Jobs: 1 (f=1): [r(1)][75.0%][r=48.2MiB/s][r=12.4k
+//! IOPS][eta 00m:01s]`, ended by `\r` and redrawn every `--eta-interval`
+//! (`../shared/spec/fio-output.md` §1.4).
+
+use std::time::{Duration, Instant};
+
+use super::num2str::{Unit, num2str};
+use crate::run::config::JobConfig;
+use crate::run::progress::{JobProgress, State};
+
+/// fio's "ETA unknown".
+const UNKNOWN: u64 = i32::MAX as u64;
+
+/// Draws the status line from the jobs' published progress.
+pub struct StatusLine {
+    genesis: Instant,
+    interval: Duration,
+    newline_every: Option<Duration>,
+    last_display: Instant,
+    /// When the last forced newline was due (set at the first line).
+    last_newline: Option<Instant>,
+    newline_pending: bool,
+    /// Completed bytes and I/Os per direction at the last display.
+    seen_bytes: [u64; 3],
+    seen_ios: [u64; 3],
+    last_len: usize,
+    eta_good: bool,
+    /// When each job was first seen running (its ETA clock).
+    epochs: Vec<Option<Instant>>,
+}
+
+impl StatusLine {
+    pub fn new(genesis: Instant, interval: Duration, newline_every: Option<Duration>) -> Self {
+        StatusLine {
+            genesis,
+            interval,
+            newline_every,
+            last_display: genesis,
+            last_newline: None,
+            newline_pending: false,
+            seen_bytes: [0; 3],
+            seen_ios: [0; 3],
+            last_len: 0,
+            eta_good: false,
+            epochs: Vec::new(),
+        }
+    }
+
+    /// The line to print now, if one is due (about once per interval,
+    /// while any job is running or waiting to).
+    pub fn tick(
+        &mut self,
+        now: Instant,
+        jobs: &[JobConfig],
+        progress: &[JobProgress],
+    ) -> Option<String> {
+        if self.epochs.len() != jobs.len() {
+            self.epochs = vec![None; jobs.len()];
+        }
+        // A job's ETA clock starts when it is first seen running.
+        for (p, epoch) in progress.iter().zip(&mut self.epochs) {
+            if matches!(p.state(), State::Running | State::Ramp) && epoch.is_none() {
+                *epoch = Some(now);
+            }
+        }
+        let since = now.saturating_duration_since(self.last_display);
+        if since.as_millis() * 100 <= self.interval.as_millis() * 95 {
+            return None;
+        }
+        let elapsed_s =
+            (now.saturating_duration_since(self.genesis).as_millis() as u64).div_ceil(1000);
+        let mut running = 0;
+        let mut ramping = 0;
+        let mut pending = 0;
+        let mut files = 0;
+        let (mut rate_bytes, mut rate_iops) = (0u64, 0u64);
+        let mut bytes = [0u64; 3];
+        let mut ios = [0u64; 3];
+        let mut states = String::new();
+        let mut eta = 0u64;
+        let mut eta_waiting = 0u64;
+        let mut waiting_group = None;
+        for ((cfg, p), epoch) in jobs.iter().zip(progress).zip(&self.epochs) {
+            let state = p.state();
+            match state {
+                State::Running | State::Finishing => running += 1,
+                State::Ramp => {
+                    running += 1;
+                    ramping += 1;
+                }
+                State::Pending | State::SettingUp => pending += 1,
+                _ => {}
+            }
+            if matches!(state, State::Running | State::Ramp | State::Finishing) {
+                files += cfg.paths.len();
+                let used = [cfg.pattern.read, cfg.pattern.write, false];
+                for (d, _) in used.iter().enumerate().filter(|(_, on)| **on) {
+                    rate_bytes += cfg.rate_bytes[d];
+                    rate_iops += cfg.rate_iops[d];
+                }
+            }
+            let (b, n) = p.totals();
+            for d in 0..3 {
+                bytes[d] += b[d];
+                ios[d] += n[d];
+            }
+            states.push(state_char(state, cfg));
+            if elapsed_s >= 3 {
+                let job_eta = job_eta(cfg, state, *epoch, now, b.iter().sum());
+                if state == State::Pending {
+                    // Later groups wait for this one: their times add up.
+                    if waiting_group != Some(cfg.group) {
+                        waiting_group = Some(cfg.group);
+                        eta_waiting += job_eta;
+                    }
+                } else {
+                    eta = eta.max(job_eta);
+                }
+            }
+        }
+        let eta = if elapsed_s >= 3 {
+            eta + eta_waiting
+        } else {
+            UNKNOWN
+        };
+        let ms = since.as_millis() as u64;
+        let per_sec = |now: u64, before: u64, scale: u64| {
+            ((now - before) * 1000).checked_div(ms).unwrap_or(0) / scale
+        };
+        let rates = [0, 1, 2].map(|d| per_sec(bytes[d], self.seen_bytes[d], 1024));
+        let iops = [0, 1, 2].map(|d| per_sec(ios[d], self.seen_ios[d], 1));
+        self.seen_bytes = bytes;
+        self.seen_ios = ios;
+        self.last_display = now;
+        if running == 0 && pending == 0 {
+            return None;
+        }
+        let mut line = String::new();
+        if self.newline_pending {
+            self.newline_pending = false;
+            self.last_len = 0;
+            line.push('\n');
+        }
+        let start = line.len();
+        line += &format!("Jobs: {running} (f={files})");
+        let binary = jobs.first().is_none_or(|j| j.report.binary());
+        let sig_figs = jobs.first().map_or(4, |j| j.report.sig_figs);
+        if rate_bytes > 0 {
+            line += &format!(
+                ", {}-{}",
+                num2str(0, sig_figs, 1, binary, Unit::BytesPerSec),
+                num2str(rate_bytes, sig_figs, 1, binary, Unit::BytesPerSec)
+            );
+        } else if rate_iops > 0 {
+            line += &format!(", 0-{rate_iops} IOPS");
+        }
+        if eta != UNKNOWN && running > 0 {
+            let pct = if (eta == 0 && !self.eta_good) || ramping == running {
+                "-.-%".to_string()
+            } else {
+                self.eta_good = true;
+                let perc = if elapsed_s > 0 {
+                    elapsed_s as f64 / (elapsed_s + eta) as f64
+                } else {
+                    0.0
+                };
+                format!("{:3.1}%", perc * 100.0)
+            };
+            line += &format!(": [{}][{pct}]", condensed(&states));
+            let names = ['r', 'w', 't'];
+            let shown: Vec<usize> = (0..3).filter(|&d| rates[d] > 0 || iops[d] > 0).collect();
+            if !shown.is_empty() {
+                let list = |f: &dyn Fn(usize) -> String| {
+                    shown
+                        .iter()
+                        .map(|&d| format!("{}={}", names[d], f(d)))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                };
+                line += &format!(
+                    "[{}][{} IOPS]",
+                    list(&|d| num2str(rates[d], 4, 1024, binary, Unit::BytesPerSec)),
+                    list(&|d| num2str(iops[d], 4, 1, false, Unit::None))
+                );
+            }
+            line += &format!("[eta {}]", eta_text(eta));
+            let len = line.len() - start;
+            if len < self.last_len {
+                line += &" ".repeat(self.last_len - len);
+            }
+            self.last_len = len;
+        }
+        line.push('\r');
+        match (self.newline_every, self.last_newline) {
+            (Some(every), Some(last)) if now.saturating_duration_since(last) > every => {
+                self.last_newline = Some(now);
+                self.newline_pending = true;
+            }
+            (_, None) => self.last_newline = Some(now),
+            _ => {}
+        }
+        Some(line)
+    }
+}
+
+/// The letter a job shows in the status line.
+fn state_char(state: State, cfg: &JobConfig) -> char {
+    match state {
+        State::Pending => 'P',
+        State::SettingUp => 'I',
+        State::Ramp => '/',
+        State::Finishing => 'f',
+        State::Done => '_',
+        State::Failed => 'X',
+        State::Killed => 'K',
+        State::Running => {
+            let p = cfg.pattern;
+            let c = match (p.read, p.write) {
+                (true, true) if cfg.read_percent == 100 => 'r',
+                (true, true) if cfg.read_percent == 0 => 'w',
+                (true, true) => 'm',
+                (true, false) => 'r',
+                _ => 'w',
+            };
+            if p.random { c } else { c.to_ascii_uppercase() }
+        }
+    }
+}
+
+/// `RRw` as `R(2),w(1)`.
+fn condensed(states: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut chars = states.chars().peekable();
+    while let Some(c) = chars.next() {
+        let mut n = 1;
+        while chars.peek() == Some(&c) {
+            chars.next();
+            n += 1;
+        }
+        out.push(format!("{c}({n})"));
+    }
+    out.join(",")
+}
+
+/// fio's best guess of a job's remaining seconds.
+fn job_eta(cfg: &JobConfig, state: State, epoch: Option<Instant>, now: Instant, done: u64) -> u64 {
+    // A job's clock starts at its ramp, so the ramp counts as runtime.
+    let timeout = cfg.runtime.map_or(0, |r| (r + cfg.ramp).as_secs());
+    let total = cfg.io_bytes;
+    match state {
+        State::Running | State::Ramp => {
+            let elapsed = epoch.map_or(0, |e| {
+                (now.saturating_duration_since(e).as_millis() as u64).div_ceil(1000)
+            });
+            let mut perc = if total > 0 {
+                (done as f64 / total as f64).min(1.0)
+            } else {
+                0.0
+            };
+            if cfg.time_based {
+                perc = if timeout > 0 {
+                    perc.min(elapsed as f64 / timeout as f64)
+                } else {
+                    0.0
+                };
+            }
+            let mut eta = if perc == 0.0 {
+                timeout
+            } else {
+                ((elapsed as f64 * (1.0 / perc)) as u64).saturating_sub(elapsed)
+            };
+            if timeout > 0 && eta > timeout.saturating_sub(elapsed) {
+                eta = timeout.saturating_sub(elapsed);
+            }
+            eta
+        }
+        State::Pending | State::SettingUp => {
+            let t_eta = if timeout > 0 {
+                timeout + cfg.startdelay.as_secs() + cfg.ramp.as_secs()
+            } else {
+                0
+            };
+            let rate: u64 = cfg.rate_bytes.iter().sum();
+            let r_eta = (total.checked_div(rate).unwrap_or(0))
+                + if rate > 0 {
+                    cfg.startdelay.as_secs()
+                } else {
+                    0
+                };
+            match (r_eta, t_eta) {
+                (0, t) => t,
+                (r, 0) => r,
+                (r, t) => r.min(t),
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// `01d:02h:03m:04s`, days and hours only when needed.
+fn eta_text(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    let mut out = String::new();
+    if d > 0 {
+        out += &format!("{d:02}d:");
+    }
+    if h > 0 || d > 0 {
+        out += &format!("{h:02}h:");
+    }
+    out + &format!("{m:02}m:{s:02}s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_and_run_strings_look_like_fio() {
+        assert_eq!(eta_text(1), "00m:01s");
+        assert_eq!(eta_text(3723), "01h:02m:03s");
+        assert_eq!(eta_text(86400 + 123), "01d:00h:02m:03s");
+        assert_eq!(condensed("RRw_"), "R(2),w(1),_(1)");
+    }
+}

@@ -1,0 +1,74 @@
+//! What each running job shows the live status line: its state and the
+//! bytes and I/Os it has completed, published with relaxed atomic stores
+//! every ~100 ms from the job's own thread and read by the main thread,
+//! which never stops a job to look.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+/// A job's state, as fio's status line shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum State {
+    /// Not started yet (its group has not begun): `P`.
+    Pending = 0,
+    /// Laying out files, opening them: `I`.
+    SettingUp = 1,
+    /// In ramp_time: `/`.
+    Ramp = 2,
+    /// Doing I/O: a letter for its pattern.
+    Running = 3,
+    /// Final syncs and logs: `f`.
+    Finishing = 4,
+    /// Ended well: `_`; with an error: `X`; stopped by a signal: `K`.
+    Done = 5,
+    Failed = 6,
+    Killed = 7,
+}
+
+impl State {
+    fn from_u8(v: u8) -> State {
+        match v {
+            1 => State::SettingUp,
+            2 => State::Ramp,
+            3 => State::Running,
+            4 => State::Finishing,
+            5 => State::Done,
+            6 => State::Failed,
+            7 => State::Killed,
+            _ => State::Pending,
+        }
+    }
+}
+
+/// One job's published progress.
+#[derive(Debug, Default)]
+pub struct JobProgress {
+    state: AtomicU8,
+    /// Completed bytes and I/Os per direction, ramp included.
+    bytes: [AtomicU64; 3],
+    ios: [AtomicU64; 3],
+}
+
+impl JobProgress {
+    pub fn state(&self) -> State {
+        State::from_u8(self.state.load(Ordering::Relaxed))
+    }
+
+    pub fn set_state(&self, s: State) {
+        self.state.store(s as u8, Ordering::Relaxed);
+    }
+
+    /// Publishes the completed totals per direction.
+    pub fn publish(&self, bytes: [u64; 3], ios: [u64; 3]) {
+        for d in 0..3 {
+            self.bytes[d].store(bytes[d], Ordering::Relaxed);
+            self.ios[d].store(ios[d], Ordering::Relaxed);
+        }
+    }
+
+    /// (bytes, I/Os) completed per direction so far.
+    pub fn totals(&self) -> ([u64; 3], [u64; 3]) {
+        let load = |a: &[AtomicU64; 3]| [0, 1, 2].map(|d| a[d].load(Ordering::Relaxed));
+        (load(&self.bytes), load(&self.ios))
+    }
+}
