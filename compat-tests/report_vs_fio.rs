@@ -421,3 +421,57 @@ fn status_line_looks_like_fios() {
         assert!(status_lines(&out).is_empty(), "{args:?}: {out}");
     }
 }
+
+#[test]
+fn status_interval_prints_interim_reports_as_fio_does() {
+    let job =
+        "[si]\nioengine=psync\nfilename=data\nsize=16m\nrw=randread\nruntime=2500ms\ntime_based\n";
+    for (format, marker) in [
+        ("json", "\"fio version\""),
+        ("normal", "Run status group 0"),
+    ] {
+        let flag = format!("--output-format={format}");
+        let count = |tool| {
+            let (code, out) = run_job(tool, job, &["--status-interval=1", &flag]);
+            assert_eq!(code, 0);
+            out.matches(marker).count()
+        };
+        assert_eq!(count(ferrio()), count(fio()), "{format}");
+    }
+}
+
+#[test]
+fn sigusr1_prints_an_interim_report_and_the_run_goes_on() {
+    let s = Scratch::new("usr1");
+    s.write(
+        "job.fio",
+        "[u]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=2\n",
+    );
+    let child = std::process::Command::new(ferrio())
+        .args(["--output-format=json", "job.fio"])
+        .current_dir(&s.0)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    // SAFETY: sending a signal to our own child process.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGUSR1);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("\"fio version\"").count(), 2, "{text}");
+    // The interim document reports the run so far; the last one all of it.
+    let docs: Vec<Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter::<Value>()
+        .map(|d| d.unwrap())
+        .collect();
+    let runtime = |d: &Value| d["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+    assert!(
+        runtime(&docs[0]) < runtime(&docs[1]),
+        "{} then {}",
+        runtime(&docs[0]),
+        runtime(&docs[1])
+    );
+}

@@ -13,7 +13,9 @@ use crate::report::num2str::{Unit, num2str};
 use crate::report::{Formats, Report};
 use crate::run::Observer;
 use crate::run::config::JobConfig;
-use crate::run::progress::JobProgress;
+use crate::run::progress::{JobProgress, State};
+use crate::run::result::JobResult;
+use crate::stats::disk::DiskWatch;
 
 /// Where fio's informational output goes: stdout, or the `--output` file.
 struct Sink(Box<dyn Write>);
@@ -94,10 +96,18 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     crate::run::signals::install();
     let stop = &crate::run::signals::STOP;
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
+    let interim = Interim {
+        every: status_interval(args)?,
+        last: started,
+        formats,
+        terse_version,
+        started,
+    };
     let mut watcher = Watcher {
         sink: &mut sink,
         normal: formats.normal,
         status,
+        interim,
         jobs: &jobs,
         progress: &progress,
     };
@@ -135,8 +145,69 @@ struct Watcher<'a> {
     sink: &'a mut Sink,
     normal: bool,
     status: Option<StatusLine>,
+    interim: Interim,
     jobs: &'a [JobConfig],
     progress: &'a [JobProgress],
+}
+
+/// Interim reports: every `--status-interval`, on SIGUSR1, or when the
+/// file `$TMPDIR/fio-dump-status` appears (fio deletes it).
+struct Interim {
+    every: Option<Duration>,
+    last: Instant,
+    formats: Formats,
+    terse_version: u32,
+    started: Instant,
+}
+
+impl Interim {
+    fn due(&mut self, now: Instant) -> bool {
+        let timed = self
+            .every
+            .is_some_and(|every| now.saturating_duration_since(self.last) >= every);
+        let dump_file = std::env::temp_dir().join("fio-dump-status");
+        let asked = crate::run::signals::report_requested()
+            || (dump_file.exists() && std::fs::remove_file(&dump_file).is_ok());
+        if timed || asked {
+            self.last = now;
+        }
+        timed || asked
+    }
+}
+
+impl Watcher<'_> {
+    /// A full report of the results so far: running jobs hand over a copy
+    /// of theirs, finished jobs their final ones.
+    fn interim_report(&mut self, disks: &DiskWatch) {
+        let running = |p: &JobProgress| {
+            matches!(
+                p.state(),
+                State::Running | State::Ramp | State::Finishing | State::SettingUp
+            )
+        };
+        for p in self.progress.iter().filter(|p| running(p)) {
+            p.request_snapshot();
+        }
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < deadline
+            && self
+                .progress
+                .iter()
+                .any(|p| running(p) && p.snapshot_wanted())
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let results = self
+            .jobs
+            .iter()
+            .zip(self.progress)
+            .map(|(cfg, p)| p.snapshot().unwrap_or_else(|| JobResult::new(cfg)))
+            .collect();
+        let results = crate::run::group_results(self.jobs, results);
+        let i = &self.interim;
+        let report = Report::new(results, disks.usage(), i.started.elapsed(), i.terse_version);
+        self.sink.say(&report.render(i.formats));
+    }
 }
 
 impl Observer for Watcher<'_> {
@@ -146,7 +217,10 @@ impl Observer for Watcher<'_> {
         }
     }
 
-    fn tick(&mut self) {
+    fn tick(&mut self, disks: &DiskWatch) {
+        if self.interim.due(Instant::now()) {
+            self.interim_report(disks);
+        }
         if let Some(status) = &mut self.status
             && let Some(line) = status.tick(Instant::now(), self.jobs, self.progress)
         {
@@ -200,6 +274,21 @@ fn status_line(args: &Args, formats: Formats, started: Instant) -> Result<Option
         Duration::from_millis(interval),
         newline.map(Duration::from_millis),
     )))
+}
+
+/// `--status-interval`: seconds unless a unit is given.
+fn status_interval(args: &Args) -> Result<Option<Duration>, i32> {
+    match args.flag("status-interval").flatten() {
+        None => Ok(None),
+        Some(v) => match crate::options::number::time_us(v, true) {
+            Some(us) if us >= 1000 => Ok(Some(Duration::from_micros(us))),
+            _ => {
+                eprintln!("fio: failed parsing status interval {v}");
+                eprintln!("ferrio: --status-interval={v}: expected a time such as 1 or 500ms");
+                Err(1)
+            }
+        },
+    }
 }
 
 /// What fio says when a job's very first O_DIRECT I/O fails with EINVAL.

@@ -214,6 +214,7 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResu
     }
     let totals = |f: fn(&DirStats) -> u64| [0, 1, 2].map(|d| f(&result.dirs[d]));
     progress.publish(totals(|d| d.bytes), totals(|d| d.ios));
+    progress.give_snapshot(result.clone());
     progress.set_state(if result.error.is_some() {
         State::Failed
     } else if stops.run.load(Ordering::Relaxed) {
@@ -358,6 +359,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 [0, 1, 2].map(|d| dirs[d].bytes),
                 [0, 1, 2].map(|d| dirs[d].ios),
             );
+            if progress.snapshot_wanted() {
+                let mut so_far = result.clone();
+                so_far.finish(ramp_end.min(clock), clock);
+                if let Some(start) = cpu_start {
+                    so_far.cpu = CpuUsage::of_this_thread().since(&start);
+                }
+                progress.give_snapshot(so_far);
+            }
             next_publish = clock + PUBLISH_EVERY;
         }
         // Room for another I/O: below the depth, and the engine willing.

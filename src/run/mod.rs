@@ -51,8 +51,9 @@ pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResu
 pub trait Observer {
     /// fio's progress lines (laying out files).
     fn notice(&mut self, line: &str);
-    /// Called every ~20 ms while jobs run (the status line's chance).
-    fn tick(&mut self);
+    /// Called every ~20 ms while jobs run (the status line's and the
+    /// interim reports' chance), with the disks watched so far.
+    fn tick(&mut self, disks: &DiskWatch);
 }
 
 /// How often the main thread looks at running jobs.
@@ -126,7 +127,7 @@ pub fn run(
                 .iter()
                 .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
             {
-                observer.tick();
+                observer.tick(&disks);
                 std::thread::sleep(TICK);
             }
             handles

@@ -3,7 +3,10 @@
 //! every ~100 ms from the job's own thread and read by the main thread,
 //! which never stops a job to look.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+
+use super::result::JobResult;
 
 /// A job's state, as fio's status line shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +50,10 @@ pub struct JobProgress {
     /// Completed bytes and I/Os per direction, ramp included.
     bytes: [AtomicU64; 3],
     ios: [AtomicU64; 3],
+    /// Set by the main thread to ask for a copy of the results so far
+    /// (interim reports); the job answers at its next publication.
+    wanted: AtomicBool,
+    snapshot: Mutex<Option<JobResult>>,
 }
 
 impl JobProgress {
@@ -64,6 +71,29 @@ impl JobProgress {
             self.bytes[d].store(bytes[d], Ordering::Relaxed);
             self.ios[d].store(ios[d], Ordering::Relaxed);
         }
+    }
+
+    /// Asks the job for a copy of its results so far.
+    pub fn request_snapshot(&self) {
+        self.wanted.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a copy was asked for and not given yet.
+    pub fn snapshot_wanted(&self) -> bool {
+        self.wanted.load(Ordering::Relaxed)
+    }
+
+    /// Hands over a copy of the results (also the final ones, which stay).
+    pub fn give_snapshot(&self, result: JobResult) {
+        if let Ok(mut slot) = self.snapshot.lock() {
+            *slot = Some(result);
+        }
+        self.wanted.store(false, Ordering::Relaxed);
+    }
+
+    /// The latest copy handed over.
+    pub fn snapshot(&self) -> Option<JobResult> {
+        self.snapshot.lock().ok().and_then(|s| s.clone())
     }
 
     /// (bytes, I/Os) completed per direction so far.
