@@ -249,3 +249,27 @@ fn fio_tools_read_ferrio_outputs() {
         plots.stderr
     );
 }
+
+#[test]
+fn bandwidth_log_writes_fios_aggregate_files() {
+    let job = "[ag]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\n";
+    for (args, filled) in [
+        (&["--bandwidth-log", "--eta=always"][..], true),
+        (&["--bandwidth-log"][..], false),
+    ] {
+        let (want, _) = run_in(fio(), job, args);
+        let (got, _) = run_in(ferrio(), job, args);
+        let (want, got) = (logs(&want.0), logs(&got.0));
+        let names: Vec<&String> = want.keys().filter(|n| n.starts_with("agg-")).collect();
+        assert_eq!(names.len(), 3, "{want:?}");
+        for name in names {
+            let (w, g) = (&want[name], &got[name]);
+            assert!(
+                w.0.abs_diff(g.0) <= 1,
+                "{args:?} {name}: fio {w:?}, ferrio {g:?}"
+            );
+            assert_eq!(w.0 > 0, filled, "{args:?} {name}");
+            assert_eq!(w.1, g.1, "{name}: fields per line");
+        }
+    }
+}

@@ -157,10 +157,6 @@ fn demo_target() -> String {
         .to_string()
 }
 
-/// fio flags about live status output and aggregate logs, which ferrio
-/// does not honour yet: a run that uses them says so.
-pub(crate) const UNHONOURED_RUN_FLAGS: &[&str] = &["bandwidth-log"];
-
 /// Flags that fio checks before reading any job.
 fn check_flags(args: &Args) -> Result<(), i32> {
     for value in args.all("output-format") {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::cli::Args;
 use crate::plan::{JobSpec, Plan};
-use crate::report::eta::StatusLine;
+use crate::report::eta::{StatusLine, write_aggregate_logs};
 use crate::report::num2str::{Unit, num2str};
 use crate::report::{Formats, Report};
 use crate::run::Observer;
@@ -76,13 +76,6 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         Some(v) => v.parse().unwrap_or(3),
         None => 3,
     };
-    for flag in super::app::UNHONOURED_RUN_FLAGS {
-        if args.has(flag) {
-            eprintln!(
-                "ferrio: --{flag} is not honoured yet (no live status or aggregate logs); the run goes on without it"
-            );
-        }
-    }
     for notice in jobs.iter().flat_map(|j| &j.notices) {
         eprintln!("{notice}");
     }
@@ -112,6 +105,11 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         progress: &progress,
     };
     let (results, disks) = crate::run::run(&jobs, &progress, stop, &mut watcher);
+    if args.has("bandwidth-log")
+        && let Err(e) = write_aggregate_logs(watcher.status.as_ref())
+    {
+        eprintln!("fio: writing the aggregate bandwidth logs failed: {e}");
+    }
     // Each failed job says so, and fio's exit status counts them.
     let mut failed = 0;
     for (r, cfg) in results.iter().zip(&jobs) {
@@ -259,6 +257,7 @@ fn status_line(args: &Args, formats: Formats, started: Instant) -> Result<Option
         return Err(1);
     }
     let mode = args.flag("eta").flatten().unwrap_or("auto");
+    let aggregate = args.has("bandwidth-log");
     let to_stdout = args.flag("output").flatten().is_none();
     let wanted = match mode {
         "always" => true,
@@ -269,11 +268,16 @@ fn status_line(args: &Args, formats: Formats, started: Instant) -> Result<Option
     if !wanted || (!formats.normal && to_stdout) {
         return Ok(None);
     }
-    Ok(Some(StatusLine::new(
+    let line = StatusLine::new(
         started,
         Duration::from_millis(interval),
         newline.map(Duration::from_millis),
-    )))
+    );
+    Ok(Some(if aggregate {
+        line.with_aggregate_log()
+    } else {
+        line
+    }))
 }
 
 /// `--status-interval`: seconds unless a unit is given.

@@ -27,9 +27,44 @@ pub struct StatusLine {
     eta_good: bool,
     /// When each job was first seen running (its ETA clock).
     epochs: Vec<Option<Instant>>,
+    /// `--bandwidth-log`: the aggregate bandwidth per direction, sampled
+    /// every 500 ms while the status line runs.
+    aggregate: Option<Aggregate>,
+}
+
+/// fio's `agg-<dir>_bw.log` samples: (ms since start, KiB/s).
+#[derive(Debug, Default)]
+struct Aggregate {
+    last: Option<Instant>,
+    seen: [u64; 3],
+    entries: [Vec<(u64, u64)>; 3],
+}
+
+/// The aggregate bandwidth logs' names, per direction.
+pub const AGGREGATE_LOGS: [&str; 3] = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
+
+/// Writes the aggregate bandwidth logs (empty when nothing was sampled,
+/// as fio leaves them when no status line ran).
+pub fn write_aggregate_logs(status: Option<&StatusLine>) -> std::io::Result<()> {
+    for (d, name) in AGGREGATE_LOGS.iter().enumerate() {
+        let mut text = String::new();
+        if let Some(agg) = status.and_then(|s| s.aggregate.as_ref()) {
+            for (ms, kib) in &agg.entries[d] {
+                text += &format!("{ms}, {kib}, {d}, 0, 0\n");
+            }
+        }
+        std::fs::write(name, text)?;
+    }
+    Ok(())
 }
 
 impl StatusLine {
+    /// Samples the aggregate bandwidth too (`--bandwidth-log`).
+    pub fn with_aggregate_log(mut self) -> Self {
+        self.aggregate = Some(Aggregate::default());
+        self
+    }
+
     pub fn new(genesis: Instant, interval: Duration, newline_every: Option<Duration>) -> Self {
         StatusLine {
             genesis,
@@ -43,6 +78,7 @@ impl StatusLine {
             last_len: 0,
             eta_good: false,
             epochs: Vec::new(),
+            aggregate: None,
         }
     }
 
@@ -61,6 +97,24 @@ impl StatusLine {
         for (p, epoch) in progress.iter().zip(&mut self.epochs) {
             if matches!(p.state(), State::Running | State::Ramp) && epoch.is_none() {
                 *epoch = Some(now);
+            }
+        }
+        if let Some(agg) = &mut self.aggregate {
+            let last = *agg.last.get_or_insert(self.genesis);
+            let ms = now.saturating_duration_since(last).as_millis() as u64;
+            if ms > 500 {
+                let at = now.saturating_duration_since(self.genesis).as_millis() as u64;
+                let bytes = progress.iter().fold([0u64; 3], |sum, p| {
+                    let (b, _) = p.totals();
+                    [sum[0] + b[0], sum[1] + b[1], sum[2] + b[2]]
+                });
+                for ((entries, now_bytes), seen) in agg.entries.iter_mut().zip(bytes).zip(agg.seen)
+                {
+                    let kib = (now_bytes.saturating_sub(seen) * 1000 / ms) / 1024;
+                    entries.push((at, kib));
+                }
+                agg.seen = bytes;
+                agg.last = Some(now);
             }
         }
         let since = now.saturating_duration_since(self.last_display);
