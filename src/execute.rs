@@ -132,6 +132,16 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     if let Some(signal) = signal {
         sink.say(&format!("\nfio: terminating on signal {signal}\n"));
     }
+    // ferrio's own warnings, when the tool rather than the device set the
+    // pace; machine formats alone keep stderr clean (they carry them in
+    // JSON under `ferrio`).
+    if formats.normal {
+        for r in &results {
+            for w in crate::report::ferrio::verdict(r).warnings {
+                eprintln!("ferrio: warning: {w}");
+            }
+        }
+    }
     let report = Report::new(results, disks, started.elapsed(), terse_version);
     sink.say(&report.render(formats));
     Ok(failed + if signal.is_some() { 128 } else { 0 })

@@ -3,6 +3,7 @@
 //! aggregates of each group, and the disks' use.
 
 pub mod eta;
+pub mod ferrio;
 pub mod json;
 pub mod normal;
 pub mod num2str;

@@ -19,6 +19,8 @@ pub enum Unified {
 /// How one job's results are reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReportOptions {
+    /// The job's engine (for ferrio's own analysis).
+    pub engine: String,
     pub description: String,
     /// Sorted, at most 20 entries.
     pub percentile_list: Vec<f64>,
@@ -76,6 +78,7 @@ impl ReportOptions {
                 .collect::<Vec<_>>()
         };
         ReportOptions {
+            engine: job.engine.clone(),
             description: match job.value("description") {
                 Some(Value::Text(t)) => t.clone(),
                 _ => String::new(),

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::config::{BufferFill, JobConfig};
+use super::depth::DepthTracker;
 use super::distribution::Distribution;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
@@ -297,6 +298,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let deadline = cfg.runtime.map(|r| ramp_end + r);
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut logs = JobLogs::new(&cfg.logs);
+    let mut depth = DepthTracker::new(ramp_end);
     // Sampled periodically unless logged (and so sampled) per I/O.
     let sample_bw = cfg.measure.bw && !logs.as_ref().is_some_and(JobLogs::bw_per_io);
     let sample_iops = !logs.as_ref().is_some_and(JobLogs::iops_per_io);
@@ -505,6 +507,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             {
                 think(cfg);
             }
+            let queued_at = clock;
             match eng.queue(Request {
                 slot: index,
                 file,
@@ -519,6 +522,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = Instant::now();
+                    depth.set(queued_at, 1);
+                    depth.set(clock, 0);
                     if clock >= ramp_end {
                         result.depth_sample(1, 1);
                         if counts_each_io {
@@ -558,6 +563,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 );
                 break;
             }
+            depth.set(clock, in_flight);
             if clock >= ramp_end {
                 result.depth_sample(in_flight, batch);
                 result.submitted(batch);
@@ -612,6 +618,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     break 'run;
                 }
             }
+            depth.set(clock, in_flight);
             let draining = draining || !may_issue(clock, &work);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
@@ -630,6 +637,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let end = Instant::now();
     progress.set_state(State::Finishing);
     result.finish(ramp_end.min(end), end);
+    result.depth_mean = depth.mean(end);
+    result.depth_per_second = std::mem::take(&mut depth.per_second);
     if let Some(logs) = logs.take() {
         let end_ms = end.saturating_duration_since(ramp_end).as_millis() as u64;
         if let Err(e) = logs.write(end_ms) {
@@ -795,6 +804,7 @@ fn complete(
     }
     if m.clat {
         stats.clat.add(clat);
+        stats.clat_fine.add(clat);
         if m.clat_hist {
             stats.clat_hist.add(clat);
         }
@@ -804,6 +814,7 @@ fn complete(
         stats.lat.add(lat);
         if m.lat_hist {
             stats.lat_hist.add(lat);
+            stats.lat_fine.add(lat);
         }
     }
     if let Some(logs) = logs {

@@ -2,6 +2,7 @@
 //! own OS thread, all started together.
 
 pub mod config;
+pub mod depth;
 pub mod distribution;
 pub mod job;
 pub mod layout;

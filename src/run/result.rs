@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use super::config::JobConfig;
 use crate::engine::Dir;
 use crate::report::options::ReportOptions;
+use crate::stats::fine::FineHistogram;
 use crate::stats::{CpuUsage, Histogram, Moments};
 
 /// One direction's numbers.
@@ -31,6 +32,10 @@ pub struct DirStats {
     pub slat_hist: Histogram,
     pub clat_hist: Histogram,
     pub lat_hist: Histogram,
+    /// High-resolution histograms of clat (always) and lat (with
+    /// lat_percentiles): tails past fio's 17 s ceiling stay exact.
+    pub clat_fine: FineHistogram,
+    pub lat_fine: FineHistogram,
     /// Bandwidth samples (KiB/s) and IOPS samples, taken every
     /// bw_avg_time / iops_avg_time.
     pub bw: Moments,
@@ -52,6 +57,8 @@ impl DirStats {
         self.slat_hist.merge(&other.slat_hist);
         self.clat_hist.merge(&other.clat_hist);
         self.lat_hist.merge(&other.lat_hist);
+        self.clat_fine.merge(&other.clat_fine);
+        self.lat_fine.merge(&other.lat_fine);
         self.bw.sum(&other.bw);
         self.iops.sum(&other.iops);
     }
@@ -199,6 +206,10 @@ pub struct JobResult {
     pub cpu: CpuUsage,
     /// The queue depth fio reports on the `latency` line.
     pub latency_depth: usize,
+    /// The time-weighted mean of the I/Os in flight, overall and per
+    /// second (ferrio's own measure of the depth achieved).
+    pub depth_mean: f64,
+    pub depth_per_second: Vec<f64>,
     pub report: Arc<ReportOptions>,
 }
 
@@ -221,6 +232,8 @@ impl JobResult {
             latency: LatencyBuckets::default(),
             cpu: CpuUsage::default(),
             latency_depth: cfg.iodepth,
+            depth_mean: 0.0,
+            depth_per_second: Vec::new(),
             report: cfg.report.clone(),
         }
     }
@@ -305,6 +318,20 @@ impl JobResult {
         self.latency.absorb(&other.latency);
         self.cpu.add(&other.cpu);
         self.latency_depth = other.latency_depth;
+        // Jobs run side by side: their depths add up.
+        self.depth_mean += other.depth_mean;
+        let seconds = self
+            .depth_per_second
+            .len()
+            .max(other.depth_per_second.len());
+        self.depth_per_second.resize(seconds, 0.0);
+        for (mine, theirs) in self
+            .depth_per_second
+            .iter_mut()
+            .zip(&other.depth_per_second)
+        {
+            *mine += theirs;
+        }
     }
 
     /// Bytes moved and I/Os issued in all directions: fio prints a job's

@@ -7,8 +7,10 @@ pub struct CpuUsage {
     /// User and system CPU time, in microseconds.
     pub user_us: u64,
     pub system_us: u64,
-    /// Voluntary plus involuntary context switches.
+    /// Voluntary plus involuntary context switches, and the voluntary
+    /// ones alone (the times the thread blocked, e.g. on the device).
     pub ctx: u64,
+    pub voluntary_ctx: u64,
     pub major_faults: u64,
     pub minor_faults: u64,
 }
@@ -28,6 +30,7 @@ impl CpuUsage {
             user_us: us(ru.ru_utime),
             system_us: us(ru.ru_stime),
             ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+            voluntary_ctx: ru.ru_nvcsw as u64,
             major_faults: ru.ru_majflt as u64,
             minor_faults: ru.ru_minflt as u64,
         }
@@ -39,6 +42,7 @@ impl CpuUsage {
             user_us: self.user_us.saturating_sub(earlier.user_us),
             system_us: self.system_us.saturating_sub(earlier.system_us),
             ctx: self.ctx.saturating_sub(earlier.ctx),
+            voluntary_ctx: self.voluntary_ctx.saturating_sub(earlier.voluntary_ctx),
             major_faults: self.major_faults.saturating_sub(earlier.major_faults),
             minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
         }
@@ -49,6 +53,7 @@ impl CpuUsage {
         self.user_us += other.user_us;
         self.system_us += other.system_us;
         self.ctx += other.ctx;
+        self.voluntary_ctx += other.voluntary_ctx;
         self.major_faults += other.major_faults;
         self.minor_faults += other.minor_faults;
     }

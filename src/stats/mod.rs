@@ -2,6 +2,7 @@
 
 pub mod cpu;
 pub mod disk;
+pub mod fine;
 pub mod histogram;
 pub mod moments;
 pub mod percentile;

@@ -1,0 +1,115 @@
+//! What ferrio reports beyond fio, under a `ferrio` key of each JSON job:
+//! percentiles from the high-resolution histograms (unclipped, never above
+//! the largest latency), ferrio's own CPU cost per I/O, the queue depth it
+//! actually held over time, and whether the tool rather than the device
+//! limited the result.
+
+use super::json::{Json, Obj};
+use crate::run::result::JobResult;
+
+/// Engines that keep several I/Os in flight from one thread.
+const ASYNC_ENGINES: [&str; 2] = ["libaio", "io_uring"];
+
+/// Whether the tool limited a job's result, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub tool_limited: bool,
+    pub warnings: Vec<String>,
+}
+
+/// CPU nanoseconds per completed I/O: (user, system).
+fn cpu_per_io(r: &JobResult) -> Option<(f64, f64)> {
+    let ios: u64 = r.dirs.iter().map(|d| d.ios).sum();
+    (ios > 0).then(|| {
+        let per = |us: u64| us as f64 * 1000.0 / ios as f64;
+        (per(r.cpu.user_us), per(r.cpu.system_us))
+    })
+}
+
+/// Share of the job's runtime its thread spent on a CPU, in percent.
+fn busy_percent(r: &JobResult) -> f64 {
+    let runtime_us = r.runtime.as_micros() as f64;
+    if runtime_us == 0.0 {
+        return 0.0;
+    }
+    let members = f64::from(r.members.max(1));
+    100.0 * (r.cpu.user_us + r.cpu.system_us) as f64 / runtime_us / members
+}
+
+/// Judges whether ferrio, not the device, set the pace: the job's thread
+/// was on a CPU nearly all the time, or busy and hardly ever waiting for
+/// the device (fewer than one block per 20 I/Os: the data came from
+/// memory), or an asynchronous engine held clearly fewer I/Os in flight
+/// than asked while busy. The null engine measures the tool by design and
+/// is never flagged.
+pub fn verdict(r: &JobResult) -> Verdict {
+    let mut warnings = Vec::new();
+    let engine = r.report.engine.as_str();
+    let busy = busy_percent(r);
+    let ios: u64 = r.dirs.iter().map(|d| d.ios).sum();
+    let never_waited = ios > 0 && r.cpu.voluntary_ctx * 20 < ios;
+    if engine != "null" && r.runtime.as_millis() >= 100 {
+        if busy >= 90.0 || (never_waited && busy >= 50.0) {
+            warnings.push(format!(
+                "job {}: its thread was on a CPU {busy:.0}% of the run: the CPU, not the device, limited this result",
+                r.name
+            ));
+        }
+        let asked = (r.latency_depth * r.members.max(1) as usize) as f64;
+        if ASYNC_ENGINES.contains(&engine)
+            && asked > 1.0
+            && r.depth_mean < 0.9 * asked
+            && busy >= 80.0
+        {
+            warnings.push(format!(
+                "job {}: held {:.1} I/Os in flight on average, not the {asked} asked for, while busy {busy:.0}% of the time",
+                r.name, r.depth_mean
+            ));
+        }
+    }
+    Verdict {
+        tool_limited: !warnings.is_empty(),
+        warnings,
+    }
+}
+
+/// The `ferrio` object of a JSON job.
+pub fn section(r: &JobResult) -> Obj {
+    let mut o = Obj::default();
+    o.str("version", env!("CARGO_PKG_VERSION"));
+    let (usr, sys) = cpu_per_io(r).unwrap_or((0.0, 0.0));
+    o.float("cpu_ns_per_io", usr + sys)
+        .float("usr_ns_per_io", usr)
+        .float("sys_ns_per_io", sys)
+        .float("busy_percent", busy_percent(r))
+        .int("iodepth_requested", r.latency_depth as u64)
+        .float("iodepth_achieved", r.depth_mean)
+        .arr(
+            "iodepth_per_second",
+            r.depth_per_second.iter().map(|d| Json::Float(*d)).collect(),
+        );
+    let mut list: Vec<f64> = r.report.percentile_list.clone();
+    if list.last() != Some(&100.0) {
+        list.push(100.0);
+    }
+    let mut pct = Obj::default();
+    for (name, d) in ["read", "write", "trim"].iter().zip(&r.dirs) {
+        let mut dir = Obj::default();
+        for (kind, h) in [("clat_ns", &d.clat_fine), ("lat_ns", &d.lat_fine)] {
+            if h.total() == 0 {
+                continue;
+            }
+            let mut values = Obj::default();
+            for p in &list {
+                values.int(&format!("{p:.6}"), h.percentile(*p));
+            }
+            dir.obj(kind, values);
+        }
+        pct.obj(name, dir);
+    }
+    o.obj("percentiles", pct);
+    let v = verdict(r);
+    o.int("tool_limited", u64::from(v.tool_limited))
+        .arr("warnings", v.warnings.into_iter().map(Json::Str).collect());
+    o
+}

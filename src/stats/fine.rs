@@ -1,0 +1,140 @@
+//! A high-resolution latency histogram beside fio's: log-linear buckets
+//! (128 per power of two, so any value is kept within 0.4 %) from 1 ns up
+//! to 2^46 ns (about 19.5 hours), so that no tail is clipped at fio's
+//! 17-second ceiling. Its counters are allocated on the first sample, so
+//! unused directions cost nothing.
+
+/// Sub-buckets per power of two (2^7).
+const SUB_BITS: u32 = 7;
+const SUB: u64 = 1 << SUB_BITS;
+/// Powers of two covered above the exact range.
+const GROUPS: u64 = 46 - SUB_BITS as u64 + 1;
+const BUCKETS: usize = ((GROUPS + 1) * SUB) as usize;
+
+/// Latencies in nanoseconds, with their exact min and max.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FineHistogram {
+    counts: Option<Box<[u64]>>,
+    total: u64,
+    min: u64,
+    max: u64,
+}
+
+fn bucket_of(ns: u64) -> usize {
+    if ns < SUB {
+        return ns as usize;
+    }
+    let msb = 63 - ns.leading_zeros() as u64;
+    let shift = msb - SUB_BITS as u64;
+    let index = (shift + 1) * SUB + ((ns >> shift) & (SUB - 1));
+    (index as usize).min(BUCKETS - 1)
+}
+
+/// The smallest and largest value a bucket holds.
+fn bounds_of(bucket: usize) -> (u64, u64) {
+    let b = bucket as u64;
+    if b < SUB {
+        return (b, b);
+    }
+    let shift = b / SUB - 1;
+    let low = (SUB + b % SUB) << shift;
+    (low, low + (1u64 << shift) - 1)
+}
+
+impl FineHistogram {
+    #[inline]
+    pub fn add(&mut self, ns: u64) {
+        let counts = self
+            .counts
+            .get_or_insert_with(|| vec![0; BUCKETS].into_boxed_slice());
+        counts[bucket_of(ns)] += 1;
+        if self.total == 0 || ns < self.min {
+            self.min = ns;
+        }
+        self.max = self.max.max(ns);
+        self.total += 1;
+    }
+
+    pub fn merge(&mut self, other: &FineHistogram) {
+        let Some(theirs) = &other.counts else { return };
+        let mine = self
+            .counts
+            .get_or_insert_with(|| vec![0; BUCKETS].into_boxed_slice());
+        for (m, t) in mine.iter_mut().zip(theirs.iter()) {
+            *m += t;
+        }
+        if self.total == 0 || other.min < self.min {
+            self.min = other.min;
+        }
+        self.max = self.max.max(other.max);
+        self.total += other.total;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The p-th percentile (nearest rank): the middle of the bucket that
+    /// holds the ⌈p/100·N⌉-th smallest sample, kept within the exact
+    /// minimum and maximum, so never above the largest latency seen.
+    pub fn percentile(&self, p: f64) -> u64 {
+        let Some(counts) = &self.counts else { return 0 };
+        let rank = ((p / 100.0 * self.total as f64).ceil() as u64).clamp(1, self.total);
+        // The smallest and largest samples are known exactly.
+        if rank == self.total {
+            return self.max;
+        }
+        if rank == 1 {
+            return self.min;
+        }
+        let mut seen = 0;
+        for (bucket, c) in counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let (low, high) = bounds_of(bucket);
+                return (low + (high - low) / 2).clamp(self.min, self.max);
+            }
+        }
+        self.max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_lands_in_a_bucket_that_holds_it() {
+        for ns in [
+            0,
+            1,
+            127,
+            128,
+            129,
+            1000,
+            47_360,
+            5_000_000,
+            17_179_869_184,
+            3_600_000_000_000,
+        ] {
+            let (low, high) = bounds_of(bucket_of(ns));
+            assert!(low <= ns && ns <= high, "{ns} in {low}..={high}");
+            assert!((high - low) as f64 <= ns as f64 / 127.0 + 1.0);
+        }
+    }
+
+    #[test]
+    fn tails_beyond_fios_ceiling_are_kept() {
+        let mut h = FineHistogram::default();
+        for ms in 1..=100u64 {
+            h.add(ms * 1_000_000);
+        }
+        // An hour-long outlier: fio's histogram would report 17.1 s.
+        h.add(3_600_000_000_000);
+        let p100 = h.percentile(100.0);
+        assert_eq!(p100, 3_600_000_000_000);
+        let p50 = h.percentile(50.0) as f64;
+        assert!((p50 - 51e6).abs() / 51e6 < 0.005, "{p50}");
+        assert!(h.percentile(99.99) <= h.max);
+    }
+}
