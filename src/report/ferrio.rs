@@ -95,13 +95,17 @@ pub fn section(r: &JobResult) -> Obj {
     let mut pct = Obj::default();
     for (name, d) in ["read", "write", "trim"].iter().zip(&r.dirs) {
         let mut dir = Obj::default();
-        for (kind, h) in [("clat_ns", &d.clat_fine), ("lat_ns", &d.lat_fine)] {
-            if h.total() == 0 {
+        let kinds = [
+            ("clat_ns", &d.clat_fine, &d.clat),
+            ("lat_ns", &d.lat_fine, &d.lat),
+        ];
+        for (kind, h, m) in kinds {
+            if m.count == 0 || *h == Default::default() {
                 continue;
             }
             let mut values = Obj::default();
             for p in &list {
-                values.int(&format!("{p:.6}"), h.percentile(*p));
+                values.int(&format!("{p:.6}"), h.percentile(*p, m));
             }
             dir.obj(kind, values);
         }

@@ -10,7 +10,7 @@ use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
 use crate::run::result::{DirStats, JobResult};
 use crate::stats::percentile::percentiles;
-use crate::stats::{Histogram, Moments};
+use crate::stats::{Histogram, LatencyMoments};
 
 /// A JSON value as fio's writer knows them.
 #[derive(Debug, Clone, PartialEq)]
@@ -296,7 +296,7 @@ fn direction(r: &JobResult, d: &DirStats, group_agg: u64, plus: bool) -> Obj {
     o
 }
 
-fn latency(r: &JobResult, m: &Moments, hist: &Histogram, pct: bool, plus: bool) -> Obj {
+fn latency(r: &JobResult, m: &LatencyMoments, hist: &Histogram, pct: bool, plus: bool) -> Obj {
     let mut o = Obj::default();
     o.int("min", m.min)
         .int("max", m.max)

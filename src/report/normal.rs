@@ -9,7 +9,7 @@ use super::options::Unified;
 use super::{GroupStats, Report, cpu_percent, distribution, share_of_group};
 use crate::run::result::{DirStats, JobResult};
 use crate::stats::percentile::percentiles;
-use crate::stats::{Histogram, Moments};
+use crate::stats::{Histogram, LatencyMoments};
 
 /// The end-of-run normal report, starting with the newline that ends any
 /// pending status line.
@@ -237,7 +237,7 @@ fn direction(
 
 /// A `slat`/`clat`/`lat` line, in the unit that its min, max and
 /// deviation call for.
-fn latency_line(out: &mut String, name: &str, m: &Moments) {
+fn latency_line(out: &mut String, name: &str, m: &LatencyMoments) {
     if m.count == 0 {
         return;
     }

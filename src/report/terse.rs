@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, iops};
 use crate::run::result::{DirStats, JobResult};
-use crate::stats::Moments;
+use crate::stats::LatencyMoments;
 use crate::stats::percentile::percentiles;
 
 /// Percentile slots in every direction block.
@@ -162,7 +162,7 @@ fn block(out: &mut String, r: &JobResult, d: &DirStats, group_agg: u64, version:
 }
 
 /// min, max (truncated µs), mean and deviation (µs) of a latency.
-fn micro(out: &mut String, m: &Moments) {
+fn micro(out: &mut String, m: &LatencyMoments) {
     if m.count == 0 {
         out.push_str(";0;0;0.000000;0.000000");
         return;

@@ -332,47 +332,58 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // and once the queue is full reap between `batch_complete_min` and
     // `batch_complete_max` completions, until it has drained to
     // `iodepth_low`.
+    // The earliest of the periodic duties below, so that the loop makes
+    // one comparison for all of them.
+    let mut next_tick = start;
+    // Only fio's null engine ever declines new I/O.
+    let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     'run: loop {
         let issuing = may_issue(clock, &work);
-        if clock >= sampler.next && issuing {
-            let ms = clock.saturating_duration_since(ramp_end).as_millis() as u64;
-            sampler.sample(
-                clock,
-                &mut result.dirs,
-                [sample_bw, sample_iops],
-                &mut |iops, dir, value| {
-                    if let Some(logs) = &mut logs {
-                        // Averaged entries carry the block size only when
-                        // it is fixed.
-                        let bs = &cfg.bs[dir];
-                        let bs = if bs.min() == bs.max() { bs.min() } else { 0 };
-                        logs.sampled(iops, dir, value, ms, bs);
-                    }
-                },
-            );
-        }
-        if cpu_start.is_none() && clock >= ramp_end {
-            cpu_start = Some(CpuUsage::of_this_thread());
-            progress.set_state(State::Running);
-        }
-        if clock >= next_publish {
-            let dirs = &result.dirs;
-            progress.publish(
-                [0, 1, 2].map(|d| dirs[d].bytes),
-                [0, 1, 2].map(|d| dirs[d].ios),
-            );
-            if progress.snapshot_wanted() {
-                let mut so_far = result.clone();
-                so_far.finish(ramp_end.min(clock), clock);
-                if let Some(start) = cpu_start {
-                    so_far.cpu = CpuUsage::of_this_thread().since(&start);
-                }
-                progress.give_snapshot(so_far);
+        if clock >= next_tick {
+            if clock >= sampler.next && issuing {
+                let ms = clock.saturating_duration_since(ramp_end).as_millis() as u64;
+                sampler.sample(
+                    clock,
+                    &mut result.dirs,
+                    [sample_bw, sample_iops],
+                    &mut |iops, dir, value| {
+                        if let Some(logs) = &mut logs {
+                            // Averaged entries carry the block size only when
+                            // it is fixed.
+                            let bs = &cfg.bs[dir];
+                            let bs = if bs.min() == bs.max() { bs.min() } else { 0 };
+                            logs.sampled(iops, dir, value, ms, bs);
+                        }
+                    },
+                );
             }
-            next_publish = clock + PUBLISH_EVERY;
+            if cpu_start.is_none() && clock >= ramp_end {
+                cpu_start = Some(CpuUsage::of_this_thread());
+                progress.set_state(State::Running);
+            }
+            if clock >= next_publish {
+                let dirs = &result.dirs;
+                progress.publish(
+                    [0, 1, 2].map(|d| dirs[d].bytes),
+                    [0, 1, 2].map(|d| dirs[d].ios),
+                );
+                if progress.snapshot_wanted() {
+                    let mut so_far = result.clone();
+                    so_far.finish(ramp_end.min(clock), clock);
+                    if let Some(start) = cpu_start {
+                        so_far.cpu = CpuUsage::of_this_thread().since(&start);
+                    }
+                    progress.give_snapshot(so_far);
+                }
+                next_publish = clock + PUBLISH_EVERY;
+            }
+            next_tick = sampler.next.min(next_publish);
+            if cpu_start.is_none() {
+                next_tick = next_tick.min(ramp_end);
+            }
         }
         // Room for another I/O: below the depth, and the engine willing.
-        let room = in_flight + unsubmitted.len() < cfg.iodepth && !eng.busy();
+        let room = in_flight + unsubmitted.len() < cfg.iodepth && !(may_be_busy && eng.busy());
         if issuing && room {
             // fio's periodic syncs: due whenever the writes issued so far
             // are a multiple of fsync (or fdatasync), but never twice in a
@@ -507,7 +518,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             {
                 think(cfg);
             }
-            let queued_at = clock;
             match eng.queue(Request {
                 slot: index,
                 file,
@@ -522,8 +532,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = Instant::now();
-                    depth.set(queued_at, 1);
-                    depth.set(clock, 0);
                     if clock >= ramp_end {
                         result.depth_sample(1, 1);
                         if counts_each_io {
@@ -538,7 +546,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     continue;
                 }
             }
-            let full = in_flight + unsubmitted.len() == cfg.iodepth || eng.busy();
+            let full = in_flight + unsubmitted.len() == cfg.iodepth || (may_be_busy && eng.busy());
             let last = !may_issue(clock, &work);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
@@ -580,7 +588,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         // Reap: at least one when the queue is full or nothing more will
         // be issued, then on until the queue has drained to iodepth_low.
-        let full = in_flight + unsubmitted.len() >= cfg.iodepth || eng.busy();
+        let full = in_flight + unsubmitted.len() >= cfg.iodepth || (may_be_busy && eng.busy());
         // At the end fio waits for everything in flight in one call.
         let ending = !draining && !may_issue(clock, &work);
         let (min, max) = if ending {
@@ -637,8 +645,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let end = Instant::now();
     progress.set_state(State::Finishing);
     result.finish(ramp_end.min(end), end);
-    result.depth_mean = depth.mean(end);
-    result.depth_per_second = std::mem::take(&mut depth.per_second);
+    // A synchronous engine holds its one I/O whenever it runs.
+    let synchronous = !eng.commits() || cfg.iodepth == 1;
+    (result.depth_mean, result.depth_per_second) = if synchronous {
+        let seconds = result.runtime.as_secs() as usize;
+        (1.0, vec![1.0; seconds])
+    } else {
+        (depth.mean(end), std::mem::take(&mut depth.per_second))
+    };
     if let Some(logs) = logs.take() {
         let end_ms = end.saturating_duration_since(ramp_end).as_millis() as u64;
         if let Err(e) = logs.write(end_ms) {

@@ -7,7 +7,7 @@ use super::config::JobConfig;
 use crate::engine::Dir;
 use crate::report::options::ReportOptions;
 use crate::stats::fine::FineHistogram;
-use crate::stats::{CpuUsage, Histogram, Moments};
+use crate::stats::{CpuUsage, Histogram, LatencyMoments, Moments};
 
 /// One direction's numbers.
 #[derive(Debug, Clone, Default)]
@@ -25,9 +25,9 @@ pub struct DirStats {
     pub runtime_ms: u64,
     /// Submission latency (asynchronous engines only), completion latency
     /// and total latency, in nanoseconds.
-    pub slat: Moments,
-    pub clat: Moments,
-    pub lat: Moments,
+    pub slat: LatencyMoments,
+    pub clat: LatencyMoments,
+    pub lat: LatencyMoments,
     /// fio's histograms of the same, fed while their percentiles are on.
     pub slat_hist: Histogram,
     pub clat_hist: Histogram,
@@ -194,7 +194,7 @@ pub struct JobResult {
     /// here, as in fio's report).
     pub syncs: u64,
     /// Latency of every periodic fsync and fdatasync, in nanoseconds.
-    pub sync_lat: Moments,
+    pub sync_lat: LatencyMoments,
     pub sync_hist: Histogram,
     /// I/Os handed to the engine, counted at the queue depth of the
     /// moment (fio's `IO depths`).
@@ -224,7 +224,7 @@ impl JobResult {
             runtime: Duration::ZERO,
             error: None,
             syncs: 0,
-            sync_lat: Moments::default(),
+            sync_lat: LatencyMoments::default(),
             sync_hist: Histogram::default(),
             depths: [0; 7],
             submits: [0; 7],

@@ -4,6 +4,8 @@
 //! 17-second ceiling. Its counters are allocated on the first sample, so
 //! unused directions cost nothing.
 
+use super::LatencyMoments;
+
 /// Sub-buckets per power of two (2^7).
 const SUB_BITS: u32 = 7;
 const SUB: u64 = 1 << SUB_BITS;
@@ -11,13 +13,11 @@ const SUB: u64 = 1 << SUB_BITS;
 const GROUPS: u64 = 46 - SUB_BITS as u64 + 1;
 const BUCKETS: usize = ((GROUPS + 1) * SUB) as usize;
 
-/// Latencies in nanoseconds, with their exact min and max.
+/// Latency counts in nanoseconds. The exact minimum, maximum and count
+/// come from the statistic's moments, which are kept anyway.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FineHistogram {
     counts: Option<Box<[u64]>>,
-    total: u64,
-    min: u64,
-    max: u64,
 }
 
 fn bucket_of(ns: u64) -> usize {
@@ -48,11 +48,6 @@ impl FineHistogram {
             .counts
             .get_or_insert_with(|| vec![0; BUCKETS].into_boxed_slice());
         counts[bucket_of(ns)] += 1;
-        if self.total == 0 || ns < self.min {
-            self.min = ns;
-        }
-        self.max = self.max.max(ns);
-        self.total += 1;
     }
 
     pub fn merge(&mut self, other: &FineHistogram) {
@@ -63,39 +58,35 @@ impl FineHistogram {
         for (m, t) in mine.iter_mut().zip(theirs.iter()) {
             *m += t;
         }
-        if self.total == 0 || other.min < self.min {
-            self.min = other.min;
-        }
-        self.max = self.max.max(other.max);
-        self.total += other.total;
     }
 
-    pub fn total(&self) -> u64 {
-        self.total
-    }
-
-    /// The p-th percentile (nearest rank): the middle of the bucket that
-    /// holds the ⌈p/100·N⌉-th smallest sample, kept within the exact
-    /// minimum and maximum, so never above the largest latency seen.
-    pub fn percentile(&self, p: f64) -> u64 {
+    /// The p-th percentile (nearest rank) of the `m.count` samples whose
+    /// exact extremes are `m.min` and `m.max`: the middle of the bucket
+    /// that holds the ⌈p/100·N⌉-th smallest sample, kept within the
+    /// extremes, so never above the largest latency seen.
+    pub fn percentile(&self, p: f64, m: &LatencyMoments) -> u64 {
         let Some(counts) = &self.counts else { return 0 };
-        let rank = ((p / 100.0 * self.total as f64).ceil() as u64).clamp(1, self.total);
+        let total = m.count;
+        if total == 0 {
+            return 0;
+        }
+        let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
         // The smallest and largest samples are known exactly.
-        if rank == self.total {
-            return self.max;
+        if rank == total {
+            return m.max;
         }
         if rank == 1 {
-            return self.min;
+            return m.min;
         }
         let mut seen = 0;
         for (bucket, c) in counts.iter().enumerate() {
             seen += c;
             if seen >= rank {
                 let (low, high) = bounds_of(bucket);
-                return (low + (high - low) / 2).clamp(self.min, self.max);
+                return (low + (high - low) / 2).clamp(m.min, m.max);
             }
         }
-        self.max
+        m.max
     }
 }
 
@@ -126,15 +117,17 @@ mod tests {
     #[test]
     fn tails_beyond_fios_ceiling_are_kept() {
         let mut h = FineHistogram::default();
+        let mut m = LatencyMoments::default();
         for ms in 1..=100u64 {
             h.add(ms * 1_000_000);
+            m.add(ms * 1_000_000);
         }
         // An hour-long outlier: fio's histogram would report 17.1 s.
         h.add(3_600_000_000_000);
-        let p100 = h.percentile(100.0);
-        assert_eq!(p100, 3_600_000_000_000);
-        let p50 = h.percentile(50.0) as f64;
+        m.add(3_600_000_000_000);
+        assert_eq!(h.percentile(100.0, &m), 3_600_000_000_000);
+        let p50 = h.percentile(50.0, &m) as f64;
         assert!((p50 - 51e6).abs() / 51e6 < 0.005, "{p50}");
-        assert!(h.percentile(99.99) <= h.max);
+        assert!(h.percentile(99.99, &m) <= m.max);
     }
 }
