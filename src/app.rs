@@ -8,7 +8,8 @@ use crate::jobfile::{FsLoader, expand::Environment};
 use crate::plan::{self, Input};
 use crate::{explain, help};
 
-const OUTPUT_FORMATS: &[&str] = &["normal", "terse", "json", "json+"];
+/// fio's output formats, and ferrio's own `html`.
+const OUTPUT_FORMATS: &[&str] = &["normal", "terse", "minimal", "csv", "json", "json+", "html"];
 
 /// Runs ferrio with `argv` (without the program name); returns the exit status.
 pub fn run(argv: &[String]) -> i32 {

@@ -4,6 +4,7 @@
 
 pub mod eta;
 pub mod ferrio;
+pub mod html;
 pub mod json;
 pub mod normal;
 pub mod num2str;
@@ -24,6 +25,8 @@ pub struct Formats {
     /// json+ (implies json): the histogram bins too.
     pub json_plus: bool,
     pub terse: bool,
+    /// ferrio's own: a self-contained HTML page with plots.
+    pub html: bool,
 }
 
 impl Formats {
@@ -39,6 +42,7 @@ impl Formats {
                     f.json_plus = true
                 }
                 "terse" | "minimal" | "csv" => f.terse = true,
+                "html" => f.html = true,
                 other => return Err(other.to_string()),
             }
         }
@@ -125,6 +129,9 @@ impl Report {
         }
         if formats.normal {
             out += &normal::render(self);
+        }
+        if formats.html {
+            out += &html::render(self);
         }
         out
     }

@@ -3,26 +3,26 @@
 //! I/Os in flight, overall and per second, to compare with the depth the
 //! job asked for.
 
-use std::time::{Duration, Instant};
+use super::clock::Nanos;
 
 /// Accumulates in-flight depth × time between clock reads.
 #[derive(Debug, Clone)]
 pub struct DepthTracker {
-    last: Instant,
+    last: Nanos,
     depth: usize,
     /// ∑ depth × ns, overall and in the current one-second window.
     area: u128,
     window_area: u128,
-    window_start: Instant,
-    epoch: Instant,
+    window_start: Nanos,
+    epoch: Nanos,
     /// Mean depth of each whole second since the epoch.
     pub per_second: Vec<f64>,
 }
 
-const WINDOW: Duration = Duration::from_secs(1);
+const WINDOW: Nanos = 1_000_000_000;
 
 impl DepthTracker {
-    pub fn new(epoch: Instant) -> Self {
+    pub fn new(epoch: Nanos) -> Self {
         DepthTracker {
             last: epoch,
             depth: 0,
@@ -36,9 +36,9 @@ impl DepthTracker {
 
     /// The depth changed to `depth` at `now` (ignored before the epoch).
     #[inline]
-    pub fn set(&mut self, now: Instant, depth: usize) {
+    pub fn set(&mut self, now: Nanos, depth: usize) {
         if now > self.last {
-            let ns = (now - self.last).as_nanos();
+            let ns = u128::from(now - self.last);
             self.area += ns * self.depth as u128;
             self.window_area += ns * self.depth as u128;
             self.last = now;
@@ -49,16 +49,16 @@ impl DepthTracker {
         self.depth = depth;
     }
 
-    fn close_window(&mut self, now: Instant) {
-        let ns = (now - self.window_start).as_nanos().max(1);
+    fn close_window(&mut self, now: Nanos) {
+        let ns = (now - self.window_start).max(1);
         self.per_second.push(self.window_area as f64 / ns as f64);
         self.window_area = 0;
         self.window_start = now;
     }
 
     /// The mean depth from the epoch to `end`.
-    pub fn mean(&self, end: Instant) -> f64 {
-        let ns = end.saturating_duration_since(self.epoch).as_nanos();
+    pub fn mean(&self, end: Nanos) -> f64 {
+        let ns = end.saturating_sub(self.epoch);
         if ns == 0 {
             0.0
         } else {
@@ -73,8 +73,8 @@ mod tests {
 
     #[test]
     fn time_weighted_mean() {
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
+        let t0: Nanos = 5_000_000_000;
+        let ms = |n: u64| n * 1_000_000;
         let mut d = DepthTracker::new(t0);
         d.set(t0, 4);
         d.set(t0 + ms(500), 2);

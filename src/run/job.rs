@@ -8,6 +8,8 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::clock::{self, Nanos, ms_between, nanos};
+
 use super::config::{BufferFill, JobConfig};
 use super::depth::DepthTracker;
 use super::distribution::Distribution;
@@ -33,8 +35,8 @@ struct Slot {
     /// Which of the job's files the I/O goes to.
     file: usize,
     /// When the I/O was prepared, and when it was handed to the device.
-    prepared: Instant,
-    submitted: Option<Instant>,
+    prepared: Nanos,
+    submitted: Option<Nanos>,
     /// Whether it went through an asynchronous engine's queue (only those
     /// have a submission latency).
     queued: bool,
@@ -52,7 +54,7 @@ impl Slot {
             dir: Dir::Read,
             offset: 0,
             len: 0,
-            prepared: Instant::now(),
+            prepared: 0,
             submitted: None,
             queued: false,
         }
@@ -283,19 +285,19 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Queued but not yet submitted, and submitted but not yet reaped.
     let mut unsubmitted: Vec<usize> = Vec::with_capacity(cfg.iodepth);
     let mut in_flight = 0usize;
-    if !wait_until(Instant::now() + cfg.startdelay, None, stop) {
+    if !wait_until(clock::now() + nanos(cfg.startdelay), None, stop) {
         return result;
     }
-    let start = Instant::now();
+    let start = clock::now();
     // Statistics start after ramp_time; runtime counts from there too.
-    let ramp_end = start + cfg.ramp;
+    let ramp_end = start + nanos(cfg.ramp);
     progress.set_state(if cfg.ramp.is_zero() {
         State::Running
     } else {
         State::Ramp
     });
-    let mut next_publish = start + PUBLISH_EVERY;
-    let deadline = cfg.runtime.map(|r| ramp_end + r);
+    let mut next_publish = start + nanos(PUBLISH_EVERY);
+    let deadline = cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r)));
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut logs = JobLogs::new(&cfg.logs);
     let mut depth = DepthTracker::new(ramp_end);
@@ -321,7 +323,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut draining = false;
     // Bytes issued when the current pass over the files began.
     let mut pass_start = 0u64;
-    let may_issue = |clock: Instant, work: &[(u64, u64); 3]| {
+    let may_issue = |clock: Nanos, work: &[(u64, u64); 3]| {
         let (ios, bytes) = issued(work);
         !stop.any()
             && deadline.is_none_or(|d| clock < d)
@@ -337,11 +339,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut next_tick = start;
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
+    let rate_capped = cfg.rate_capped();
     'run: loop {
         let issuing = may_issue(clock, &work);
         if clock >= next_tick {
             if clock >= sampler.next && issuing {
-                let ms = clock.saturating_duration_since(ramp_end).as_millis() as u64;
+                let ms = ms_between(ramp_end, clock);
                 sampler.sample(
                     clock,
                     &mut result.dirs,
@@ -369,13 +372,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 );
                 if progress.snapshot_wanted() {
                     let mut so_far = result.clone();
-                    so_far.finish(ramp_end.min(clock), clock);
+                    so_far.finish(std::time::Duration::from_nanos(
+                        clock.saturating_sub(ramp_end),
+                    ));
                     if let Some(start) = cpu_start {
                         so_far.cpu = CpuUsage::of_this_thread().since(&start);
                     }
                     progress.give_snapshot(so_far);
                 }
-                next_publish = clock + PUBLISH_EVERY;
+                next_publish = clock + nanos(PUBLISH_EVERY);
             }
             next_tick = sampler.next.min(next_publish);
             if cpu_start.is_none() {
@@ -392,7 +397,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
-                    let before = Instant::now();
+                    let before = clock::now();
                     // Like fio, sync the file the next I/O would go to.
                     if let Err(e) = eng.sync(files[next_file], data_only) {
                         let path = cfg.paths[next_file].display();
@@ -400,8 +405,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         result.fail(errno(&e), "fsync", text);
                         break;
                     }
-                    clock = Instant::now();
-                    let took = clock.saturating_duration_since(before).as_nanos() as u64;
+                    clock = clock::now();
+                    let took = clock - before;
                     result.sync_lat.add(took);
                     result.sync_hist.add(took);
                     result.depth_sample(1, 1);
@@ -451,7 +456,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // sleeps until the earlier of the two is due.
             let due = |d: Dir| {
                 let (ios, bytes) = work[d as usize];
-                start + super::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default()
+                start
+                    + nanos(
+                        super::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default(),
+                    )
             };
             let other = if drawn == Dir::Read {
                 Dir::Write
@@ -460,14 +468,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             };
             let mixed = cfg.pattern.read && cfg.pattern.write;
             // Only rate-capped jobs read the clock here.
-            let now = if cfg.rate_capped() {
-                Instant::now()
-            } else {
-                start
-            };
-            let dir = if due(drawn) <= now {
+            let dir = if !rate_capped || due(drawn) <= clock::now() {
                 drawn
-            } else if mixed && due(other) <= now {
+            } else if mixed && due(other) <= clock::now() {
                 other
             } else {
                 let dir = if !mixed || due(drawn) <= due(other) {
@@ -476,7 +479,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     other
                 };
                 if !wait_until(due(dir), deadline, stop) {
-                    clock = Instant::now();
+                    clock = clock::now();
                     continue;
                 }
                 dir
@@ -531,7 +534,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
-                    clock = Instant::now();
+                    clock = clock::now();
                     if clock >= ramp_end {
                         result.depth_sample(1, 1);
                         if counts_each_io {
@@ -607,7 +610,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 break 'run;
             }
             // One clock read per reaped batch.
-            clock = Instant::now();
+            clock = clock::now();
             if clock >= ramp_end {
                 result.reaped(done.len());
             }
@@ -642,9 +645,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         in_flight -= done.len().min(in_flight);
     }
-    let end = Instant::now();
+    let end = clock::now();
     progress.set_state(State::Finishing);
-    result.finish(ramp_end.min(end), end);
+    result.finish(std::time::Duration::from_nanos(
+        end.saturating_sub(ramp_end),
+    ));
     // A synchronous engine holds its one I/O whenever it runs.
     let synchronous = !eng.commits() || cfg.iodepth == 1;
     (result.depth_mean, result.depth_per_second) = if synchronous {
@@ -654,7 +659,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         (depth.mean(end), std::mem::take(&mut depth.per_second))
     };
     if let Some(logs) = logs.take() {
-        let end_ms = end.saturating_duration_since(ramp_end).as_millis() as u64;
+        let end_ms = ms_between(ramp_end, end);
         if let Err(e) = logs.write(end_ms) {
             result.fail(
                 errno(&e),
@@ -711,9 +716,9 @@ fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
 
 /// Sleeps until `until`, waking for stops; false when the run was stopped
 /// or the deadline came first.
-fn wait_until(until: Instant, deadline: Option<Instant>, stop: Stops<'_>) -> bool {
+fn wait_until(until: Nanos, deadline: Option<Nanos>, stop: Stops<'_>) -> bool {
     loop {
-        let now = Instant::now();
+        let now = clock::now();
         if now >= until {
             return true;
         }
@@ -721,7 +726,9 @@ fn wait_until(until: Instant, deadline: Option<Instant>, stop: Stops<'_>) -> boo
             return false;
         }
         let limit = deadline.map_or(until, |d| d.min(until));
-        std::thread::sleep((limit - now).min(std::time::Duration::from_millis(50)));
+        std::thread::sleep(std::time::Duration::from_nanos(
+            (limit - now).min(50_000_000),
+        ));
     }
 }
 
@@ -742,10 +749,10 @@ fn submit(
     slots: &mut [Slot],
     unsubmitted: &mut Vec<usize>,
     in_flight: &mut usize,
-    clock: &mut Instant,
+    clock: &mut Nanos,
 ) -> io::Result<()> {
     let result = eng.commit();
-    *clock = Instant::now();
+    *clock = clock::now();
     for &i in unsubmitted.iter() {
         slots[i].submitted = Some(*clock);
     }
@@ -767,8 +774,8 @@ fn complete(
     logs: &mut Option<JobLogs>,
     slot: &mut Slot,
     r: i64,
-    at: Instant,
-    epoch: Instant,
+    at: Nanos,
+    epoch: Nanos,
 ) -> bool {
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
@@ -796,7 +803,7 @@ fn complete(
     if at < epoch {
         return true;
     }
-    let ns = |from: Instant, to: Instant| to.saturating_duration_since(from).as_nanos() as u64;
+    let ns = |from: Nanos, to: Nanos| to.saturating_sub(from);
     let m = cfg.measure;
     let clat = ns(submitted, at);
     if m.clat {
@@ -843,7 +850,7 @@ fn complete(
             stats.iops.add(1);
         }
         let io = Completed {
-            time_ms: at.saturating_duration_since(epoch).as_millis() as u64,
+            time_ms: ms_between(epoch, at),
             dir: slot.dir as usize,
             bytes,
             offset: slot.offset,

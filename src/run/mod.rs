@@ -1,6 +1,7 @@
 //! Running a plan: groups one after another, each job of a group on its
 //! own OS thread, all started together.
 
+pub mod clock;
 pub mod config;
 pub mod depth;
 pub mod distribution;

@@ -1,7 +1,7 @@
 //! What a job measured: everything fio's reports are computed from.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::config::JobConfig;
 use crate::engine::Dir;
@@ -40,6 +40,9 @@ pub struct DirStats {
     /// bw_avg_time / iops_avg_time.
     pub bw: Moments,
     pub iops: Moments,
+    /// The same samples over time: (ms since the stats epoch, value).
+    pub bw_series: Vec<(u64, u64)>,
+    pub iops_series: Vec<(u64, u64)>,
 }
 
 impl DirStats {
@@ -61,6 +64,18 @@ impl DirStats {
         self.lat_fine.merge(&other.lat_fine);
         self.bw.sum(&other.bw);
         self.iops.sum(&other.iops);
+        // Jobs sample side by side: their rates add up, sample by sample.
+        for (mine, theirs) in [
+            (&mut self.bw_series, &other.bw_series),
+            (&mut self.iops_series, &other.iops_series),
+        ] {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), (0, 0));
+            }
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m = (m.0.max(t.0), m.1 + t.1);
+            }
+        }
     }
 
     /// All directions as one (unified_rw_reporting's `mixed`).
@@ -279,8 +294,8 @@ impl JobResult {
     /// Closes the job's accounts: its runtime since `epoch` and each
     /// direction's runtime, which fio counts only for directions that
     /// moved data.
-    pub fn finish(&mut self, epoch: Instant, end: Instant) {
-        self.runtime = end.saturating_duration_since(epoch);
+    pub fn finish(&mut self, runtime: Duration) {
+        self.runtime = runtime;
         let ms = (self.runtime.as_micros() as u64).div_ceil(1000);
         for d in &mut self.dirs {
             if d.bytes > 0 {

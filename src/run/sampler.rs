@@ -8,21 +8,23 @@
 //! comparison and no lock. A sample is due once a full interval has
 //! passed; the job's last, partial interval gives none, as in fio.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::clock::{Nanos, nanos};
 
 use super::result::DirStats;
 
 /// One kind of sample (bandwidth or IOPS).
 #[derive(Debug, Clone, Copy)]
 struct Series {
-    every: Duration,
-    last: Instant,
+    every: Nanos,
+    last: Nanos,
     /// The completed bytes (or I/Os) per direction at the last sample.
     seen: [u64; 3],
 }
 
 impl Series {
-    fn due(&self) -> Instant {
+    fn due(&self) -> Nanos {
         self.last + self.every
     }
 
@@ -31,7 +33,7 @@ impl Series {
     /// sample value.
     fn take(
         &mut self,
-        now: Instant,
+        now: Nanos,
         dirs: &mut [DirStats; 3],
         count: fn(&DirStats) -> u64,
         per_ms: fn(u64, u64) -> u64,
@@ -40,7 +42,7 @@ impl Series {
         if now < self.due() {
             return;
         }
-        let ms = now.saturating_duration_since(self.last).as_millis() as u64;
+        let ms = (now - self.last) / 1_000_000;
         for (i, (d, seen)) in dirs.iter_mut().zip(self.seen.iter_mut()).enumerate() {
             let total = count(d);
             let delta = total - *seen;
@@ -58,23 +60,25 @@ impl Series {
 pub struct RateSampler {
     bw: Series,
     iops: Series,
+    epoch: Nanos,
     /// The earlier of the two due times: the only thing the hot loop
     /// compares against.
-    pub next: Instant,
+    pub next: Nanos,
 }
 
 impl RateSampler {
     /// Samplers whose first interval starts at `epoch` (the end of
     /// ramp_time).
-    pub fn new(epoch: Instant, bw_every: Duration, iops_every: Duration) -> Self {
+    pub fn new(epoch: Nanos, bw_every: Duration, iops_every: Duration) -> Self {
         let series = |every| Series {
-            every,
+            every: nanos(every),
             last: epoch,
             seen: [0; 3],
         };
         let (bw, iops) = (series(bw_every), series(iops_every));
         RateSampler {
             next: bw.due().min(iops.due()),
+            epoch,
             bw,
             iops,
         }
@@ -85,11 +89,12 @@ impl RateSampler {
     /// direction, value).
     pub fn sample(
         &mut self,
-        now: Instant,
+        now: Nanos,
         dirs: &mut [DirStats; 3],
         on: [bool; 2],
         log: &mut dyn FnMut(bool, usize, u64),
     ) {
+        let at = now.saturating_sub(self.epoch) / 1_000_000;
         if on[0] {
             self.bw.take(
                 now,
@@ -98,6 +103,7 @@ impl RateSampler {
                 |bytes, ms| bytes * 1000 / ms / 1024,
                 &mut |d, dir, v| {
                     d.bw.add(v);
+                    d.bw_series.push((at, v));
                     log(false, dir, v);
                 },
             );
@@ -110,11 +116,18 @@ impl RateSampler {
                 |ios, ms| ios * 1000 / ms,
                 &mut |d, dir, v| {
                     d.iops.add(v);
+                    d.iops_series.push((at, v));
                     log(true, dir, v);
                 },
             );
         }
-        let due = |s: &Series, on: bool| if on { s.due() } else { now + s.every * 1000 };
+        let due = |s: &Series, on: bool| {
+            if on {
+                s.due()
+            } else {
+                now.saturating_add(s.every.saturating_mul(1000))
+            }
+        };
         self.next = due(&self.bw, on[0]).min(due(&self.iops, on[1]));
     }
 }
@@ -125,9 +138,9 @@ mod tests {
 
     #[test]
     fn samples_rates_per_interval_and_skips_idle_directions() {
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
-        let mut s = RateSampler::new(t0, ms(500), ms(500));
+        let t0: Nanos = 1_000_000_000;
+        let ms = |n: u64| n * 1_000_000;
+        let mut s = RateSampler::new(t0, Duration::from_millis(500), Duration::from_millis(500));
         let mut dirs: [DirStats; 3] = Default::default();
         dirs[0].bytes = 1024 * 1000;
         dirs[0].ios = 250;
