@@ -270,11 +270,17 @@ fn latency_chart(out: &mut String, dir: &str, colour: &str, d: &DirStats) {
     for (i, p) in [50.0, 99.0, 99.9, 99.99].iter().enumerate() {
         let v = d.clat_fine.percentile(*p, &d.clat);
         let x = px((v.max(1) as f64).log10().clamp(x_min, x_max));
+        // Labels near the right edge go to the left of their line.
+        let label_x = if x > WIDTH - 130.0 {
+            x - 110.0
+        } else {
+            x + 3.0
+        };
         let _ = writeln!(
             out,
             "<line class=\"percentile\" x1=\"{x:.1}\" y1=\"{MARGIN}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#444\" stroke-dasharray=\"3 3\"/><text x=\"{:.1}\" y=\"{:.1}\">p{p} {}</text>",
             HEIGHT - MARGIN,
-            x + 3.0,
+            label_x,
             MARGIN + 12.0 * i as f64,
             time_text(v)
         );
