@@ -385,3 +385,74 @@ fn group_block(out: &mut String, g: &GroupStats) {
         line(out, "  MIXED", &mixed);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moments(samples: &[u64]) -> LatencyMoments {
+        let mut m = LatencyMoments::default();
+        for &s in samples {
+            m.add(s);
+        }
+        m
+    }
+
+    /// Unit choice per line from min, max and deviation (spec §2.5): a
+    /// 149 ns minimum keeps a 4.8 ms maximum in nsec; all three large
+    /// enough give usec; msec needs all three in milliseconds.
+    #[test]
+    fn latency_lines_choose_fios_units() {
+        let line = |samples: &[u64]| {
+            let mut out = String::new();
+            latency_line(&mut out, "clat", &moments(samples));
+            out
+        };
+        assert!(
+            line(&[149, 215_000, 4_781_900]).starts_with("    clat (nsec): min=149, max=4781.9k,")
+        );
+        assert!(
+            line(&[55_000, 219_000, 4_783_000]).starts_with("    clat (usec): min=55, max=4783,")
+        );
+        assert!(
+            line(&[2_500_000, 17_000_000, 150_000_000])
+                .starts_with("    clat (msec): min=2, max=150,")
+        );
+        // A small deviation keeps nsec although min and max would allow usec.
+        assert!(line(&[100_000, 100_001, 100_002]).starts_with("    clat (nsec)"));
+    }
+
+    /// Percentile tables: unit from the smallest and largest values shown,
+    /// values rounded up, column width from the largest (spec §2.7).
+    #[test]
+    fn percentile_tables_choose_fios_units_and_widths() {
+        let table = |samples: &[u64]| {
+            let mut h = Histogram::default();
+            for &s in samples {
+                h.add(s);
+            }
+            let r = empty_result();
+            let mut out = String::new();
+            percentile_table(&mut out, &r, "clat", &h, samples.len() as u64);
+            out
+        };
+        let usec = table(&[47_360, 47_360, 47_360, 47_360, 47_360, 150_000, 150_000]);
+        assert!(
+            usec.starts_with("    clat percentiles (usec):\n     |  1.00th=[   48],"),
+            "{usec}"
+        );
+        let mixed = table(&[
+            100, 130, 1000, 1500, 2000, 5000, 47000, 47360, 100_000, 5_000_000,
+        ]);
+        assert!(mixed.starts_with("    clat percentiles (nsec):\n     |  1.00th=[    100],  5.00th=[    100], 10.00th=[    100],\n"), "{mixed}");
+        assert!(mixed.ends_with(" 99.99th=[5013504]\n"), "{mixed}");
+    }
+
+    fn empty_result() -> crate::run::result::JobResult {
+        let p =
+            crate::plan::plan_for_test("[j]\nioengine=null\nsize=1m\n", &[], &[], false).unwrap();
+        let cfg =
+            crate::run::config::JobConfig::from_spec(p.jobs().next().unwrap(), false).unwrap();
+        crate::run::result::JobResult::new(&cfg)
+    }
+}
