@@ -132,6 +132,19 @@ fn distributions(doc: &Value) -> Vec<(String, String, f64)> {
         .collect()
 }
 
+/// Asserts that two runs have the same non-empty depth, submit and
+/// complete buckets, within 0.15 points.
+fn same_distributions(want: &Value, got: &Value, label: &str) {
+    let (want, got) = (distributions(want), distributions(got));
+    assert_eq!(want.len(), got.len(), "{label}: {want:?} against {got:?}");
+    for (w, g) in want.iter().zip(&got) {
+        assert!(
+            w.0 == g.0 && w.1 == g.1 && (w.2 - g.2).abs() <= 0.15,
+            "{label}: fio {w:?}, ferrio {g:?}"
+        );
+    }
+}
+
 #[test]
 fn depth_submit_and_complete_distributions_match_fio() {
     // fio's null engine holds one committed batch at a time, so depth 32
@@ -148,14 +161,7 @@ fn depth_submit_and_complete_distributions_match_fio() {
         let job = format!("[j]\nrw=randread\nbs=4k\nsize=32m\n{extra}\n");
         let (want, got, code, err) = both(&job);
         assert_eq!(code, 0, "{extra}: {err}");
-        let (want, got) = (distributions(&want), distributions(&got));
-        assert_eq!(want.len(), got.len(), "{extra}: {want:?} against {got:?}");
-        for (w, g) in want.iter().zip(&got) {
-            assert!(
-                w.0 == g.0 && w.1 == g.1 && (w.2 - g.2).abs() <= 0.15,
-                "{extra}: fio {w:?}, ferrio {g:?}"
-            );
-        }
+        same_distributions(&want, &got, extra);
     }
 }
 
@@ -774,4 +780,32 @@ fn without_a_size_the_whole_existing_file_is_used() {
         out.stderr
     );
     assert!(!s.0.join("missing").exists());
+}
+
+#[test]
+fn io_uring_options_run_as_in_fio() {
+    // Polled completions are refused by this machine's disk (EOPNOTSUPP)
+    // in both tools; the rest run and hold the depth.
+    for extra in [
+        "sqthread_poll=1",
+        "sqthread_poll=1\nsqthread_poll_cpu=1",
+        "fixedbufs\nregisterfiles",
+        "nonvectored=0",
+        "force_async=4",
+        "fixedbufs\nnonvectored=0\niodepth_batch=4",
+        "hipri",
+    ] {
+        let job = format!(
+            "[u]\nioengine=io_uring\nfilename=data\nsize=16m\nrw=randrw\ndirect=1\niodepth=8\nnumber_ios=2000\n{extra}\n"
+        );
+        let (want, got) = run_both(&job, |_| {});
+        assert_eq!(got.code, want.code, "{extra}: {}", got.stderr);
+        let (want, got) = (json(&want), json(&got));
+        assert_eq!(got["jobs"][0]["error"], want["jobs"][0]["error"], "{extra}");
+        if want["jobs"][0]["error"] == 0 {
+            let total = |d: &Value| ios(d, 0, "read") + ios(d, 0, "write");
+            assert_eq!(total(&got), total(&want), "{extra}");
+            same_distributions(&want, &got, extra);
+        }
+    }
 }

@@ -1,35 +1,141 @@
 //! The `io_uring` engine, through the `io-uring` crate, with no async
 //! runtime: requests become submission entries, a commit is one
 //! `io_uring_enter`, and completions are read from the completion ring.
+//! fio's engine options: `fixedbufs` (buffers registered once, READ_FIXED
+//! and WRITE_FIXED), `registerfiles` (fixed file slots), `sqthread_poll`
+//! and `sqthread_poll_cpu` (a kernel thread polls the submission ring),
+//! `hipri` (polled completions), `nonvectored=0` (READV/WRITEV) and
+//! `force_async` (every N-th entry issued asynchronously).
 //!
-//! The crate's one unsafe call (pushing an entry whose buffer must live
-//! until it completes) is here; the runner keeps each buffer untouched
-//! until its completion has been reaped.
+//! The crate's unsafe calls (pushing an entry whose buffer must live until
+//! it completes; registering buffers) are here; the runner keeps each
+//! buffer untouched until its completion has been reaped, and its buffers
+//! for the whole job.
 
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
+use io_uring::squeue::{Entry, Flags};
 use io_uring::{IoUring, opcode, types};
 
 use super::psync::open_file;
-use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, OpenMode, Queued, Request};
+
+/// The iovecs of the vectored operations.
+struct IoVecs(Vec<libc::iovec>);
+
+// SAFETY: the pointers in these iovecs point into the runner's buffers,
+// which the job thread owns and which move with the engine to that thread;
+// nothing else reads or writes through them.
+unsafe impl Send for IoVecs {}
 
 pub struct Uring {
     ring: IoUring,
     files: Vec<File>,
     in_flight: usize,
+    options: EngineOptions,
+    /// Whether the files are registered (done at the first request, once
+    /// every file is open).
+    files_registered: bool,
+    /// Whether the runner's buffers are registered (fixedbufs).
+    buffers_registered: bool,
+    /// One iovec per slot for the vectored operations; each lives until
+    /// its slot's I/O completes.
+    iovecs: IoVecs,
+    /// Entries queued so far (for force_async's every N-th).
+    queued: u64,
 }
 
 impl Uring {
-    pub fn new(depth: usize) -> io::Result<Self> {
+    pub fn new(depth: usize, options: EngineOptions) -> io::Result<Self> {
         let entries = (depth as u32).next_power_of_two().max(1);
+        let mut builder = IoUring::builder();
+        if options.sq_poll {
+            builder.setup_sqpoll(2000);
+            if let Some(cpu) = options.sq_poll_cpu {
+                builder.setup_sqpoll_cpu(cpu);
+            }
+        }
+        if options.polled {
+            builder.setup_iopoll();
+        }
+        let iovec = libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        };
         Ok(Uring {
-            ring: IoUring::new(entries)?,
+            ring: builder.build(entries)?,
             files: Vec::new(),
             in_flight: 0,
+            options,
+            files_registered: false,
+            buffers_registered: false,
+            iovecs: IoVecs(vec![iovec; depth]),
+            queued: 0,
         })
+    }
+
+    fn register_files(&mut self) -> io::Result<()> {
+        let fds: Vec<i32> = self.files.iter().map(|f| f.as_raw_fd()).collect();
+        self.ring.submitter().register_files(&fds)?;
+        self.files_registered = true;
+        Ok(())
+    }
+
+    fn entry(&mut self, req: &mut Request<'_>) -> Result<Entry, i64> {
+        let ptr = req.buf.as_mut_ptr();
+        let len = req.buf.len() as u32;
+        let slot = req.slot;
+        macro_rules! with_fd {
+            ($build:expr) => {
+                if self.options.registered_files {
+                    $build(types::Fixed(req.file as u32))
+                } else {
+                    $build(types::Fd(self.files[req.file].as_raw_fd()))
+                }
+            };
+        }
+        let entry = match (req.dir, self.options.fixed_buffers, self.options.vectored) {
+            (Dir::Trim, ..) => return Err(-(libc::EOPNOTSUPP as i64)),
+            (Dir::Read, true, _) => {
+                with_fd!(|fd| opcode::ReadFixed::new(fd, ptr, len, slot as u16)
+                    .offset(req.offset)
+                    .build())
+            }
+            (Dir::Write, true, _) => {
+                with_fd!(|fd| opcode::WriteFixed::new(fd, ptr, len, slot as u16)
+                    .offset(req.offset)
+                    .build())
+            }
+            (dir, false, true) => {
+                self.iovecs.0[slot] = libc::iovec {
+                    iov_base: ptr.cast(),
+                    iov_len: len as usize,
+                };
+                let iov = &self.iovecs.0[slot] as *const libc::iovec;
+                if dir == Dir::Read {
+                    with_fd!(|fd| opcode::Readv::new(fd, iov, 1).offset(req.offset).build())
+                } else {
+                    with_fd!(|fd| opcode::Writev::new(fd, iov, 1).offset(req.offset).build())
+                }
+            }
+            (Dir::Read, false, false) => {
+                with_fd!(|fd| opcode::Read::new(fd, ptr, len).offset(req.offset).build())
+            }
+            (Dir::Write, false, false) => {
+                with_fd!(|fd| opcode::Write::new(fd, ptr, len).offset(req.offset).build())
+            }
+        };
+        self.queued += 1;
+        let every = u64::from(self.options.force_async);
+        let entry = if every > 0 && self.queued.is_multiple_of(every) {
+            entry.flags(Flags::ASYNC)
+        } else {
+            entry
+        };
+        Ok(entry.user_data(slot as u64))
     }
 }
 
@@ -43,21 +149,34 @@ impl Engine for Uring {
         Ok(self.files.len() - 1)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
-        let fd = types::Fd(self.files[req.file].as_raw_fd());
-        let ptr = req.buf.as_mut_ptr();
-        let len = req.buf.len() as u32;
-        let entry = match req.dir {
-            Dir::Read => opcode::Read::new(fd, ptr, len).offset(req.offset).build(),
-            Dir::Write => opcode::Write::new(fd, ptr, len).offset(req.offset).build(),
-            Dir::Trim => return Queued::Done(-(libc::EOPNOTSUPP as i64)),
+    fn register_buffers(&mut self, buffers: &[libc::iovec]) -> io::Result<()> {
+        if !self.options.fixed_buffers || self.buffers_registered {
+            return Ok(());
         }
-        .user_data(req.slot as u64);
+        // SAFETY: the runner keeps these buffers allocated and in place
+        // for as long as the engine exists.
+        unsafe { self.ring.submitter().register_buffers(buffers)? };
+        self.buffers_registered = true;
+        Ok(())
+    }
+
+    fn queue(&mut self, mut req: Request<'_>) -> Queued {
+        if self.options.registered_files
+            && !self.files_registered
+            && let Err(e) = self.register_files()
+        {
+            return Queued::Done(-(e.raw_os_error().unwrap_or(libc::EIO) as i64));
+        }
+        let entry = match self.entry(&mut req) {
+            Ok(e) => e,
+            Err(errno) => return Queued::Done(errno),
+        };
         // The ring has room for the queue depth, which the runner never
         // exceeds; should it be full, submit what is there and retry.
         loop {
-            // SAFETY: the buffer stays valid and untouched until this
-            // entry's completion is reaped (the runner's slot discipline).
+            // SAFETY: the buffer (and its iovec) stay valid and untouched
+            // until this entry's completion is reaped (the runner's slot
+            // discipline).
             let pushed = unsafe { self.ring.submission().push(&entry) };
             if pushed.is_ok() {
                 return Queued::Pending;
@@ -72,6 +191,10 @@ impl Engine for Uring {
         super::sync_file(&self.files[file], data_only)
     }
 
+    fn counts_submits(&self) -> bool {
+        !self.options.sq_poll
+    }
+
     fn commit(&mut self) -> io::Result<()> {
         let queued = self.ring.submission().len();
         if queued > 0 {
@@ -83,7 +206,9 @@ impl Engine for Uring {
 
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         let want = min.min(self.in_flight);
-        if self.ring.completion().len() < want {
+        // Polled rings (hipri) complete only when asked, so they are
+        // always entered; others only when too few completions are there.
+        if self.options.polled || self.ring.completion().len() < want {
             self.ring.submit_and_wait(want)?;
         }
         for cqe in self.ring.completion().take(max) {

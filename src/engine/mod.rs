@@ -63,6 +63,25 @@ pub struct OpenMode {
     pub advice: Option<i32>,
 }
 
+/// fio's engine options that ferrio's engines honour.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// io_uring: register the buffers once, use READ_FIXED/WRITE_FIXED.
+    pub fixed_buffers: bool,
+    /// io_uring: register the files, use fixed file slots.
+    pub registered_files: bool,
+    /// io_uring: a kernel thread polls the submission ring, optionally
+    /// pinned to a CPU.
+    pub sq_poll: bool,
+    pub sq_poll_cpu: Option<u32>,
+    /// io_uring and pvsync2: polled completions (hipri).
+    pub polled: bool,
+    /// io_uring: READV/WRITEV rather than READ/WRITE (nonvectored=0).
+    pub vectored: bool,
+    /// io_uring: issue every N-th entry asynchronously (0: none).
+    pub force_async: u32,
+}
+
 /// An I/O engine.
 pub trait Engine: Send {
     /// The name fio reports for it.
@@ -73,10 +92,22 @@ pub trait Engine: Send {
     fn queue(&mut self, req: Request<'_>) -> Queued;
     /// Sends what was queued since the last commit to the device.
     fn commit(&mut self) -> io::Result<()>;
+    /// Learns the runner's buffers, one per slot (`slot` in requests
+    /// indexes them), which stay in place for the engine's life: engines
+    /// that register memory with the kernel do it here.
+    fn register_buffers(&mut self, _buffers: &[libc::iovec]) -> io::Result<()> {
+        Ok(())
+    }
     /// Whether the engine has a commit step of its own. fio counts one
     /// submit and one reap per I/O for engines without one (the sync
     /// family), and the real calls for the others.
     fn commits(&self) -> bool {
+        true
+    }
+    /// Whether its commits count as submit calls in fio's `submit`
+    /// distribution (not for io_uring with a polling kernel thread, where
+    /// fio's commit makes no call).
+    fn counts_submits(&self) -> bool {
         true
     }
     /// Whether the engine takes no new I/O until completions are reaped
@@ -129,7 +160,11 @@ pub fn exists(name: &str) -> bool {
 /// Makes the engine for a job that keeps up to `depth` I/Os in flight.
 /// `None` when ferrio does not have it; an error when the kernel refuses
 /// it (no io_uring, AIO limits).
-pub fn create(name: &str, depth: usize) -> Option<io::Result<Box<dyn Engine>>> {
+pub fn create(
+    name: &str,
+    depth: usize,
+    options: EngineOptions,
+) -> Option<io::Result<Box<dyn Engine>>> {
     let engine: io::Result<Box<dyn Engine>> = match name {
         "null" => Ok(Box::new(null::Null::new(depth))),
         "psync" => Ok(Box::new(psync::Psync::new(psync::Calls::Positional))),
@@ -138,11 +173,16 @@ pub fn create(name: &str, depth: usize) -> Option<io::Result<Box<dyn Engine>>> {
         "pvsync" => Ok(Box::new(psync::Psync::new(
             psync::Calls::PositionalVectored,
         ))),
-        "pvsync2" => Ok(Box::new(psync::Psync::new(
-            psync::Calls::PositionalVectored2,
-        ))),
+        "pvsync2" => {
+            let engine = psync::Psync::new(psync::Calls::PositionalVectored2);
+            Ok(Box::new(if options.polled {
+                engine.polled()
+            } else {
+                engine
+            }))
+        }
         "libaio" => libaio::Libaio::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
-        "io_uring" => io_uring::Uring::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
+        "io_uring" => io_uring::Uring::new(depth, options).map(|e| Box::new(e) as Box<dyn Engine>),
         _ => return None,
     };
     Some(engine)

@@ -25,14 +25,26 @@ pub enum Calls {
 pub struct Psync {
     calls: Calls,
     files: Vec<File>,
+    /// preadv2/pwritev2 flags (RWF_HIPRI for pvsync2's hipri).
+    flags: i32,
 }
+
+/// Linux's RWF_HIPRI: poll for the completion.
+const RWF_HIPRI: i32 = 1;
 
 impl Psync {
     pub fn new(calls: Calls) -> Self {
         Psync {
             calls,
             files: Vec::new(),
+            flags: 0,
         }
+    }
+
+    /// pvsync2 with `hipri`: every transfer polls for its completion.
+    pub fn polled(mut self) -> Self {
+        self.flags = RWF_HIPRI;
+        self
     }
 }
 
@@ -62,13 +74,13 @@ pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
     Ok(file)
 }
 
-/// preadv/pwritev (or their `2` forms, with no flags) with one buffer.
+/// preadv/pwritev (or their `2` forms, with `v2` flags) with one buffer.
 fn positional_vectored(
     file: &File,
     dir: Dir,
     buf: &mut [u8],
     offset: u64,
-    v2: bool,
+    v2: Option<i32>,
 ) -> io::Result<usize> {
     let iov = libc::iovec {
         iov_base: buf.as_mut_ptr().cast(),
@@ -79,10 +91,10 @@ fn positional_vectored(
     // touched for the duration of the call.
     let n = unsafe {
         match (dir, v2) {
-            (Dir::Read, false) => libc::preadv(fd, &iov, 1, off),
-            (Dir::Read, true) => libc::preadv2(fd, &iov, 1, off, 0),
-            (_, false) => libc::pwritev(fd, &iov, 1, off),
-            (_, true) => libc::pwritev2(fd, &iov, 1, off, 0),
+            (Dir::Read, None) => libc::preadv(fd, &iov, 1, off),
+            (Dir::Read, Some(flags)) => libc::preadv2(fd, &iov, 1, off, flags),
+            (_, None) => libc::pwritev(fd, &iov, 1, off),
+            (_, Some(flags)) => libc::pwritev2(fd, &iov, 1, off, flags),
         }
     };
     if n < 0 {
@@ -140,7 +152,7 @@ impl Engine for Psync {
                 dir,
                 req.buf,
                 req.offset,
-                self.calls == Calls::PositionalVectored2,
+                (self.calls == Calls::PositionalVectored2).then_some(self.flags),
             ),
             (_, Dir::Trim) => Err(io::Error::from_raw_os_error(95)),
         };

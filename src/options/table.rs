@@ -2056,6 +2056,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Poll for completions instead of waiting for an interrupt",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd", "pvsync2", "sg"]),
     OptDef::new(
         "userspace_reap",
@@ -2106,6 +2107,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Register the I/O buffers with the kernel once at start",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
         "registerfiles",
@@ -2113,6 +2115,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Register the open files with the ring ahead of time",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
         "sqthread_poll",
@@ -2120,6 +2123,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Let a kernel thread poll the submission queue",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
         "sqthread_poll_cpu",
@@ -2127,6 +2131,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "CPU the submission polling thread runs on",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
         "nonvectored",
@@ -2134,6 +2139,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Use plain read/write opcodes instead of vectored ones (-1: by kernel support)",
     )
+    .runs()
     .def("-1")
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
@@ -2165,6 +2171,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Flag every Nth request to run asynchronously (IOSQE_ASYNC)",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd"]),
     OptDef::new(
         "cmd_type",

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::distribution::Shape;
 use super::logs::{LogPlan, log_name};
 use super::offsets::Rng;
-use crate::engine::{self, Dir};
+use crate::engine::{self, Dir, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
@@ -111,6 +111,8 @@ pub struct JobConfig {
     /// Run as a thread (fio's `thread`) rather than a process: only the
     /// `Starting` line tells the difference.
     pub thread: bool,
+    /// The engine options the engines honour.
+    pub engine_options: EngineOptions,
     pub report: Arc<ReportOptions>,
     /// The log files the job writes.
     pub logs: LogPlan,
@@ -456,6 +458,7 @@ impl JobConfig {
             iops_every: every("iopsavgtime", logs.iops.is_some()),
             logs,
             thread: job.flag("thread"),
+            engine_options: engine_options(job),
             report: Arc::new(report),
         })
     }
@@ -476,6 +479,24 @@ impl JobConfig {
             (true, false) => Dir::Read,
             _ => Dir::Write,
         }
+    }
+}
+
+/// fio's engine options, as set for the job.
+fn engine_options(job: &JobSpec) -> EngineOptions {
+    let set = |name| job.setting(name).and_then(|s| s.value.number());
+    let on = |name| set(name).is_some_and(|v| v != 0);
+    EngineOptions {
+        fixed_buffers: on("fixedbufs"),
+        registered_files: on("registerfiles"),
+        sq_poll: on("sqthread_poll"),
+        sq_poll_cpu: set("sqthread_poll_cpu").map(|c| c as u32),
+        polled: on("hipri"),
+        // fio's default (-1) finds READ/WRITE supported: non-vectored.
+        vectored: job
+            .setting("nonvectored")
+            .is_some_and(|s| matches!(&s.value, Value::Nums(v) if v[0] == 0)),
+        force_async: set("force_async").unwrap_or(0) as u32,
     }
 }
 

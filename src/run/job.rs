@@ -79,6 +79,16 @@ impl Slot {
         }
     }
 
+    /// The whole aligned buffer, `max_len` bytes, for engines that
+    /// register it.
+    fn region(&mut self, max_len: usize) -> libc::iovec {
+        let start = self.memory.as_ptr().align_offset(ALIGN);
+        libc::iovec {
+            iov_base: self.memory[start..start + max_len].as_mut_ptr().cast(),
+            iov_len: max_len,
+        }
+    }
+
     /// The aligned buffer for the current I/O.
     fn buf(&mut self) -> &mut [u8] {
         let start = self.memory.as_ptr().align_offset(ALIGN);
@@ -238,7 +248,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         invalidate: cfg.invalidate,
         advice: cfg.advice,
     };
-    let mut eng = match engine::create(&cfg.engine, cfg.iodepth) {
+    let mut eng = match engine::create(&cfg.engine, cfg.iodepth, cfg.engine_options) {
         Some(Ok(e)) => e,
         Some(Err(e)) => {
             result.fail(
@@ -277,6 +287,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
+    let regions: Vec<libc::iovec> = slots.iter_mut().map(|s| s.region(max_len)).collect();
+    if let Err(e) = eng.register_buffers(&regions) {
+        let text = format!("fio: registering the job's buffers failed: {e}");
+        result.fail(errno(&e), "register buffers", text);
+        return result;
+    }
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
     let mut places: Vec<Placement> = cfg.paths.iter().map(|_| Placement::new(cfg)).collect();
@@ -308,6 +324,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut cpu_start = (cfg.ramp.is_zero()).then(CpuUsage::of_this_thread);
     // Engines without a commit step count one submit and one reap per I/O.
     let counts_each_io = !eng.commits();
+    let counts_submits = eng.counts_submits();
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
@@ -577,7 +594,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             depth.set(clock, in_flight);
             if clock >= ramp_end {
                 result.depth_sample(in_flight, batch);
-                result.submitted(batch);
+                if counts_submits {
+                    result.submitted(batch);
+                }
             }
             if keep_filling {
                 continue;
