@@ -533,3 +533,20 @@ fn ferrio_section_reports_unclipped_percentiles_cost_depth_and_limits() {
     assert!(achieved > 14.0, "held {achieved}");
     assert!(!f["iodepth_per_second"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_job_without_size_fails_in_the_report_as_in_fio() {
+    let job = "[job]\nioengine=libaio\nfilename=bench\n";
+    let (want_code, want) = run_job(fio(), job, &[]);
+    let (got_code, got) = run_job(ferrio(), job, &[]);
+    assert_eq!(got_code, want_code);
+    let lines = |s: &str| masked(&s.lines().map(String::from).collect::<Vec<_>>());
+    assert_eq!(lines(&got), lines(&want));
+    let (_, want) = run_job(fio(), job, &["--output-format=json"]);
+    let (_, got) = run_job(ferrio(), job, &["--output-format=json"]);
+    let doc = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+    assert_eq!(
+        doc(&got)["jobs"][0]["error"],
+        doc(&want)["jobs"][0]["error"]
+    );
+}

@@ -116,15 +116,21 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         if let Some(e) = &r.error {
             failed += 1;
             eprintln!("{}", e.message);
+            // fio writes its error text to the --output file too.
+            if args.flag("output").flatten().is_some() {
+                sink.say(&format!("{}\n", e.message));
+            }
             if cfg.direct && e.errno == libc::EINVAL && e.func == "io_u error" && r.issued() == 1 {
                 sink.say(FIRST_DIRECT_IO_ERRORED);
             }
-            sink.say(&format!(
-                "fio: pid={}, err={}/{}\n",
-                r.pid,
-                e.errno,
-                e.context()
-            ));
+            let line = format!("fio: pid={}, err={}/{}", r.pid, e.errno, e.context());
+            // A job that failed before it started (pid 0) says so on
+            // stderr; a running job on stdout.
+            if r.pid == 0 {
+                eprintln!("{line}");
+            } else {
+                sink.say(&format!("{line}\n"));
+            }
         }
     }
     let results = crate::run::group_results(&jobs, results);

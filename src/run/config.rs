@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::distribution::Shape;
 use super::logs::{LogPlan, log_name};
 use super::offsets::Rng;
+use super::result::JobError;
 use crate::engine::{self, Dir, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
@@ -116,6 +117,9 @@ pub struct JobConfig {
     pub report: Arc<ReportOptions>,
     /// The log files the job writes.
     pub logs: LogPlan,
+    /// Why the job fails before any I/O (fio's setup errors, reported
+    /// with the job rather than refusing the run).
+    pub setup_failure: Option<JobError>,
 }
 
 /// What a job measures per I/O.
@@ -264,13 +268,16 @@ impl JobConfig {
                 )));
             }
             // Without a size, fio works on the whole of the named files.
-            _ => match existing_size(&job.filenames()) {
-                Some(size) => size,
-                None => return Err(Refusal(format!("{}: you need to specify size=", job.name))),
-            },
+            _ => existing_size(&job.filenames()).unwrap_or(0),
         };
+        // fio sets such a job up, fails it, and reports it with the rest.
+        let setup_failure = (size == 0).then(|| JobError {
+            errno: libc::EINVAL,
+            func: "total_file_size".to_string(),
+            message: format!("{}: you need to specify size=", job.name),
+        });
         let used = [pattern.read, pattern.write, false];
-        if let Some(dir) = (0..2).find(|&d| used[d] && bs[d].min() > size) {
+        if let Some(dir) = (0..2).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
             return Err(Refusal(format!(
                 "job '{}': size {} is smaller than the {} block size {}",
                 job.name,
@@ -457,6 +464,7 @@ impl JobConfig {
             bw_every: every("bwavgtime", logs.bw.is_some()),
             iops_every: every("iopsavgtime", logs.iops.is_some()),
             logs,
+            setup_failure,
             thread: job.flag("thread"),
             engine_options: engine_options(job),
             report: Arc::new(report),

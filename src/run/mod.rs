@@ -84,6 +84,13 @@ pub fn run(
         let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
         for (cfg, slot) in members.iter().zip(slots) {
             slot.set_state(progress::State::SettingUp);
+            if let Some(e) = &cfg.setup_failure {
+                let mut failed = JobResult::new(cfg);
+                failed.fail(e.errno, &e.func, e.message.clone());
+                slot.set_state(progress::State::Failed);
+                laid_out.push(Err(Box::new(failed)));
+                continue;
+            }
             let laid = layout::lay_out(cfg);
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
