@@ -809,3 +809,27 @@ fn io_uring_options_run_as_in_fio() {
         }
     }
 }
+
+#[test]
+fn percent_sizes_offsets_and_filesize_issue_what_fio_issues() {
+    for extra in [
+        "filename=data\nsize=50%",
+        "filename=data\nsize=100%\noffset=25%",
+        "filename=data\noffset=50%\nsize=2m",
+        "filename=data\nsize=25%\noffset=50%",
+        "filename=data\noffset=50%",
+        "filesize=1m\nsize=3m\nnrfiles=2",
+        "filesize=1m\nnrfiles=2",
+        "filesize=512k",
+    ] {
+        let job = format!("[p]\nioengine=psync\nrw=read\n{extra}\n");
+        // An 8 MiB file to take percentages of.
+        let (want, got) = run_both(&job, |s| {
+            s.write("data", &"x".repeat(8 << 20));
+        });
+        assert_eq!(got.code, want.code, "{extra}: {}", got.stderr);
+        let (want, got) = (json(&want), json(&got));
+        let bytes = |d: &Value| d["jobs"][0]["read"]["io_bytes"].as_u64();
+        assert_eq!(bytes(&got), bytes(&want), "{extra}");
+    }
+}

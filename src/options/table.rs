@@ -263,6 +263,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Size of each file, or a lo-hi range to pick each file's size from",
     )
+    .runs()
     .str_val()
     .min(1)
     .per_dir(2),

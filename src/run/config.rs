@@ -259,33 +259,6 @@ impl JobConfig {
             )));
         }
         let bs = block_sizes(job)?;
-        let size = match job.value("size") {
-            Some(Value::Nums(v)) if v[0] > 0 => v[0],
-            Some(Value::Percent(_)) => {
-                return Err(Refusal(format!(
-                    "job '{}': size=N% is not run by ferrio yet",
-                    job.name
-                )));
-            }
-            // Without a size, fio works on the whole of the named files.
-            _ => existing_size(&job.filenames()).unwrap_or(0),
-        };
-        // fio sets such a job up, fails it, and reports it with the rest.
-        let setup_failure = (size == 0).then(|| JobError {
-            errno: libc::EINVAL,
-            func: "total_file_size".to_string(),
-            message: format!("{}: you need to specify size=", job.name),
-        });
-        let used = [pattern.read, pattern.write, false];
-        if let Some(dir) = (0..2).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
-            return Err(Refusal(format!(
-                "job '{}': size {} is smaller than the {} block size {}",
-                job.name,
-                size,
-                ["read", "write"][dir],
-                bs[dir].min()
-            )));
-        }
         let named = job.filenames();
         let paths: Vec<PathBuf> = if named.is_empty() {
             let dir = match job.value("directory") {
@@ -300,17 +273,64 @@ impl JobConfig {
         } else {
             named.iter().map(PathBuf::from).collect()
         };
-        // The size is shared between the files.
-        let size = size / paths.len() as u64;
-        let offset = match job.value("offset") {
-            Some(Value::Nums(v)) => v[0],
-            _ => {
-                return Err(Refusal(format!(
-                    "job '{}': offset=N% is not run by ferrio yet",
-                    job.name
-                )));
+        let files = paths.len() as u64;
+        // The size of each existing file, which percentages and a missing
+        // size refer to (fio's null engine has no files to measure).
+        let known = existing_size(&named)
+            .filter(|_| job.engine != "null")
+            .map(|total| total / files);
+        let mut unknown_size = false;
+        let mut share = |p: u64| match known {
+            Some(s) => s * p / 100,
+            None => {
+                unknown_size = true;
+                0
             }
-        } + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
+        };
+        let offset = match job.value("offset") {
+            Some(v) => match percent_of(v) {
+                Some(p) => share(p),
+                None => v.number().unwrap_or(0),
+            },
+            None => 0,
+        };
+        let filesize = file_size(job)?;
+        // Bytes per file (the region each file's I/O covers) and in all.
+        let (size, total) = match (filesize, job.value("size")) {
+            (Some(per_file), Some(Value::Nums(v))) if v[0] > 0 => {
+                (per_file, v[0].min(per_file * files))
+            }
+            (Some(per_file), _) => (per_file, per_file * files),
+            (None, Some(v @ (Value::Nums(_) | Value::Percent(_)))) if percent_of(v).is_some() => {
+                let p = percent_of(v).unwrap_or(100);
+                let rest = known.map_or(0, |s| s.saturating_sub(offset));
+                let per_file = share(p).min(rest);
+                (per_file, per_file * files)
+            }
+            (None, Some(Value::Nums(v))) if v[0] > 0 => (v[0] / files, v[0]),
+            // Without a size, fio works on the rest of each named file.
+            _ => {
+                let per_file = known.map_or(0, |s| s.saturating_sub(offset));
+                (per_file, per_file * files)
+            }
+        };
+        // fio sets such a job up, fails it, and reports it with the rest.
+        let setup_failure = (size == 0 || unknown_size).then(|| JobError {
+            errno: libc::EINVAL,
+            func: "total_file_size".to_string(),
+            message: format!("{}: you need to specify size=", job.name),
+        });
+        let used = [pattern.read, pattern.write, false];
+        if let Some(dir) = (0..2).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
+            return Err(Refusal(format!(
+                "job '{}': size {} is smaller than the {} block size {}",
+                job.name,
+                size,
+                ["read", "write"][dir],
+                bs[dir].min()
+            )));
+        }
+        let offset = offset + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
         let loops = job.num("loops").unwrap_or(1).max(1);
         let io_bytes = job.setting("io_size").and_then(|s| match s.value {
             Value::Nums(v) if v[0] > 0 => Some(v[0]),
@@ -319,7 +339,7 @@ impl JobConfig {
         // Without io_size, each file is done in whole blocks of the
         // smallest size, as fio does.
         let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
-        let whole = size / min_bs * min_bs * paths.len() as u64;
+        let whole = (size / min_bs * min_bs * files).min(total / min_bs * min_bs);
         let pass_bytes = io_bytes.unwrap_or(whole).max(1);
         let io_bytes = pass_bytes.saturating_mul(loops);
         let startdelay = match job.value("startdelay") {
@@ -633,6 +653,32 @@ fn existing_size(names: &[String]) -> Option<u64> {
         smallest = Some(smallest.map_or(len, |s| s.min(len)));
     }
     smallest.map(|s| s * names.len() as u64)
+}
+
+/// A percentage value (`size=50%`, `offset=25%`).
+fn percent_of(v: &Value) -> Option<u64> {
+    match v {
+        Value::Percent(p) => Some(*p),
+        // Per-direction sizes keep a percentage as MAX - p.
+        Value::Nums(n) if n[0] >= u64::MAX - 100 => Some(u64::MAX - n[0]),
+        _ => None,
+    }
+}
+
+/// `filesize`: each file's size (a lo-hi range, whose files fio sizes at
+/// random, is refused).
+fn file_size(job: &JobSpec) -> Result<Option<u64>, Refusal> {
+    let Some(s) = job.setting("filesize") else {
+        return Ok(None);
+    };
+    match &s.value {
+        Value::Nums([lo, hi, _]) if *hi == 0 || hi == lo => Ok(Some(*lo)),
+        Value::Ranges([(lo, hi), ..]) if lo == hi => Ok(Some(*lo)),
+        _ => Err(Refusal(format!(
+            "job '{}': filesize ranges (each file sized at random) are not run by ferrio yet",
+            job.name
+        ))),
+    }
 }
 
 /// O_DIRECT or not: `direct` and `buffered` are each other's opposite,
