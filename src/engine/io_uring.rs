@@ -46,6 +46,12 @@ pub struct Uring {
     iovecs: IoVecs,
     /// Entries queued so far (for force_async's every N-th).
     queued: u64,
+    /// The job's queue depth.
+    depth: usize,
+    /// Entries committed but left for the next reap to submit: when a
+    /// commit fills the queue, the runner's next call is a reap, and one
+    /// io_uring_enter can both submit and wait.
+    deferred: usize,
 }
 
 impl Uring {
@@ -74,6 +80,8 @@ impl Uring {
             buffers_registered: false,
             iovecs: IoVecs(vec![iovec; depth]),
             queued: 0,
+            depth,
+            deferred: 0,
         })
     }
 
@@ -184,6 +192,7 @@ impl Engine for Uring {
             if let Err(e) = self.ring.submit() {
                 return Queued::Done(-(e.raw_os_error().unwrap_or(libc::EIO) as i64));
             }
+            self.deferred = 0;
         }
     }
 
@@ -196,11 +205,19 @@ impl Engine for Uring {
     }
 
     fn commit(&mut self) -> io::Result<()> {
-        let queued = self.ring.submission().len();
-        if queued > 0 {
-            self.ring.submit()?;
-            self.in_flight += queued;
+        let queued = self.ring.submission().len() - self.deferred;
+        if queued == 0 {
+            return Ok(());
         }
+        self.in_flight += queued;
+        if self.in_flight >= self.depth && !self.options.sq_poll {
+            // The queue is full: the runner reaps next, and that call
+            // submits these too.
+            self.deferred += queued;
+            return Ok(());
+        }
+        self.ring.submit()?;
+        self.deferred = 0;
         Ok(())
     }
 
@@ -208,8 +225,9 @@ impl Engine for Uring {
         let want = min.min(self.in_flight);
         // Polled rings (hipri) complete only when asked, so they are
         // always entered; others only when too few completions are there.
-        if self.options.polled || self.ring.completion().len() < want {
+        if self.options.polled || self.deferred > 0 || self.ring.completion().len() < want {
             self.ring.submit_and_wait(want)?;
+            self.deferred = 0;
         }
         for cqe in self.ring.completion().take(max) {
             self.in_flight -= 1;

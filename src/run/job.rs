@@ -611,17 +611,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         // Reap: at least one when the queue is full or nothing more will
         // be issued, then on until the queue has drained to iodepth_low.
         let full = in_flight + unsubmitted.len() >= cfg.iodepth || (may_be_busy && eng.busy());
-        // At the end fio waits for everything in flight in one call.
-        let ending = !draining && !may_issue(clock, &work);
-        let (min, max) = if ending {
-            (in_flight, in_flight)
-        } else {
-            (
-                cfg.batch_complete_min.min(in_flight).max(1),
-                cfg.batch_complete_max,
-            )
-        };
         loop {
+            // At the end fio waits for everything in flight in one call.
+            let ending = !draining && !may_issue(clock, &work);
+            let (min, max) = if ending {
+                (in_flight, in_flight)
+            } else {
+                (
+                    cfg.batch_complete_min.min(in_flight).max(1),
+                    cfg.batch_complete_max,
+                )
+            };
             done.clear();
             if let Err(e) = eng.reap(min.min(in_flight), max, &mut done) {
                 let text = format!("fio: reaping I/O failed: {e}");
