@@ -833,3 +833,23 @@ fn percent_sizes_offsets_and_filesize_issue_what_fio_issues() {
         assert_eq!(bytes(&got), bytes(&want), "{extra}");
     }
 }
+
+#[test]
+fn wait_for_holds_a_job_until_its_waitee_ends() {
+    // b waits for a in the same group, so the run lasts both runtimes;
+    // c sets a tiobench profile option, which a job without the profile
+    // ignores.
+    let job = "[a]\nioengine=null\nsize=1g\ntime_based\nruntime=1\n[b]\nioengine=null\nsize=1g\ntime_based\nruntime=1\nwait_for=a\n[c]\nioengine=null\nsize=1m\nthreads=1\n";
+    let (want, got) = run_both(job, |_| {});
+    assert_eq!(got.code, want.code, "{}", got.stderr);
+    let (want, got) = (json(&want), json(&got));
+    let elapsed = |d: &Value| d["jobs"][0]["elapsed"].as_u64().unwrap();
+    assert!(
+        elapsed(&want) >= 2 && elapsed(&got) >= 2,
+        "fio {} s, ferrio {} s",
+        elapsed(&want),
+        elapsed(&got)
+    );
+    assert_eq!(job_shape(&got).len(), 3);
+    assert_eq!(ios(&got, 2, "read"), ios(&want, 2, "read"));
+}

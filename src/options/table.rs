@@ -29,7 +29,8 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Process,
         "Hold this job back until the named job has finished",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "filename",
         Text(&[]),

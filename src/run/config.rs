@@ -120,6 +120,9 @@ pub struct JobConfig {
     /// Why the job fails before any I/O (fio's setup errors, reported
     /// with the job rather than refusing the run).
     pub setup_failure: Option<JobError>,
+    /// The name of the job this one waits for (wait_for): it starts once
+    /// every job of that name has ended.
+    pub wait_for: Option<String>,
 }
 
 /// What a job measures per I/O.
@@ -230,10 +233,20 @@ impl JobConfig {
     /// Reads the options ferrio runs. Any other option that was set makes
     /// the job refused, naming the options, so nothing is silently ignored.
     pub fn from_spec(job: &JobSpec, readonly: bool) -> Result<Self, Refusal> {
+        // A built-in profile's options (tiobench's `threads`, act's
+        // `load`...) are accepted everywhere but only mean something to a
+        // job that runs that profile: elsewhere fio ignores them, and so
+        // does ferrio.
+        let profile = match job.value("profile") {
+            Some(Value::Text(p)) => Some(p.as_str()),
+            Some(Value::Word { word, .. }) => Some(*word),
+            _ => None,
+        };
+        let inert = |def: &crate::options::OptDef| def.profile.is_some_and(|p| Some(p) != profile);
         let pending: Vec<&str> = job
             .settings
             .iter()
-            .filter(|s| s.def.support == Support::ParseOnly)
+            .filter(|s| s.def.support == Support::ParseOnly && !inert(s.def))
             .map(|s| s.def.name)
             .collect();
         if !pending.is_empty() {
@@ -485,6 +498,10 @@ impl JobConfig {
             iops_every: every("iopsavgtime", logs.iops.is_some()),
             logs,
             setup_failure,
+            wait_for: match job.value("wait_for") {
+                Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
+                _ => None,
+            },
             thread: job.flag("thread"),
             engine_options: engine_options(job),
             report: Arc::new(report),

@@ -214,6 +214,18 @@ impl Stops<'_> {
     }
 }
 
+/// Holds a job back until every job it waits for has ended (or the run
+/// is stopped).
+pub fn wait_for(waitees: &[&JobProgress], stops: Stops<'_>) {
+    while !stops.any()
+        && waitees
+            .iter()
+            .any(|p| !matches!(p.state(), State::Done | State::Failed | State::Killed))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// How often a job publishes its progress for the status line.
 const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 

@@ -128,7 +128,20 @@ pub fn run(
                 .zip(slots)
                 .zip(laid_out)
                 .map(|((cfg, slot), ready)| match ready {
-                    Ok(()) => Ok(s.spawn(move || job::run(cfg, stops, slot))),
+                    Ok(()) => {
+                        // wait_for: the jobs of that name in this group
+                        // (earlier groups have ended already).
+                        let waitees: Vec<&JobProgress> = members
+                            .iter()
+                            .zip(slots)
+                            .filter(|(other, _)| cfg.wait_for.as_deref() == Some(&other.name))
+                            .map(|(_, p)| p)
+                            .collect();
+                        Ok(s.spawn(move || {
+                            job::wait_for(&waitees, stops);
+                            job::run(cfg, stops, slot)
+                        }))
+                    }
                     Err(failed) => Err(failed),
                 })
                 .collect();
