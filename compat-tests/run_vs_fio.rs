@@ -853,3 +853,29 @@ fn wait_for_holds_a_job_until_its_waitee_ends() {
     assert_eq!(job_shape(&got).len(), 3);
     assert_eq!(ios(&got, 2, "read"), ios(&want, 2, "read"));
 }
+
+#[test]
+fn mmap_engine_issues_what_fio_issues_and_writes_through_the_mapping() {
+    for rw in ["read", "randread", "write\nfsync=64"] {
+        let job = format!("[m]\nioengine=mmap\nfilename=data\nsize=8m\nrw={rw}\n");
+        let (want, got, code, err) = both(&job);
+        assert_eq!(code, 0, "{rw}: {err}");
+        for dir in ["read", "write", "sync"] {
+            assert_eq!(ios(&got, 0, dir), ios(&want, 0, dir), "{rw}: {dir}");
+        }
+    }
+    // Zeros written through the mapping reach the file.
+    let s = Scratch::new("mmapdata");
+    s.write("data", &"x".repeat(1 << 20));
+    s.write(
+        "job.fio",
+        "[m]\nioengine=mmap\nfilename=data\nsize=1m\nrw=write\nzero_buffers\n",
+    );
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let data = std::fs::read(s.0.join("data")).unwrap();
+    assert!(
+        data.iter().all(|&b| b == 0),
+        "the file holds what was written"
+    );
+}

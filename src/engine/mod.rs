@@ -5,6 +5,7 @@
 
 pub mod io_uring;
 pub mod libaio;
+pub mod mmap;
 pub mod null;
 pub mod psync;
 
@@ -149,7 +150,7 @@ pub fn drop_cached_pages(path: &Path) -> io::Result<()> {
 
 /// Engines ferrio runs, by fio's name.
 pub const ENGINES: &[&str] = &[
-    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring",
+    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -167,6 +168,7 @@ pub fn create(
 ) -> Option<io::Result<Box<dyn Engine>>> {
     let engine: io::Result<Box<dyn Engine>> = match name {
         "null" => Ok(Box::new(null::Null::new(depth))),
+        "mmap" => Ok(Box::new(mmap::Mmap::default())),
         "psync" => Ok(Box::new(psync::Psync::new(psync::Calls::Positional))),
         "sync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenTransfer))),
         "vsync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenVectored))),
