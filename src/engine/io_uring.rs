@@ -106,7 +106,10 @@ impl Uring {
             };
         }
         let entry = match (req.dir, self.options.fixed_buffers, self.options.vectored) {
-            (Dir::Trim, ..) => return Err(-(libc::EOPNOTSUPP as i64)),
+            (Dir::Trim, ..) => {
+                let fd = self.files[req.file].as_raw_fd();
+                return Err(super::discard(fd, req.offset, req.buf.len()));
+            }
             (Dir::Read, true, _) => {
                 with_fd!(|fd| opcode::ReadFixed::new(fd, ptr, len, slot as u16)
                     .offset(req.offset)

@@ -108,7 +108,10 @@ impl Engine for Libaio {
         let opcode = match req.dir {
             Dir::Read => IOCB_CMD_PREAD,
             Dir::Write => IOCB_CMD_PWRITE,
-            Dir::Trim => return Queued::Done(-(libc::EOPNOTSUPP as i64)),
+            Dir::Trim => {
+                let fd = self.files[req.file].as_raw_fd();
+                return Queued::Done(super::discard(fd, req.offset, req.buf.len()));
+            }
         };
         let cb = &mut self.iocbs[req.slot];
         *cb = Iocb {

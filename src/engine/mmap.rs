@@ -15,8 +15,8 @@ use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
 
 /// One mapped file.
 struct Mapping {
-    /// Kept open for the mapping's life.
-    _file: File,
+    /// Kept open for the mapping's life (and for discards).
+    file: File,
     ptr: *mut u8,
     len: usize,
 }
@@ -71,7 +71,7 @@ impl Engine for Mmap {
             return Err(io::Error::last_os_error());
         }
         self.files.push(Mapping {
-            _file: file,
+            file,
             ptr: ptr.cast(),
             len,
         });
@@ -92,7 +92,9 @@ impl Engine for Mmap {
             match req.dir {
                 Dir::Read => std::ptr::copy_nonoverlapping(at, req.buf.as_mut_ptr(), n),
                 Dir::Write => std::ptr::copy_nonoverlapping(req.buf.as_ptr(), at, n),
-                Dir::Trim => return Queued::Done(-(libc::EINVAL as i64)),
+                Dir::Trim => {
+                    return Queued::Done(super::discard(map.file.as_raw_fd(), req.offset, n));
+                }
             }
         }
         Queued::Done(n as i64)

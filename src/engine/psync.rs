@@ -154,7 +154,9 @@ impl Engine for Psync {
                 req.offset,
                 (self.calls == Calls::PositionalVectored2).then_some(self.flags),
             ),
-            (_, Dir::Trim) => Err(io::Error::from_raw_os_error(95)),
+            (_, Dir::Trim) => {
+                return Queued::Done(super::discard(file.as_raw_fd(), req.offset, req.buf.len()));
+            }
         };
         Queued::Done(result(r))
     }

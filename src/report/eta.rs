@@ -270,6 +270,7 @@ fn state_char(state: State, cfg: &JobConfig) -> char {
         State::Running => {
             let p = cfg.pattern;
             let c = match (p.read, p.write) {
+                _ if p.trim => 'd',
                 (true, true) if cfg.read_percent == 100 => 'r',
                 (true, true) if cfg.read_percent == 0 => 'w',
                 (true, true) => 'm',

@@ -21,6 +21,7 @@ pub struct Pattern {
     /// Directions in use, and whether offsets are random.
     pub read: bool,
     pub write: bool,
+    pub trim: bool,
     pub random: bool,
 }
 
@@ -265,7 +266,7 @@ impl JobConfig {
             )));
         }
         let pattern = pattern(job)?;
-        if readonly && pattern.write {
+        if readonly && (pattern.write || pattern.trim) {
             return Err(Refusal(format!(
                 "job '{}': it writes, and --readonly is set",
                 job.name
@@ -333,13 +334,13 @@ impl JobConfig {
             func: "total_file_size".to_string(),
             message: format!("{}: you need to specify size=", job.name),
         });
-        let used = [pattern.read, pattern.write, false];
-        if let Some(dir) = (0..2).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
+        let used = [pattern.read, pattern.write, pattern.trim];
+        if let Some(dir) = (0..3).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
             return Err(Refusal(format!(
                 "job '{}': size {} is smaller than the {} block size {}",
                 job.name,
                 size,
-                ["read", "write"][dir],
+                ["read", "write", "trim"][dir],
                 bs[dir].min()
             )));
         }
@@ -518,6 +519,9 @@ impl JobConfig {
 
     /// The direction of the next I/O for a mix, from a random draw in 0..100.
     pub fn direction(&self, draw: u64) -> Dir {
+        if self.pattern.trim {
+            return Dir::Trim;
+        }
         match (self.pattern.read, self.pattern.write) {
             (true, true) if draw < self.read_percent => Dir::Read,
             (true, true) => Dir::Write,
@@ -749,14 +753,25 @@ fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
         Ok(Pattern {
             read,
             write,
+            trim: false,
+            random,
+        })
+    };
+    let trim = |random| {
+        Ok(Pattern {
+            read: false,
+            write: false,
+            trim: true,
             random,
         })
     };
     match word {
         "read" => p(true, false, false),
         "write" => p(false, true, false),
+        "trim" => trim(false),
         "randread" => p(true, false, true),
         "randwrite" => p(false, true, true),
+        "randtrim" => trim(true),
         "rw" | "readwrite" => p(true, true, false),
         "randrw" => p(true, true, true),
         other => Err(Refusal(format!(

@@ -98,7 +98,7 @@ impl Slot {
 
 /// Where the next I/O of each direction goes.
 struct Placement {
-    next_seq: [u64; 2],
+    next_seq: [u64; 3],
     map: Option<RandomMap>,
     distribution: Distribution,
     block: u64,
@@ -107,7 +107,7 @@ struct Placement {
 impl Placement {
     /// Back to the start of the region with every block unvisited.
     fn restart(&mut self) {
-        self.next_seq = [0; 2];
+        self.next_seq = [0; 3];
         if let Some(map) = &mut self.map {
             map.reset();
         }
@@ -132,7 +132,7 @@ impl Placement {
         let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
             .then(|| RandomMap::new(cfg.size / block));
         Placement {
-            next_seq: [0; 2],
+            next_seq: [0; 3],
             map,
             distribution,
             block,
@@ -193,7 +193,7 @@ impl Placement {
 }
 
 fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
-    [cfg.pattern.read, cfg.pattern.write]
+    [cfg.pattern.read, cfg.pattern.write, cfg.pattern.trim]
         .into_iter()
         .enumerate()
         .filter(|(_, on)| *on)
@@ -255,7 +255,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // SAFETY: gettid has no preconditions.
     result.pid = unsafe { libc::gettid() };
     let mode = OpenMode {
-        write: cfg.pattern.write,
+        // Discards need a writable descriptor.
+        write: cfg.pattern.write || cfg.pattern.trim,
         direct: cfg.direct,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
