@@ -11,7 +11,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::psync::open_file;
-use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use super::{Dir, Engine, OpenMode, Queued, Request};
 
 /// One mapped file.
 struct Mapping {
@@ -111,15 +111,7 @@ impl Engine for Mmap {
         }
     }
 
-    fn commit(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
     fn commits(&self) -> bool {
         false
-    }
-
-    fn reap(&mut self, _min: usize, _max: usize, _done: &mut Vec<Completion>) -> io::Result<()> {
-        Ok(())
     }
 }

@@ -7,7 +7,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use super::{Dir, Engine, OpenMode, Queued, Request};
 
 /// Linux's O_DIRECT flag.
 const O_DIRECT: i32 = 0o40000;
@@ -165,15 +165,7 @@ impl Engine for Psync {
         super::sync_file(&self.files[file], data_only)
     }
 
-    fn commit(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
     fn commits(&self) -> bool {
         false
-    }
-
-    fn reap(&mut self, _min: usize, _max: usize, _done: &mut Vec<Completion>) -> io::Result<()> {
-        Ok(())
     }
 }

@@ -24,18 +24,11 @@ pub fn render(report: &Report) -> String {
     if !report.disks.is_empty() {
         out.push_str("\nDisk stats (read/write):\n");
         for d in &report.disks {
+            let [ri, wi, rm, wm, rt, wt, q] = d.counters();
             let _ = writeln!(
                 out,
-                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:3.2}%",
-                d.name,
-                d.ios[0],
-                d.ios[1],
-                d.merges[0],
-                d.merges[1],
-                d.ticks[0],
-                d.ticks[1],
-                d.in_queue,
-                d.util
+                "  {}: ios={ri}/{wi}, merge={rm}/{wm}, ticks={rt}/{wt}, in_queue={q}, util={:3.2}%",
+                d.name, d.util
             );
         }
     }

@@ -74,19 +74,11 @@ fn line(out: &mut String, report: &Report, r: &JobResult) {
     }
     if version >= 3 {
         for d in &report.disks {
-            let _ = write!(
-                out,
-                ";{};{};{};{};{};{};{};{};{:3.2}%",
-                d.name,
-                d.ios[0],
-                d.ios[1],
-                d.merges[0],
-                d.merges[1],
-                d.ticks[0],
-                d.ticks[1],
-                d.in_queue,
-                d.util
-            );
+            let _ = write!(out, ";{}", d.name);
+            for c in d.counters() {
+                let _ = write!(out, ";{c}");
+            }
+            let _ = write!(out, ";{:3.2}%", d.util);
         }
     }
     let description = &r.report.description;

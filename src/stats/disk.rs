@@ -29,6 +29,22 @@ pub struct DiskUsage {
     pub util: f64,
 }
 
+impl DiskUsage {
+    /// The counters in fio's order: reads and writes completed, merged,
+    /// their ticks, then the time in queue.
+    pub fn counters(&self) -> [u64; 7] {
+        [
+            self.ios[0],
+            self.ios[1],
+            self.merges[0],
+            self.merges[1],
+            self.ticks[0],
+            self.ticks[1],
+            self.in_queue,
+        ]
+    }
+}
+
 /// Disks being watched, by name, with their first reading.
 #[derive(Debug, Default)]
 pub struct DiskWatch {
