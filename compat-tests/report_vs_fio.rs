@@ -353,24 +353,37 @@ fn run_job(tool: &str, job: &str, args: &[&str]) -> (i32, String) {
 
 #[test]
 fn a_failing_job_is_reported_as_fio_reports_it() {
-    // The first O_DIRECT read of 1000 bytes fails with EINVAL.
-    let job = "[e2]\nioengine=psync\nfilename=data\nsize=64k\nbs=1000\nrw=read\ndirect=1\n";
-    let (want_code, want) = run_job(fio(), job, &[]);
-    let (got_code, got) = run_job(ferrio(), job, &[]);
-    assert_eq!(got_code, want_code);
-    // fio's error context names its own source file and line.
-    let strip = |s: &str| -> Vec<String> {
-        let lines: Vec<String> = s
-            .lines()
-            .map(|l| l.replace("file:io_u.c:1876, ", ""))
-            .collect();
-        masked(&lines)
-    };
-    let (want, got) = (strip(&want), strip(&got));
-    // Reap calls that returned nothing are counted differently.
-    let complete = |l: &String| l.starts_with("     complete");
-    let keep = |v: Vec<String>| v.into_iter().filter(|l| !complete(l)).collect::<Vec<_>>();
-    assert_eq!(keep(got), keep(want));
+    // The first O_DIRECT read of 1000 bytes fails with EINVAL; with
+    // continue_on_error the error is counted too (the `errors` line, JSON
+    // total_err/first_error, two more terse fields).
+    for extra in ["", "continue_on_error=all\n"] {
+        let job = format!(
+            "[e2]\nioengine=psync\nfilename=data\nsize=64k\nbs=1000\nrw=read\ndirect=1\n{extra}"
+        );
+        let (want_code, want) = run_job(fio(), &job, &[]);
+        let (got_code, got) = run_job(ferrio(), &job, &[]);
+        assert_eq!(got_code, want_code);
+        // fio's error context names its own source file and line.
+        let strip = |s: &str| -> Vec<String> {
+            let lines: Vec<String> = s
+                .lines()
+                .map(|l| l.replace("file:io_u.c:1876, ", ""))
+                .collect();
+            masked(&lines)
+        };
+        let (want, got) = (strip(&want), strip(&got));
+        // Reap calls that returned nothing are counted differently.
+        let complete = |l: &String| l.starts_with("     complete");
+        let keep = |v: Vec<String>| v.into_iter().filter(|l| !complete(l)).collect::<Vec<_>>();
+        assert_eq!(keep(got), keep(want), "{extra}");
+        let terse_tail = |tool| {
+            let (_, out) = run_job(tool, &job, &["--minimal"]);
+            let line = out.lines().last().unwrap_or_default().to_string();
+            let fields: Vec<String> = line.split(';').map(String::from).collect();
+            (fields.len(), fields[fields.len() - 2..].to_vec())
+        };
+        assert_eq!(terse_tail(ferrio()), terse_tail(fio()), "{extra}");
+    }
 }
 
 #[test]

@@ -1840,6 +1840,7 @@ pub static OPTIONS: &[OptDef] = &[
         Misc,
         "Which kinds of errors the job survives and carries on after",
     )
+    .runs()
     .def("none"),
     OptDef::new(
         "ignore_error",

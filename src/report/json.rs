@@ -230,6 +230,10 @@ fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
     o.obj("latency_ns", shares(&lat_keys, &r.latency.ns, issued, 0.01))
         .obj("latency_us", shares(&lat_keys, &r.latency.us, issued, 0.01))
         .obj("latency_ms", shares(&lat_keys, &r.latency.ms, issued, 0.01));
+    if opts.continue_on_error {
+        o.int("total_err", r.total_err)
+            .int("first_error", r.first_error as u64);
+    }
     o.int("latency_depth", r.latency_depth as u64)
         .int("latency_target", opts.latency_target_ns)
         .float("latency_percentile", opts.latency_percentile)

@@ -139,6 +139,15 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
         "     issued rwts: total={},{},{},{} short={},{},{},0 dropped=0,0,0,0",
         rd.issued, wr.issued, tr.issued, r.syncs, rd.short, wr.short, tr.short
     );
+    if opts.continue_on_error {
+        let text = std::io::Error::from_raw_os_error(r.first_error).to_string();
+        let text = text.split(" (os error").next().unwrap_or("");
+        let _ = writeln!(
+            out,
+            "     errors    : total={}, first_error={}/<{text}>",
+            r.total_err, r.first_error
+        );
+    }
     let _ = writeln!(
         out,
         "     latency   : target={}, window={}, percentile={:.2}%, depth={}",

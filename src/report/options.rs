@@ -36,6 +36,8 @@ pub struct ReportOptions {
     /// Report rates in bits rather than bytes (unit_base=1).
     pub bits: bool,
     pub unified: Unified,
+    /// continue_on_error is set: reports carry the error counts.
+    pub continue_on_error: bool,
     /// latency_target in ns, latency_window in µs, latency_percentile.
     pub latency_target_ns: u64,
     pub latency_window_us: u64,
@@ -96,6 +98,13 @@ impl ReportOptions {
             },
             bits: job.num("unit_base") == Some(1),
             unified,
+            continue_on_error: !matches!(
+                job.value("continue_on_error"),
+                Some(Value::Word {
+                    word: "none" | "0",
+                    ..
+                }) | None
+            ),
             latency_target_ns: job.num("latency_target").unwrap_or(0) * 1000,
             latency_window_us: job.num("latency_window").unwrap_or(0),
             latency_percentile,

@@ -81,6 +81,9 @@ fn line(out: &mut String, report: &Report, r: &JobResult) {
             let _ = write!(out, ";{:3.2}%", d.util);
         }
     }
+    if r.report.continue_on_error {
+        let _ = write!(out, ";{};{}", r.total_err, r.first_error);
+    }
     let description = &r.report.description;
     if !description.is_empty() {
         if version == 2 {

@@ -124,6 +124,8 @@ pub struct JobConfig {
     /// The name of the job this one waits for (wait_for): it starts once
     /// every job of that name has ended.
     pub wait_for: Option<String>,
+    /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify.
+    pub continue_on_error: u8,
 }
 
 /// What a job measures per I/O.
@@ -504,6 +506,17 @@ impl JobConfig {
                 _ => None,
             },
             thread: job.flag("thread"),
+            continue_on_error: match job.value("continue_on_error") {
+                Some(Value::Word { word, .. }) => match *word {
+                    "read" => 1,
+                    "write" => 2,
+                    "io" => 3,
+                    "verify" => 4,
+                    "all" | "1" => 7,
+                    _ => 0,
+                },
+                _ => 0,
+            },
             engine_options: engine_options(job),
             report: Arc::new(report),
         })

@@ -812,6 +812,20 @@ fn complete(
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
         let code = (-r) as i32;
+        // continue_on_error counts every error; the kinds it names go on
+        // past EIO and EILSEQ (fio's non-fatal errors), others still end
+        // the job.
+        if cfg.continue_on_error != 0 {
+            result.total_err += 1;
+            if result.first_error == 0 {
+                result.first_error = code;
+            }
+            let kind = if slot.dir == Dir::Read { 1 } else { 2 };
+            if cfg.continue_on_error & kind != 0 && matches!(code, libc::EIO | libc::EILSEQ) {
+                slot.queued = false;
+                return true;
+            }
+        }
         let what = match slot.dir {
             Dir::Read => "read",
             Dir::Write => "write",

@@ -218,6 +218,9 @@ pub struct JobResult {
     pub submits: [u64; 7],
     pub completes: [u64; 7],
     pub latency: LatencyBuckets,
+    /// Errors counted under continue_on_error, and the first one's errno.
+    pub total_err: u64,
+    pub first_error: i32,
     pub cpu: CpuUsage,
     /// The queue depth fio reports on the `latency` line.
     pub latency_depth: usize,
@@ -245,6 +248,8 @@ impl JobResult {
             submits: [0; 7],
             completes: [0; 7],
             latency: LatencyBuckets::default(),
+            total_err: 0,
+            first_error: 0,
             cpu: CpuUsage::default(),
             latency_depth: cfg.iodepth,
             depth_mean: 0.0,
@@ -331,6 +336,8 @@ impl JobResult {
             }
         }
         self.latency.absorb(&other.latency);
+        self.total_err += other.total_err;
+        self.first_error = other.first_error;
         self.cpu.add(&other.cpu);
         self.latency_depth = other.latency_depth;
         // Jobs run side by side: their depths add up.
