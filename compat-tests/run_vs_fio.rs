@@ -890,6 +890,9 @@ fn trims_run_as_in_fio() {
         ("io_uring", "trim"),
         ("null", "trim"),
         ("null", "randtrim"),
+        ("null", "trimwrite"),
+        ("null", "randtrimwrite"),
+        ("psync", "trimwrite"),
     ] {
         let job = format!("[t]\nioengine={engine}\nfilename=data\nsize=1m\nrw={rw}\n");
         let (want, got) = run_both(&job, |s| {
@@ -902,7 +905,27 @@ fn trims_run_as_in_fio() {
             "{engine} {rw}"
         );
         assert_eq!(ios(&got, 0, "trim"), ios(&want, 0, "trim"), "{engine} {rw}");
-        let bytes = |d: &Value| d["jobs"][0]["trim"]["io_bytes"].clone();
-        assert_eq!(bytes(&got), bytes(&want), "{engine} {rw}");
+        for dir in ["trim", "write"] {
+            let bytes = |d: &Value| d["jobs"][0][dir]["io_bytes"].clone();
+            assert_eq!(bytes(&got), bytes(&want), "{engine} {rw} {dir}");
+        }
     }
+    // trimwrite writes each block right after trimming it: the same
+    // (direction, offset) sequence as fio's, from both tools' clat logs.
+    let job = "[tw]\nioengine=null\nsize=64k\nrw=trimwrite\nwrite_lat_log=tw\nlog_offset=1\n";
+    let sequence = |tool: &str| {
+        let s = Scratch::new("trimwrite");
+        s.write("job.fio", job);
+        let out = run(tool, &["job.fio"], &s.0, &HashMap::new());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        std::fs::read_to_string(s.0.join("tw_clat.1.log"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(", ").collect();
+                format!("{}@{}", f[2], f[4])
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sequence(ferrio()), sequence(fio()));
 }

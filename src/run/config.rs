@@ -22,6 +22,8 @@ pub struct Pattern {
     pub read: bool,
     pub write: bool,
     pub trim: bool,
+    /// trimwrite: each block is trimmed, then written.
+    pub trimwrite: bool,
     pub random: bool,
 }
 
@@ -356,7 +358,8 @@ impl JobConfig {
         // smallest size, as fio does.
         let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
         let whole = (size / min_bs * min_bs * files).min(total / min_bs * min_bs);
-        let pass_bytes = io_bytes.unwrap_or(whole).max(1);
+        // trimwrite writes every block it trims: twice the bytes.
+        let pass_bytes = io_bytes.unwrap_or(whole).max(1) * if pattern.trimwrite { 2 } else { 1 };
         let io_bytes = pass_bytes.saturating_mul(loops);
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
@@ -767,24 +770,28 @@ fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
             read,
             write,
             trim: false,
+            trimwrite: false,
             random,
         })
     };
-    let trim = |random| {
+    let trim = |random, trimwrite| {
         Ok(Pattern {
             read: false,
-            write: false,
+            write: trimwrite,
             trim: true,
+            trimwrite,
             random,
         })
     };
     match word {
         "read" => p(true, false, false),
         "write" => p(false, true, false),
-        "trim" => trim(false),
+        "trim" => trim(false, false),
+        "trimwrite" => trim(false, true),
+        "randtrimwrite" => trim(true, true),
         "randread" => p(true, false, true),
         "randwrite" => p(false, true, true),
-        "randtrim" => trim(true),
+        "randtrim" => trim(true, false),
         "rw" | "readwrite" => p(true, true, false),
         "randrw" => p(true, true, true),
         other => Err(Refusal(format!(

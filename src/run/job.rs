@@ -311,6 +311,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut places: Vec<Placement> = cfg.paths.iter().map(|_| Placement::new(cfg)).collect();
     // fio's default file service: each I/O goes to the next file in turn.
     let mut next_file = 0usize;
+    // trimwrite's write to come: (file, offset, length) of the last trim.
+    let mut pending_write: Option<(usize, u64, u64)> = None;
     // Queued but not yet submitted, and submitted but not yet reaped.
     let mut unsubmitted: Vec<usize> = Vec::with_capacity(cfg.iodepth);
     let mut in_flight = 0usize;
@@ -497,8 +499,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 Dir::Read
             };
             let mixed = cfg.pattern.read && cfg.pattern.write;
+            // trimwrite: the write that follows each trim goes to the
+            // block just trimmed.
+            let follow = pending_write.take();
             // Only rate-capped jobs read the clock here.
-            let dir = if !rate_capped || due(drawn) <= clock::now() {
+            let dir = if follow.is_some() {
+                Dir::Write
+            } else if !rate_capped || due(drawn) <= clock::now() {
                 drawn
             } else if mixed && due(other) <= clock::now() {
                 other
@@ -521,14 +528,23 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             } else {
                 cfg.io_bytes - issued(&work).1
             };
-            let len = cfg.bs[dir as usize]
-                .pick(&mut rng, cfg.bs_unaligned)
-                .min(room)
-                // A block never reaches past the file's region.
-                .min(cfg.size);
-            let file_index = next_file;
-            next_file = (next_file + 1) % files.len();
-            let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
+            let (file_index, offset, len) = match follow {
+                Some(block) => block,
+                None => {
+                    let len = cfg.bs[dir as usize]
+                        .pick(&mut rng, cfg.bs_unaligned)
+                        .min(room)
+                        // A block never reaches past the file's region.
+                        .min(cfg.size);
+                    let file_index = next_file;
+                    next_file = (next_file + 1) % files.len();
+                    let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
+                    (file_index, offset, len)
+                }
+            };
+            if cfg.pattern.trimwrite && dir == Dir::Trim {
+                pending_write = Some((file_index, offset, len));
+            }
             let file = files[file_index];
             let slot = &mut slots[index];
             slot.file = file_index;
