@@ -37,7 +37,7 @@ fn busy_percent(r: &JobResult) -> f64 {
 }
 
 /// Judges whether ferrio, not the device, set the pace: the job's thread
-/// was on a CPU nearly all the time, or busy and hardly ever waiting for
+/// was on a CPU nearly all the time, or hardly ever waiting for
 /// the device (fewer than one block per 20 I/Os: the data came from
 /// memory), or an asynchronous engine held clearly fewer I/Os in flight
 /// than asked while busy. The null engine measures the tool by design and
@@ -49,10 +49,15 @@ pub fn verdict(r: &JobResult) -> Verdict {
     let ios: u64 = r.dirs.iter().map(|d| d.ios).sum();
     let never_waited = ios > 0 && r.cpu.voluntary_ctx * 20 < ios;
     if engine != "null" && r.runtime.as_millis() >= 100 {
-        if busy >= 90.0 || (never_waited && busy >= 50.0) {
+        if busy >= 90.0 {
             warnings.push(format!(
                 "job {}: its thread was on a CPU {busy:.0}% of the run: the CPU, not the device, limited this result",
                 r.name
+            ));
+        } else if never_waited && busy >= 25.0 {
+            warnings.push(format!(
+                "job {}: its thread waited for the device {} times in {ios} I/Os (the data came from memory): the CPU, not the device, limited this result",
+                r.name, r.cpu.voluntary_ctx
             ));
         }
         let asked = (r.latency_depth * r.members.max(1) as usize) as f64;
