@@ -248,10 +248,14 @@ impl JobConfig {
             _ => None,
         };
         let inert = |def: &crate::options::OptDef| def.profile.is_some_and(|p| Some(p) != profile);
+        // An option set to its default (`overwrite=0`) changes nothing.
+        let is_default = |s: &crate::plan::Setting| {
+            crate::plan::job::default_value(s.def).is_some_and(|d| *d == s.value)
+        };
         let pending: Vec<&str> = job
             .settings
             .iter()
-            .filter(|s| s.def.support == Support::ParseOnly && !inert(s.def))
+            .filter(|s| s.def.support == Support::ParseOnly && !inert(s.def) && !is_default(s))
             .map(|s| s.def.name)
             .collect();
         if !pending.is_empty() {
