@@ -18,5 +18,15 @@ pub mod report;
 pub mod run;
 pub mod stats;
 
+/// The C library's wording for an I/O error, as fio prints it (Rust's
+/// text without its `(os error N)`).
+pub fn strerror(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
+}
+
 /// The fio release whose behaviour ferrio reproduces.
 pub const FIO_VERSION: &str = "fio-3.33";

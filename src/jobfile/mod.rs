@@ -382,7 +382,7 @@ fn read_include(
             stderr: vec![format!("fio: unable to open '{path}' job file")],
             record: Some(format!(
                 "fio: file:init.c:1956, func=job file open, error={}",
-                strerror(&e)
+                crate::strerror(&e)
             )),
         })
     })?;
@@ -412,15 +412,6 @@ fn read_include(
         )?;
     }
     Ok(())
-}
-
-/// The C library's wording for an I/O error, as fio prints it.
-fn strerror(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(cut) => text[..cut].to_string(),
-        None => text,
-    }
 }
 
 #[cfg(test)]

@@ -185,7 +185,7 @@ fn group_stats(id: u32, results: &[JobResult]) -> GroupStats {
             }
             gd.min_run = gd.min_run.min(d.runtime_ms);
             gd.max_run = gd.max_run.max(d.runtime_ms);
-            let bw = d.bytes * 1000 / d.runtime_ms;
+            let bw = bytes_per_sec(d);
             gd.min_bw = gd.min_bw.min(bw);
             gd.max_bw = gd.max_bw.max(bw);
             gd.io_bytes += d.bytes;

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use super::num2str::{Unit, num2str};
 use super::options::Unified;
-use super::{GroupStats, Report, cpu_percent, distribution, share_of_group};
-use crate::run::result::{DirStats, JobResult};
+use super::{GroupStats, Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
+use crate::run::result::{DirStats, JobResult, strerror};
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
 
@@ -140,12 +140,12 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
         rd.issued, wr.issued, tr.issued, r.syncs, rd.short, wr.short, tr.short
     );
     if opts.continue_on_error {
-        let text = std::io::Error::from_raw_os_error(r.first_error).to_string();
-        let text = text.split(" (os error").next().unwrap_or("");
         let _ = writeln!(
             out,
-            "     errors    : total={}, first_error={}/<{text}>",
-            r.total_err, r.first_error
+            "     errors    : total={}, first_error={}/<{}>",
+            r.total_err,
+            r.first_error,
+            strerror(r.first_error)
         );
     }
     let _ = writeln!(
@@ -171,8 +171,7 @@ fn direction(
     }
     let opts = &r.report;
     let binary = group.kb_base == 1024;
-    let bw = d.bytes * 1000 / d.runtime_ms;
-    let iops = d.issued * 1000 / d.runtime_ms;
+    let (bw, iops) = (bytes_per_sec(d), super::iops(d));
     let _ = writeln!(
         out,
         "  {name}: IOPS={}, BW={} ({})({}/{}msec){suffix}",

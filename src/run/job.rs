@@ -17,7 +17,7 @@ use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
 use super::progress::{JobProgress, State};
-use super::result::{DirStats, JobResult};
+use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
@@ -441,11 +441,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     let took = clock - before;
                     result.sync_lat.add(took);
                     result.sync_hist.add(took);
-                    result.depth_sample(1, 1);
-                    if counts_each_io {
-                        result.submitted(1);
-                        result.reaped(1);
-                    }
+                    result.done_in_queue(counts_each_io);
                     result.syncs += u64::from(!data_only);
                     last_was_sync = true;
                     draining = false;
@@ -582,11 +578,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = clock::now();
                     if clock >= ramp_end {
-                        result.depth_sample(1, 1);
-                        if counts_each_io {
-                            result.submitted(1);
-                            result.reaped(1);
-                        }
+                        result.done_in_queue(counts_each_io);
                     }
                     free.push(index);
                     if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end) {
@@ -847,8 +839,7 @@ fn complete(
             Dir::Write => "write",
             Dir::Trim => "trim",
         };
-        let text = io::Error::from_raw_os_error(code).to_string();
-        let text = text.split(" (os error").next().unwrap_or("");
+        let text = strerror(code);
         result.fail(
             code,
             "io_u error",

@@ -52,6 +52,17 @@ impl LogPlan {
     }
 }
 
+/// Opens a log file for writing: afresh, or, when jobs share it
+/// (per_job_logs=0), for appending, as fio's do.
+fn open_log(path: &std::path::Path, shared: bool) -> io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(shared)
+        .truncate(!shared)
+        .open(path)
+}
+
 /// fio's log file name: `<prefix>_<kind>.<job number>.log`, or without
 /// the number when per_job_logs is off.
 pub fn log_name(prefix: &str, kind: &str, number: u32, per_job: bool) -> PathBuf {
@@ -326,23 +337,11 @@ impl JobLogs {
                 log.finish(end_ms, max);
                 // Jobs sharing a file (per_job_logs=0) append to it, as
                 // fio's do.
-                let mut f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .write(true)
-                    .append(plan.shared)
-                    .truncate(!plan.shared)
-                    .open(path)?;
-                f.write_all(log.text(&plan).as_bytes())?;
+                open_log(path, plan.shared)?.write_all(log.text(&plan).as_bytes())?;
             }
         }
         if let (Some(h), Some(path)) = (&self.hist, &plan.hist) {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .write(true)
-                .append(plan.shared)
-                .truncate(!plan.shared)
-                .open(path)?;
-            let mut f = io::BufWriter::new(file);
+            let mut f = io::BufWriter::new(open_log(path, plan.shared)?);
             let stride = 1usize << plan.hist_coarseness.min(6);
             let mut before: [Option<&[u64]>; 3] = [None; 3];
             for (time, dir, bs, counts) in &h.snapshots {

@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 
 use config::{JobConfig, Refusal};
 use progress::JobProgress;
-use result::JobResult;
+use result::{JobError, JobResult};
 
 use crate::plan::Plan;
 use crate::stats::disk::{DiskUsage, DiskWatch};
@@ -84,14 +84,14 @@ pub fn run(
         let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
         for (cfg, slot) in members.iter().zip(slots) {
             slot.set_state(progress::State::SettingUp);
-            if let Some(e) = &cfg.setup_failure {
-                let mut failed = JobResult::new(cfg);
-                failed.fail(e.errno, &e.func, e.message.clone());
-                slot.set_state(progress::State::Failed);
-                laid_out.push(Err(Box::new(failed)));
-                continue;
-            }
-            let laid = layout::lay_out(cfg);
+            let laid = match &cfg.setup_failure {
+                Some(e) => Err(e.clone()),
+                None => layout::lay_out(cfg).map_err(|e| JobError {
+                    errno: e.raw_os_error().unwrap_or(5),
+                    func: "file layout".to_string(),
+                    message: format!("fio: laying out the files of {} failed: {e}", cfg.name),
+                }),
+            };
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
             if laid.is_ok() && cfg.engine != "null" {
@@ -100,18 +100,15 @@ pub fn run(
                 }
             }
             match laid {
-                Ok(Some(line)) => {
-                    observer.notice(&line);
+                Ok(line) => {
+                    if let Some(line) = line {
+                        observer.notice(&line);
+                    }
                     laid_out.push(Ok(()));
                 }
-                Ok(None) => laid_out.push(Ok(())),
                 Err(e) => {
                     let mut failed = JobResult::new(cfg);
-                    failed.fail(
-                        e.raw_os_error().unwrap_or(5),
-                        "file layout",
-                        format!("fio: laying out the files of {} failed: {e}", cfg.name),
-                    );
+                    failed.fail(e.errno, &e.func, e.message);
                     slot.set_state(progress::State::Failed);
                     laid_out.push(Err(Box::new(failed)));
                 }

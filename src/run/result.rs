@@ -185,10 +185,13 @@ pub struct JobError {
 impl JobError {
     /// fio's error context: `func=<what>, error=<strerror>`.
     pub fn context(&self) -> String {
-        let text = std::io::Error::from_raw_os_error(self.errno).to_string();
-        let text = text.split(" (os error").next().unwrap_or("");
-        format!("func={}, error={text}", self.func)
+        format!("func={}, error={}", self.func, strerror(self.errno))
     }
+}
+
+/// C's strerror text of an errno.
+pub fn strerror(errno: i32) -> String {
+    crate::strerror(&std::io::Error::from_raw_os_error(errno))
 }
 
 /// A job's result (or a group's, under group_reporting).
@@ -288,6 +291,18 @@ impl JobResult {
     #[inline]
     pub fn submitted(&mut self, n: usize) {
         self.submits[batch_bucket(n)] += 1;
+    }
+
+    /// One I/O (or sync) that the engine finished inside its queue call:
+    /// counted at depth 1, and, for engines without a commit step, as one
+    /// submit and one reap, as fio counts them.
+    #[inline]
+    pub fn done_in_queue(&mut self, counts_each_io: bool) {
+        self.depth_sample(1, 1);
+        if counts_each_io {
+            self.submitted(1);
+            self.reaped(1);
+        }
     }
 
     /// One reap call that returned `n` completions.

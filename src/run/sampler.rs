@@ -121,13 +121,8 @@ impl RateSampler {
                 },
             );
         }
-        let due = |s: &Series, on: bool| {
-            if on {
-                s.due()
-            } else {
-                now.saturating_add(s.every.saturating_mul(1000))
-            }
-        };
+        // A kind that is not sampled is never due.
+        let due = |s: &Series, on: bool| if on { s.due() } else { Nanos::MAX };
         self.next = due(&self.bw, on[0]).min(due(&self.iops, on[1]));
     }
 }
