@@ -794,6 +794,8 @@ fn io_uring_options_run_as_in_fio() {
         "force_async=4",
         "fixedbufs\nnonvectored=0\niodepth_batch=4",
         "hipri",
+        // pvsync2's hipri (this kernel accepts RWF_HIPRI on the file).
+        "ioengine=pvsync2\nhipri",
     ] {
         let job = format!(
             "[u]\nioengine=io_uring\nfilename=data\nsize=16m\nrw=randrw\ndirect=1\niodepth=8\nnumber_ios=2000\n{extra}\n"
@@ -942,4 +944,33 @@ fn options_set_to_their_defaults_run_as_in_fio() {
     let (_, got) = run_both(&job.replace("overwrite=0", "overwrite=1"), |_| {});
     assert_eq!(got.code, 1);
     assert!(got.stderr.contains("overwrite"), "{}", got.stderr);
+}
+
+#[test]
+fn buffered_passes_reach_the_device_and_samples_come_as_fio_takes_them() {
+    // A 1 s buffered random read of a 4 MiB file: fio drops the file's
+    // cached pages at every pass and advises random access, so about every
+    // read reaches the disk. Without either, one pass (1024 reads) would
+    // fill the cache, or readahead would merge reads.
+    let job = "[b]\nioengine=psync\nfilename=data\nsize=4m\nrw=randread\nruntime=1\ntime_based\n";
+    let (want, got) = run_both(job, |_| {});
+    assert_eq!(got.code, 0, "{}", got.stderr);
+    let (want, got) = (json(&want), json(&got));
+    for (tool, doc) in [("fio", &want), ("ferrio", &got)] {
+        let ios = ios(doc, 0, "read");
+        let disk = doc["disk_util"][0]["read_ios"].as_u64().unwrap_or(0);
+        assert!(ios > 3 * 1024, "{tool}: {ios} reads");
+        // Disk counters are device-wide: other activity only adds.
+        assert!(2 * disk >= ios, "{tool}: {disk} disk reads for {ios} reads");
+    }
+    // bw and iops samples every 500 ms, the last partial interval lost.
+    for key in ["bw_samples", "iops_samples"] {
+        let n = |d: &Value| d["jobs"][0]["read"][key].as_u64().unwrap();
+        assert!(
+            n(&got).abs_diff(n(&want)) <= 1,
+            "{key}: fio {}, ferrio {}",
+            n(&want),
+            n(&got)
+        );
+    }
 }
