@@ -424,6 +424,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Pseudo-random generator used for offsets",
     )
+    .runs()
     .def("tausworthe"),
     OptDef::new(
         "random_distribution",
@@ -463,6 +464,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Seed every random generator of the job, not only offsets, reproducibly",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "nrfiles",

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::distribution::Shape;
+use super::fio_rand::{FioRng, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
-use super::offsets::Rng;
 use super::result::JobError;
-use crate::engine::{self, Dir, EngineOptions};
+use crate::engine::{self, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
@@ -105,7 +105,14 @@ pub struct JobConfig {
     /// Per direction, the share of a random workload's I/Os that are
     /// random (the rest continue sequentially), in percent.
     pub percentage_random: [u64; 3],
+    /// Seed for ferrio's own generator (buffer contents, layout).
     pub seed: u64,
+    /// fio's seed table for this job: directions, block sizes and random
+    /// offsets are drawn from fio's generators with it.
+    pub seeds: Seeds,
+    /// Draw from fio's 64-bit generator (random_generator=tausworthe64,
+    /// or a file with more blocks than a 32-bit draw reaches).
+    pub wide_draws: bool,
     /// Which latencies are measured (disable_* and gtod_reduce turn
     /// them off).
     pub measure: Measure,
@@ -175,29 +182,40 @@ impl BlockSizes {
         }
     }
 
-    /// The size of the next I/O, from a uniform random draw, as fio's
-    /// get_next_buflen picks it: a range adds a share of the maximum to
-    /// the minimum, a split takes the first size whose cumulative share
-    /// covers the draw; both are then rounded down to a multiple of the
-    /// minimum (unless unaligned) and capped at the maximum.
-    pub fn pick(&self, rng: &mut Rng, unaligned: bool) -> u64 {
+    /// The size of the next I/O, as fio's get_next_buflen picks it: a
+    /// range adds a share of the maximum to the minimum, a split takes the
+    /// first size that fits whose cumulative share covers the draw; both
+    /// are then rounded down to a multiple of the minimum (unless
+    /// unaligned) and capped at the maximum, and drawn again until the
+    /// size `fits` (ends within the region).
+    pub fn pick(&self, rng: &mut FioRng, unaligned: bool, fits: impl Fn(u64) -> bool) -> u64 {
         let (min, max) = (self.min(), self.max());
-        if min == max {
+        if min == max || !fits(min) {
             return min;
         }
-        let r = rng.next_u64();
+        loop {
+            let picked = self.draw(rng, unaligned, &fits);
+            if fits(picked) {
+                return picked;
+            }
+        }
+    }
+
+    /// One draw of get_next_buflen's loop.
+    fn draw(&self, rng: &mut FioRng, unaligned: bool, fits: &impl Fn(u64) -> bool) -> u64 {
+        let (min, max) = (self.min(), self.max());
+        let top = rng.max();
+        let r = rng.draw();
         let picked = match self {
             BlockSizes::Fixed(b) => *b,
-            BlockSizes::Range { .. } => {
-                min + (max as f64 * (r as f64 / (u64::MAX as f64 + 1.0))) as u64
-            }
+            BlockSizes::Range { .. } => min + (max as f64 * (r as f64 / (top as f64 + 1.0))) as u64,
             BlockSizes::Split { entries, .. } => {
                 let mut cumulative = 0u64;
                 let mut chosen = max;
                 for e in entries.iter().filter(|e| e.percent > 0) {
                     chosen = e.bs;
                     cumulative += e.percent as u64;
-                    if r / cumulative <= u64::MAX / 100 {
+                    if r / cumulative <= top / 100 && fits(e.bs) {
                         break;
                     }
                 }
@@ -392,6 +410,23 @@ impl JobConfig {
             job.num("randseed").unwrap_or(0)
                 ^ (job.number as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
+        let seeds = Seeds::new(SeedOptions {
+            randseed: job.num("randseed").unwrap_or(0x89),
+            randseed_set: job.setting("randseed").is_some(),
+            randrepeat: job.flag("randrepeat"),
+            allrandrepeat: job.flag("allrandrepeat"),
+            thread_number: u64::from(job.number),
+        });
+        let wide_draws = match job.value("random_generator") {
+            Some(Value::Word { word, .. }) if *word == "tausworthe64" => true,
+            Some(Value::Word { word, .. }) if *word == "lfsr" => {
+                return Err(Refusal(
+                    "random_generator=lfsr is not supported yet (tausworthe and tausworthe64 are)"
+                        .into(),
+                ));
+            }
+            _ => false,
+        };
         let runtime = job
             .num("runtime")
             .filter(|&us| us > 0)
@@ -478,6 +513,8 @@ impl JobConfig {
                 _ => [100; 3],
             },
             seed,
+            seeds,
+            wide_draws,
             offset,
             io_bytes,
             pass_bytes,
@@ -535,19 +572,6 @@ impl JobConfig {
             .iter()
             .chain(&self.rate_iops)
             .any(|&r| r > 0)
-    }
-
-    /// The direction of the next I/O for a mix, from a random draw in 0..100.
-    pub fn direction(&self, draw: u64) -> Dir {
-        if self.pattern.trim {
-            return Dir::Trim;
-        }
-        match (self.pattern.read, self.pattern.write) {
-            (true, true) if draw < self.read_percent => Dir::Read,
-            (true, true) => Dir::Write,
-            (true, false) => Dir::Read,
-            _ => Dir::Write,
-        }
     }
 }
 
@@ -614,7 +638,9 @@ fn block_sizes(job: &JobSpec) -> Result<[BlockSizes; 3], Refusal> {
     if let Some(Value::Text(text)) = job.setting("bssplit").map(|s| &s.value) {
         let splits = parse_bssplit(text, kb_base)
             .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))?;
-        return Ok(splits.map(|entries| {
+        return Ok(splits.map(|mut entries| {
+            // fio looks sizes up from the smallest share to the largest.
+            entries.sort_by_key(|e| e.percent);
             let min = entries.iter().map(|e| e.bs).min().unwrap_or(4096);
             let max = entries.iter().map(|e| e.bs).max().unwrap_or(4096);
             BlockSizes::Split { entries, min, max }

@@ -13,6 +13,7 @@ use super::clock::{self, Nanos, ms_between, nanos};
 use super::config::{BufferFill, JobConfig};
 use super::depth::DepthTracker;
 use super::distribution::Distribution;
+use super::fio_rand::Draws;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
@@ -101,7 +102,11 @@ struct Placement {
     next_seq: [u64; 3],
     map: Option<RandomMap>,
     distribution: Distribution,
+    /// The unit of the non-uniform distributions: the smallest alignment.
     block: u64,
+    /// Random offsets fall on multiples of this, per direction (fio's
+    /// blockalign, which defaults to the direction's smallest size).
+    align: [u64; 3],
 }
 
 impl Placement {
@@ -116,79 +121,120 @@ impl Placement {
     fn new(cfg: &JobConfig) -> Self {
         // Random offsets fall on multiples of blockalign, which defaults
         // to the smallest block size.
-        let block = used_dirs(cfg)
-            .map(|d| {
-                if cfg.blockalign[d] > 0 {
-                    cfg.blockalign[d]
-                } else {
-                    cfg.bs[d].min()
-                }
-            })
+        let align = [0, 1, 2].map(|d| match cfg.blockalign[d] {
+            0 => cfg.bs[d].min().max(1),
+            a => a,
+        });
+        let block = used_dirs(cfg).map(|d| align[d]).min().unwrap_or(4096);
+        let distribution = Distribution::new(&cfg.distribution, (cfg.size / block).max(1));
+        // fio gives up the random map for non-uniform distributions. Its
+        // map has a bit per smallest block size of the job.
+        let map_unit = used_dirs(cfg)
+            .map(|d| cfg.bs[d].min())
             .min()
             .unwrap_or(4096)
             .max(1);
-        let distribution = Distribution::new(&cfg.distribution, (cfg.size / block).max(1));
-        // fio gives up the random map for non-uniform distributions.
         let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
-            .then(|| RandomMap::new(cfg.size / block));
+            .then(|| RandomMap::new(cfg.size / map_unit));
         Placement {
             next_seq: [0; 3],
             map,
             distribution,
             block,
+            align,
         }
     }
 
-    /// The offset for an I/O of up to `len` bytes in direction `dir`,
-    /// and its length: a random I/O is shortened to the free blocks the
-    /// random map has at its offset, as fio does.
-    fn next(&mut self, cfg: &JobConfig, dir: Dir, len: u64, rng: &mut Rng) -> (u64, u64) {
-        let last_start = cfg.size - len;
-        let random = cfg.pattern.random
-            && (cfg.percentage_random[dir as usize] >= 100
-                || rng.below(100) < cfg.percentage_random[dir as usize]);
-        if !random {
-            let pos = &mut self.next_seq[dir as usize];
-            if *pos > last_start {
-                *pos = 0;
-            }
-            let offset = *pos;
-            *pos += len;
-            return (cfg.offset + offset, len);
-        }
-        let (start, len) = self.random(cfg, dir, len, last_start, rng);
-        // A sequential I/O after a random one continues from where that
-        // one ended, as fio keeps one last position per direction.
-        self.next_seq[dir as usize] = start + len;
-        (cfg.offset + start, len)
-    }
-
-    /// A random I/O's start within the region and its (maybe shortened)
-    /// length.
-    fn random(
+    /// The offset and length of the next I/O in direction `dir`, in fio's
+    /// order: the offset first (sequential, or a random block, which the
+    /// random map moves on to the next free one), then a block size that
+    /// fits between it and the end of the region (at most `room` bytes),
+    /// then the random map's claim, which shortens the I/O to the free
+    /// blocks found there, so that a random pass never touches a block
+    /// twice. `None` when fio finds no offset: the pass is over.
+    fn next(
         &mut self,
         cfg: &JobConfig,
         dir: Dir,
-        len: u64,
-        last_start: u64,
+        room: u64,
+        draws: &mut Draws,
         rng: &mut Rng,
-    ) -> (u64, u64) {
-        let Some(map) = &mut self.map else {
-            let block = match self.distribution.next(rng, dir as usize) {
-                Some(block) => block,
-                None => rng.below(last_start / self.block + 1),
-            };
-            return ((block * self.block).min(last_start), len);
+    ) -> Option<(u64, u64)> {
+        let d = dir as usize;
+        let percent = cfg.percentage_random[d];
+        let random = cfg.pattern.random
+            && (percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent);
+        let pos = self.next_seq[d];
+        let start = if random {
+            self.random_start(cfg, dir, draws, rng)?
+        } else if cfg.pattern.random && pos >= cfg.size {
+            // A random job's sequential run that reached the end goes on
+            // from a random block, which fio does not mark as used.
+            self.random_start(cfg, dir, draws, rng)?
+        } else if pos + cfg.bs[d].min() > cfg.size {
+            0
+        } else {
+            pos
         };
-        if map.is_exhausted() {
-            map.reset();
+        let fits = |len: u64| start + len <= cfg.size;
+        let mut len = cfg.bs[d]
+            .pick(&mut draws.sizes[d], cfg.bs_unaligned, fits)
+            .min(room)
+            // A block never reaches past the file's region.
+            .min(cfg.size - start.min(cfg.size - 1));
+        if random && let Some(map) = &mut self.map {
+            // fio marks the map in units of this direction's smallest
+            // size, whatever the map's own unit.
+            let unit = cfg.bs[d].min().max(1);
+            let got = map.claim(start / unit, len.div_ceil(unit));
+            len = len.min(got * unit);
         }
-        let blocks = (cfg.size / self.block).max(1);
-        let pick = rng.below(blocks);
-        let first = map.take_from(pick).unwrap_or(pick);
-        let wanted = len.div_ceil(self.block);
-        let got = 1 + map.extend(first, wanted - 1);
-        (first * self.block, len.min(got * self.block))
+        // A sequential I/O after a random one continues from where that
+        // one ended, as fio keeps one last position per direction.
+        self.next_seq[d] = start + len;
+        Some((cfg.offset + start, len))
+    }
+
+    /// A random I/O's start within the region: fio scales one draw to the
+    /// direction's blocks; with a random map, a block already used gives
+    /// way to the next free one after it, and none (or one past the end
+    /// of the region) ends the pass, unless the job is time-based, which
+    /// starts the map over.
+    fn random_start(
+        &mut self,
+        cfg: &JobConfig,
+        dir: Dir,
+        draws: &mut Draws,
+        rng: &mut Rng,
+    ) -> Option<u64> {
+        let d = dir as usize;
+        let align = self.align[d];
+        let min = cfg.bs[d].min();
+        let span = cfg.size.saturating_sub(min.saturating_sub(align));
+        let blocks = span / align;
+        if blocks == 0 {
+            return None;
+        }
+        let Some(map) = &mut self.map else {
+            let block = match self.distribution.next(rng, d) {
+                Some(block) => block * self.block / align,
+                None => draws.offsets.scaled(blocks),
+            };
+            return Some((block * align).min(cfg.size.saturating_sub(min)));
+        };
+        let mut pick = draws.offsets.scaled(blocks);
+        if map.is_used(pick) {
+            match map.next_free_after(pick) {
+                Some(free) => pick = free,
+                None if cfg.time_based => {
+                    map.reset();
+                    pick = draws.offsets.scaled(blocks);
+                }
+                None => return None,
+            }
+        }
+        let start = pick * align;
+        (start < cfg.size).then_some(start)
     }
 }
 
@@ -297,6 +343,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         .max()
         .unwrap_or(4096) as usize;
     let mut rng = Rng::new(cfg.seed);
+    let mut draws = job_draws(cfg);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
@@ -353,13 +400,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Set while in-flight I/O is reaped ahead of a periodic sync or a new
     // pass over the files.
     let mut draining = false;
-    // Bytes issued when the current pass over the files began.
-    let mut pass_start = 0u64;
-    let may_issue = |clock: Nanos, work: &[(u64, u64); 3]| {
+    // Bytes issued by the end of the current pass over the files, and in
+    // all: a pass that fio ends early (no offset left) gives up the rest
+    // of its bytes.
+    let mut pass_end = cfg.pass_bytes;
+    let mut budget = cfg.io_bytes;
+    let may_issue = |clock: Nanos, work: &[(u64, u64); 3], budget: u64| {
         let (ios, bytes) = issued(work);
         !stop.any()
             && deadline.is_none_or(|d| clock < d)
-            && (cfg.time_based || bytes < cfg.io_bytes)
+            && (cfg.time_based || bytes < budget)
             && cfg.number_ios.is_none_or(|n| ios < n)
     };
     // fio's loop: queue one I/O at a time, submit every `batch_submit`,
@@ -373,7 +423,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     let rate_capped = cfg.rate_capped();
     'run: loop {
-        let issuing = may_issue(clock, &work);
+        let issuing = may_issue(clock, &work, budget);
         if clock >= next_tick {
             if clock >= sampler.next && issuing {
                 let ms = ms_between(ramp_end, clock);
@@ -452,11 +502,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // job that has covered its size): fio waits for the I/O in
             // flight and reopens the files, which drops their cached
             // pages again; offsets and the random map start over.
-            if issued(&work).1 - pass_start >= cfg.pass_bytes {
+            if issued(&work).1 >= pass_end {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
-                    pass_start = issued(&work).1;
+                    pass_end = issued(&work).1 + cfg.pass_bytes;
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
                             if let Err(e) = engine::drop_cached_pages(path) {
@@ -470,6 +520,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     for place in &mut places {
                         place.restart();
                     }
+                    // fio's next loop draws again from the start of each
+                    // sequence when the job repeats its randomness.
+                    if cfg.seeds.repeat && !cfg.time_based {
+                        draws.start_over(job_draws(cfg));
+                    }
                     draining = false;
                     continue;
                 }
@@ -478,7 +533,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
         if issuing && room && !draining {
-            let drawn = cfg.direction(rng.below(100));
+            let mixed = cfg.pattern.read && cfg.pattern.write;
+            let drawn = if cfg.pattern.trim {
+                Dir::Trim
+            } else if mixed {
+                [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
+            } else if cfg.pattern.read {
+                Dir::Read
+            } else {
+                Dir::Write
+            };
             // Rate caps (fio's rate_ddir): a direction ahead of its rate
             // gives way to the other if that one is due, else the job
             // sleeps until the earlier of the two is due.
@@ -494,7 +558,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             } else {
                 Dir::Read
             };
-            let mixed = cfg.pattern.read && cfg.pattern.write;
             // trimwrite: the write that follows each trim goes to the
             // block just trimmed.
             let follow = pending_write.take();
@@ -522,19 +585,24 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             let room = if cfg.time_based {
                 u64::MAX
             } else {
-                cfg.io_bytes - issued(&work).1
+                budget - issued(&work).1
             };
             let (file_index, offset, len) = match follow {
                 Some(block) => block,
                 None => {
-                    let len = cfg.bs[dir as usize]
-                        .pick(&mut rng, cfg.bs_unaligned)
-                        .min(room)
-                        // A block never reaches past the file's region.
-                        .min(cfg.size);
                     let file_index = next_file;
                     next_file = (next_file + 1) % files.len();
-                    let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
+                    let Some((offset, len)) =
+                        places[file_index].next(cfg, dir, room, &mut draws, &mut rng)
+                    else {
+                        // fio found no offset: this pass over the files
+                        // is over, and with it the bytes it had left.
+                        free.push(index);
+                        let (_, bytes) = issued(&work);
+                        budget -= pass_end - bytes;
+                        pass_end = bytes;
+                        continue;
+                    };
                     (file_index, offset, len)
                 }
             };
@@ -588,7 +656,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
             }
             let full = in_flight + unsubmitted.len() == cfg.iodepth || (may_be_busy && eng.busy());
-            let last = !may_issue(clock, &work);
+            let last = !may_issue(clock, &work, budget);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
             }
@@ -634,7 +702,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         let full = in_flight + unsubmitted.len() >= cfg.iodepth || (may_be_busy && eng.busy());
         loop {
             // At the end fio waits for everything in flight in one call.
-            let ending = !draining && !may_issue(clock, &work);
+            let ending = !draining && !may_issue(clock, &work, budget);
             let (min, max) = if ending {
                 (in_flight, in_flight)
             } else {
@@ -670,7 +738,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
             }
             depth.set(clock, in_flight);
-            let draining = draining || !may_issue(clock, &work);
+            let draining = draining || !may_issue(clock, &work, budget);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
                 break;
@@ -741,6 +809,24 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
 
 /// Which periodic sync is due before the next I/O, if any: `Some(true)`
 /// for fdatasync, `Some(false)` for fsync.
+/// The job's draws from fio's generators. A file with more blocks than a
+/// 32-bit draw can reach makes fio switch to its 64-bit generator.
+fn job_draws(cfg: &JobConfig) -> Draws {
+    let smallest = used_dirs(cfg)
+        .map(|d| cfg.bs[d].min())
+        .min()
+        .unwrap_or(4096)
+        .max(1);
+    let wide = cfg.wide_draws || cfg.size / smallest > u64::from(u32::MAX);
+    Draws::new(
+        &cfg.seeds,
+        wide,
+        cfg.read_percent,
+        false,
+        cfg.pattern.trimwrite,
+    )
+}
+
 fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
     if writes == 0 || last_was_sync {
         return None;
@@ -929,8 +1015,14 @@ mod tests {
     fn offsets(cfg: &JobConfig, n: usize) -> Vec<u64> {
         let mut place = Placement::new(cfg);
         let mut rng = Rng::new(3);
+        let mut draws = job_draws(cfg);
         (0..n)
-            .map(|_| place.next(cfg, Dir::Read, 4096, &mut rng).0)
+            .map(|_| {
+                place
+                    .next(cfg, Dir::Read, u64::MAX, &mut draws, &mut rng)
+                    .unwrap()
+                    .0
+            })
             .collect()
     }
 

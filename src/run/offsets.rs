@@ -63,42 +63,39 @@ impl RandomMap {
         self.used >= self.blocks
     }
 
-    /// Marks and returns the first free block at or after `start`,
-    /// wrapping around; `None` when every block is used.
-    pub fn take_from(&mut self, start: u64) -> Option<u64> {
-        if self.is_exhausted() {
-            return None;
-        }
-        let words = self.bits.len();
-        let first = (start / 64) as usize % words;
-        let masked = self.bits[first] | !(!0u64 << (start % 64));
-        let word = if masked != !0 {
-            first
-        } else {
-            self.next_word_with_room((first + 1) % words)
-        };
-        let free = if word == first && masked != !0 {
-            !masked
-        } else {
-            !self.bits[word]
-        };
-        let bit = free.trailing_zeros() as usize;
-        self.bits[word] |= 1 << bit;
-        if self.bits[word] == !0 {
-            self.full[word / 64] |= 1 << (word % 64);
-        }
-        self.used += 1;
-        Some(word as u64 * 64 + bit as u64)
+    /// Whether `block` has been used (a block past the end never has).
+    pub fn is_used(&self, block: u64) -> bool {
+        block < self.blocks && self.bits[(block / 64) as usize] & (1 << (block % 64)) != 0
     }
 
-    /// After `take_from` returned `first`, claims up to `more` further
-    /// blocks that follow it while they are free; returns how many it got.
-    /// fio shortens an I/O to the free blocks it finds, so that a random
-    /// pass never touches a block twice.
-    pub fn extend(&mut self, first: u64, more: u64) -> u64 {
+    /// The first free block after `block`, wrapping around to the start
+    /// (fio's axmap_next_free); `None` when every block is used.
+    pub fn next_free_after(&self, block: u64) -> Option<u64> {
+        if self.is_exhausted() || block >= self.blocks {
+            return None;
+        }
+        let start = if block + 1 == self.blocks {
+            0
+        } else {
+            block + 1
+        };
+        let words = self.bits.len();
+        let first = (start / 64) as usize;
+        let masked = self.bits[first] | !(!0u64 << (start % 64));
+        if masked != !0 {
+            return Some(first as u64 * 64 + (!masked).trailing_zeros() as u64);
+        }
+        let word = self.next_word_with_room((first + 1) % words);
+        Some(word as u64 * 64 + (!self.bits[word]).trailing_zeros() as u64)
+    }
+
+    /// Marks up to `count` blocks from `first` on as used, stopping at the
+    /// first one already used; returns how many it marked. fio shortens an
+    /// I/O to these, so that a random pass never touches a block twice.
+    pub fn claim(&mut self, first: u64, count: u64) -> u64 {
         let mut got = 0;
-        while got < more {
-            let block = first + 1 + got;
+        while got < count {
+            let block = first + got;
             if block >= self.blocks {
                 break;
             }
@@ -154,12 +151,18 @@ mod tests {
             let mut rng = Rng::new(blocks);
             let mut seen = vec![false; blocks as usize];
             for _ in 0..blocks {
-                let b = map.take_from(rng.below(blocks)).unwrap();
+                let pick = rng.below(blocks);
+                let b = if map.is_used(pick) {
+                    map.next_free_after(pick).unwrap()
+                } else {
+                    pick
+                };
+                assert_eq!(map.claim(b, 1), 1);
                 assert!(!seen[b as usize], "block {b} twice");
                 seen[b as usize] = true;
             }
             assert!(map.is_exhausted());
-            assert_eq!(map.take_from(0), None);
+            assert_eq!(map.next_free_after(0), None);
         }
     }
 
