@@ -70,6 +70,18 @@ fn every_io_goes_where_fio_sends_it() {
         "rw=randrw\nsize=1m\nrandom_generator=tausworthe64",
         "rw=randrw\nsize=1m\nallrandrepeat=1",
         "rw=randrw\nsize=1m\nnorandommap",
+        // Skewed shapes, seeded from the file name and thread number, and
+        // zones of the region or of absolute sizes.
+        "rw=randread\nsize=4m\nrandom_distribution=zipf:1.2",
+        "rw=randread\nsize=4m\nrandom_distribution=zipf:0.8:0.3\nnumjobs=2",
+        "rw=randrw\nsize=4m\nrandom_distribution=pareto:0.3",
+        "rw=randread\nsize=4m\nrandom_distribution=normal",
+        "rw=randread\nsize=4m\nrandom_distribution=normal:20:0.2",
+        "rw=randread\nsize=4m\nrandom_distribution=normal:20:0.7\nrandrepeat=0\nrandseed=77",
+        "rw=randrw\nsize=4m\nbs=4k,16k\nrandom_distribution=zipf:1.1",
+        "rw=randread\nsize=4m\nrandom_distribution=zoned:60/10:30/20:10/70",
+        "rw=randread\nsize=4m\nrandom_distribution=zoned_abs:60/512k:40/3m",
+        "rw=randread\nsize=4m\nfilename=some/dir/../data\nrandom_distribution=zipf:1.2",
     ];
     for case in cases {
         let job = format!("[j]\nioengine=null\nwrite_lat_log=x\nlog_offset=1\n{case}\n");

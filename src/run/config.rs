@@ -301,9 +301,11 @@ impl JobConfig {
         let bs = block_sizes(job)?;
         let named = job.filenames();
         let paths: Vec<PathBuf> = if named.is_empty() {
+            // Without a directory the name stands alone, as in fio (whose
+            // file name seeds the skewed distributions).
             let dir = match job.value("directory") {
                 Some(Value::Text(d)) => PathBuf::from(d),
-                _ => PathBuf::from("."),
+                _ => PathBuf::new(),
             };
             // fio's default data file names: jobname.clone.file
             let count = job.num("nrfiles").unwrap_or(1).max(1);
@@ -693,6 +695,35 @@ fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
             let write = parts.get(1).map_or(read.clone(), |p| zones(p));
             let trim = parts.get(2).map_or(write.clone(), |p| zones(p));
             Shape::Zoned([read, write, trim])
+        }
+        "zoned_abs" => {
+            let kb_base = job.num("kb_base").unwrap_or(1024);
+            let parts: Vec<&str> = tail.splitn(3, ',').collect();
+            let zones = |text: &str| -> Result<Vec<(u32, u64)>, Refusal> {
+                text.split(':')
+                    .filter(|z| !z.trim().is_empty())
+                    .map(|z| {
+                        let bad = || {
+                            Refusal(format!(
+                                "job '{}': random_distribution=zoned_abs: expected \
+                                 access%/size pairs, found '{z}'",
+                                job.name
+                            ))
+                        };
+                        let (a, s) = z.split_once('/').ok_or_else(bad)?;
+                        let access = a.trim().parse().map_err(|_| bad())?;
+                        let size = match crate::options::number::size(s.trim(), kb_base) {
+                            Some(crate::options::number::SizeValue::Bytes(b)) => b,
+                            _ => return Err(bad()),
+                        };
+                        Ok((access, size))
+                    })
+                    .collect()
+            };
+            let read = zones(parts[0])?;
+            let write = parts.get(1).map_or(Ok(read.clone()), |p| zones(p))?;
+            let trim = parts.get(2).map_or(Ok(write.clone()), |p| zones(p))?;
+            Shape::ZonedAbs([read, write, trim])
         }
         other => {
             return Err(Refusal(format!(

@@ -29,6 +29,8 @@ pub enum Purpose {
     /// percentage_random: whether an I/O is random, one per direction
     /// (fio seeds all three from the read entry).
     SeqRandRead = 10,
+    /// The zone of a zoned distribution.
+    Zone = 16,
 }
 
 const SEEDS: usize = 21;
@@ -45,6 +47,8 @@ pub struct Seeds {
     table: [u64; SEEDS],
     /// randrepeat: every loop draws the same sequences again.
     pub repeat: bool,
+    /// fio's thread number, which also seeds the skewed distributions.
+    pub thread_number: u64,
 }
 
 /// The options that decide a job's seeds.
@@ -94,7 +98,13 @@ impl Seeds {
         Seeds {
             table: seeds,
             repeat: o.randrepeat,
+            thread_number: o.thread_number,
         }
+    }
+
+    /// The seed of `purpose`.
+    pub fn seed(&self, purpose: Purpose) -> u64 {
+        self.table[purpose as usize]
     }
 
     /// A generator for `purpose`, 64-bit or not.

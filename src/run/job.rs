@@ -12,8 +12,8 @@ use super::clock::{self, Nanos, ms_between, nanos};
 
 use super::config::{BufferFill, JobConfig};
 use super::depth::DepthTracker;
-use super::distribution::Distribution;
-use super::fio_rand::Draws;
+use super::distribution::{Distribution, Seeding, jhash};
+use super::fio_rand::{Draws, Purpose};
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
@@ -102,8 +102,6 @@ struct Placement {
     next_seq: [u64; 3],
     map: Option<RandomMap>,
     distribution: Distribution,
-    /// The unit of the non-uniform distributions: the smallest alignment.
-    block: u64,
     /// Random offsets fall on multiples of this, per direction (fio's
     /// blockalign, which defaults to the direction's smallest size).
     align: [u64; 3],
@@ -118,15 +116,29 @@ impl Placement {
         }
     }
 
-    fn new(cfg: &JobConfig) -> Self {
+    fn new(cfg: &JobConfig, path: &std::path::Path) -> Self {
         // Random offsets fall on multiples of blockalign, which defaults
         // to the smallest block size.
         let align = [0, 1, 2].map(|d| match cfg.blockalign[d] {
             0 => cfg.bs[d].min().max(1),
             a => a,
         });
-        let block = used_dirs(cfg).map(|d| align[d]).min().unwrap_or(4096);
-        let distribution = Distribution::new(&cfg.distribution, (cfg.size / block).max(1));
+        // fio spreads the skewed shapes over the region in units of the
+        // smaller of the read and write sizes, seeded from the file's name
+        // and the job's thread number (or the offset seed, without
+        // randrepeat).
+        let unit = cfg.bs[0].min().min(cfg.bs[1].min()).max(1);
+        let file_seed = if cfg.seeds.repeat {
+            let name = path.as_os_str().as_encoded_bytes();
+            jhash(name).wrapping_mul(cfg.seeds.thread_number as u32)
+        } else {
+            cfg.seeds.seed(Purpose::Block) as u32
+        };
+        let seeding = Seeding {
+            file_seed,
+            zones: cfg.seeds.generator(Purpose::Zone, false),
+        };
+        let distribution = Distribution::new(&cfg.distribution, cfg.size.div_ceil(unit), seeding);
         // fio gives up the random map for non-uniform distributions. Its
         // map has a bit per smallest block size of the job.
         let map_unit = used_dirs(cfg)
@@ -140,7 +152,6 @@ impl Placement {
             next_seq: [0; 3],
             map,
             distribution,
-            block,
             align,
         }
     }
@@ -158,7 +169,6 @@ impl Placement {
         dir: Dir,
         room: u64,
         draws: &mut Draws,
-        rng: &mut Rng,
     ) -> Option<(u64, u64)> {
         let d = dir as usize;
         let percent = cfg.percentage_random[d];
@@ -166,11 +176,11 @@ impl Placement {
             && (percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent);
         let pos = self.next_seq[d];
         let start = if random {
-            self.random_start(cfg, dir, draws, rng)?
+            self.random_start(cfg, dir, draws)?
         } else if cfg.pattern.random && pos >= cfg.size {
             // A random job's sequential run that reached the end goes on
             // from a random block, which fio does not mark as used.
-            self.random_start(cfg, dir, draws, rng)?
+            self.random_start(cfg, dir, draws)?
         } else if pos + cfg.bs[d].min() > cfg.size {
             0
         } else {
@@ -200,13 +210,7 @@ impl Placement {
     /// way to the next free one after it, and none (or one past the end
     /// of the region) ends the pass, unless the job is time-based, which
     /// starts the map over.
-    fn random_start(
-        &mut self,
-        cfg: &JobConfig,
-        dir: Dir,
-        draws: &mut Draws,
-        rng: &mut Rng,
-    ) -> Option<u64> {
+    fn random_start(&mut self, cfg: &JobConfig, dir: Dir, draws: &mut Draws) -> Option<u64> {
         let d = dir as usize;
         let align = self.align[d];
         let min = cfg.bs[d].min();
@@ -216,11 +220,14 @@ impl Placement {
             return None;
         }
         let Some(map) = &mut self.map else {
-            let block = match self.distribution.next(rng, d) {
-                Some(block) => block * self.block / align,
-                None => draws.offsets.scaled(blocks),
+            let block = if self.distribution.is_uniform() {
+                draws.offsets.scaled(blocks)
+            } else {
+                self.distribution
+                    .next(d, blocks, align, &mut draws.offsets)?
             };
-            return Some((block * align).min(cfg.size.saturating_sub(min)));
+            let start = block * align;
+            return (start < cfg.size).then_some(start);
         };
         let mut pick = draws.offsets.scaled(blocks);
         if map.is_used(pick) {
@@ -355,7 +362,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let mut places: Vec<Placement> = cfg.paths.iter().map(|_| Placement::new(cfg)).collect();
+    let mut places: Vec<Placement> = cfg.paths.iter().map(|p| Placement::new(cfg, p)).collect();
     // fio's default file service: each I/O goes to the next file in turn.
     let mut next_file = 0usize;
     // trimwrite's write to come: (file, offset, length) of the last trim.
@@ -592,14 +599,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 None => {
                     let file_index = next_file;
                     next_file = (next_file + 1) % files.len();
-                    let Some((offset, len)) =
-                        places[file_index].next(cfg, dir, room, &mut draws, &mut rng)
+                    let Some((offset, len)) = places[file_index].next(cfg, dir, room, &mut draws)
                     else {
                         // fio found no offset: this pass over the files
                         // is over, and with it the bytes it had left.
                         free.push(index);
                         let (_, bytes) = issued(&work);
-                        budget -= pass_end - bytes;
+                        budget -= pass_end.saturating_sub(bytes);
                         pass_end = bytes;
                         continue;
                     };
@@ -1013,16 +1019,10 @@ mod tests {
     }
 
     fn offsets(cfg: &JobConfig, n: usize) -> Vec<u64> {
-        let mut place = Placement::new(cfg);
-        let mut rng = Rng::new(3);
+        let mut place = Placement::new(cfg, std::path::Path::new("j.0.0"));
         let mut draws = job_draws(cfg);
         (0..n)
-            .map(|_| {
-                place
-                    .next(cfg, Dir::Read, u64::MAX, &mut draws, &mut rng)
-                    .unwrap()
-                    .0
-            })
+            .map(|_| place.next(cfg, Dir::Read, u64::MAX, &mut draws).unwrap().0)
             .collect()
     }
 
