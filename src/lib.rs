@@ -13,6 +13,7 @@ pub mod explain;
 pub mod help;
 pub mod jobfile;
 pub mod options;
+pub mod persona;
 pub mod plan;
 pub mod report;
 pub mod run;
