@@ -143,6 +143,144 @@ fn fio_json(cluster: &Cluster, binary: &str, job: &Path) -> Value {
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{binary} JSON: {e}\n{stdout}"))
 }
 
+/// ferrio's own librbd/librados bindings against the cluster: image
+/// facts, asynchronous writes read back intact, an object-sized discard
+/// that reads back as zeros, and a RADOS object written, read and removed.
+fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
+    use ferrio::ceph::{self, CompletionQueue, ConnectOptions, ImageIo, ObjectIo};
+
+    let (major, minor, _) = ceph::rbd_version().expect("librbd loads");
+    assert_eq!((major, minor), (1, 16), "Pacific's librbd");
+    let connection = ceph::Cluster::connect(&ConnectOptions {
+        client_name: Some("admin"),
+        conf_file: Some(&cluster.conf),
+        ..Default::default()
+    })
+    .expect("connect");
+    let pool = connection.pool("rbd").expect("pool rbd");
+    let image = pool.open_image("block-device1").expect("open image");
+    let info = image.info().expect("rbd_stat");
+    assert_eq!((info.size, info.object_size), (1 << 30, 4 << 20));
+    assert!(info.block_name_prefix.starts_with("rbd_data."), "{info:?}");
+
+    const DEPTH: usize = 16;
+    const BLOCK: usize = 4096;
+    let queue = CompletionQueue::new(DEPTH).unwrap();
+    let mut written = vec![0u8; DEPTH * BLOCK];
+    for (i, byte) in written.iter_mut().enumerate() {
+        *byte = (i * 7 + i / BLOCK) as u8;
+    }
+    let mut read = vec![0u8; DEPTH * BLOCK];
+    let mut finished = Vec::with_capacity(DEPTH);
+    // Every I/O lands 1 MiB apart, so they span several objects, in the
+    // image's second half, which the fio job above leaves alone.
+    let base = info.size / 2;
+    let offset = |token: usize| base + ((token as u64) << 20);
+    for (token, chunk) in written.chunks(BLOCK).enumerate() {
+        let io = ImageIo::Write {
+            offset: offset(token),
+            buf: chunk.as_ptr(),
+            len: BLOCK,
+        };
+        // SAFETY: `written` outlives the reap below, which takes every token.
+        unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_write");
+    }
+    queue.reap(DEPTH, DEPTH, false, &mut finished);
+    assert!(finished.iter().all(|f| f.result == 0), "{finished:?}");
+    finished.clear();
+    // SAFETY: nothing else is in flight for token 0.
+    unsafe { image.submit(&queue, 0, ImageIo::Flush) }.expect("rbd_aio_flush");
+    queue.reap(1, 1, true, &mut finished);
+    assert_eq!(finished[0].result, 0);
+    finished.clear();
+    for (token, chunk) in read.chunks_mut(BLOCK).enumerate() {
+        let io = ImageIo::Read {
+            offset: offset(token),
+            buf: chunk.as_mut_ptr(),
+            len: BLOCK,
+        };
+        // SAFETY: as for the writes.
+        unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_read");
+    }
+    queue.reap(DEPTH, DEPTH, false, &mut finished);
+    assert!(
+        finished.iter().all(|f| f.result == BLOCK as i64),
+        "{finished:?}"
+    );
+    assert!(
+        read == written,
+        "rbd read back something else than it wrote"
+    );
+    finished.clear();
+
+    // librbd skips discards smaller than its granularity (64 KiB): discard
+    // a whole object.
+    let discard = ImageIo::Discard {
+        offset: base,
+        len: info.object_size,
+    };
+    // SAFETY: no buffer, no other I/O in flight.
+    unsafe { image.submit(&queue, 0, discard) }.expect("rbd_aio_discard");
+    queue.reap(1, 1, false, &mut finished);
+    assert_eq!(finished[0].result, 0);
+    finished.clear();
+    let io = ImageIo::Read {
+        offset: base,
+        buf: read.as_mut_ptr(),
+        len: BLOCK,
+    };
+    // SAFETY: as for the writes.
+    unsafe { image.submit(&queue, 0, io) }.unwrap();
+    queue.reap(1, 1, false, &mut finished);
+    assert!(
+        read[..BLOCK].iter().all(|&b| b == 0),
+        "a discarded block reads as zeros"
+    );
+    finished.clear();
+
+    let oid = c"ferrio-bindings-test";
+    let steps = [
+        ObjectIo::Write {
+            offset: 0,
+            buf: written.as_ptr(),
+            len: BLOCK,
+        },
+        ObjectIo::Read {
+            offset: 0,
+            buf: read.as_mut_ptr(),
+            len: BLOCK,
+        },
+        ObjectIo::Remove,
+    ];
+    let mut results = Vec::new();
+    for io in steps {
+        // SAFETY: each operation is reaped before the next starts, and the
+        // buffers outlive them.
+        unsafe { pool.submit(&queue, 3, oid, io) }.expect("rados_aio");
+        queue.reap(1, 1, false, &mut finished);
+        results.push((finished[0].token, finished[0].result));
+        finished.clear();
+    }
+    assert_eq!(results, [(3, 0), (3, BLOCK as i64), (3, 0)]);
+    assert_eq!(read[..BLOCK], written[..BLOCK]);
+    assert_eq!(queue.in_flight(), 0);
+
+    let missing = connection
+        .pool("no-such-pool")
+        .err()
+        .expect("a missing pool fails");
+    assert_eq!(missing.errno(), libc::ENOENT, "{missing}");
+    assert!(
+        missing.to_string().contains("pool no-such-pool"),
+        "{missing}"
+    );
+    let missing = pool
+        .open_image("no-such-image")
+        .err()
+        .expect("a missing image fails");
+    assert_eq!(missing.errno(), libc::ENOENT, "{missing}");
+}
+
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     if !cluster_possible() {
@@ -176,12 +314,14 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     let job = rbd_job(
         &cluster.dir,
         "rbd-randwrite.fio",
-        "rw=randwrite\nbs=4k\niodepth=32\ntime_based=1\nruntime=2\n[rbd_iodepth32]\n",
+        "rw=randwrite\nbs=4k\niodepth=32\nsize=256m\ntime_based=1\nruntime=2\n[rbd_iodepth32]\n",
     );
     let doc = fio_json(&cluster, fio, &job);
     let write = &doc["jobs"][0]["write"];
     assert_eq!(doc["jobs"][0]["error"], 0);
     assert!(write["total_ios"].as_u64().unwrap() > 100, "{write}");
+
+    bindings_read_back_what_they_wrote(&cluster);
 
     let pids = cluster.pids();
     assert_eq!(pids.len(), 3, "one pid file per daemon");
