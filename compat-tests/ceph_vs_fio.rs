@@ -281,6 +281,109 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
     assert_eq!(missing.errno(), libc::ENOENT, "{missing}");
 }
 
+/// What one job of a JSON report did: name, error, I/Os per direction,
+/// syncs.
+fn issued(doc: &Value) -> Vec<(String, u64, [u64; 3], u64)> {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let ios = ["read", "write", "trim"].map(|d| j[d]["total_ios"].as_u64().unwrap());
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["error"].as_u64().unwrap(),
+                ios,
+                j["sync"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The share of I/Os issued at the job's full depth.
+fn at_depth(doc: &Value, job: usize, depth: &str) -> f64 {
+    doc["jobs"][job]["iodepth_level"][depth].as_f64().unwrap()
+}
+
+/// ferrio's rbd engine beside fio's on the same job file: the same I/Os
+/// issued per direction, the size of an image taken when `size` is absent,
+/// the queue depth held, and the same disks in the report.
+fn rbd_engine_issues_what_fio_issues(cluster: &Cluster) {
+    cluster.tool("rbd", &["create", "--size", "64M", "rbd/small"]);
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-mix.fio",
+        "[image-sized]\nrbdname=small\nrw=write\nbs=1m\niodepth=8\n\
+         [randread]\nstonewall\nrw=randread\nbs=4k\nsize=16m\niodepth=32\n\
+         [randtrim]\nstonewall\nrw=randtrim\nbs=64k\nsize=16m\niodepth=4\nbusy_poll=1\n\
+         [randrw]\nstonewall\nrw=randrw\nbs=16k\nsize=32m\niodepth=16\nend_fsync=1\n\
+         [direct]\nstonewall\nrw=randwrite\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n",
+    );
+    let want = fio_json(cluster, common::fio(), &job);
+    let got = fio_json(cluster, common::ferrio(), &job);
+    let (want_ios, got_ios) = (issued(&want), issued(&got));
+    assert_eq!(want_ios.len(), 5, "{want_ios:?}");
+    for (w, g) in want_ios.iter().zip(&got_ios) {
+        assert_eq!((&w.0, w.1, w.3), (&g.0, g.1, g.3), "{w:?} vs {g:?}");
+        if w.0 == "randrw" {
+            // The split is drawn at random; the total is fixed.
+            assert_eq!(
+                w.2.iter().sum::<u64>(),
+                g.2.iter().sum::<u64>(),
+                "{w:?} vs {g:?}"
+            );
+        } else {
+            assert_eq!(w.2, g.2, "{w:?} vs {g:?}");
+        }
+    }
+    assert_eq!(got_ios[0].2, [0, 64, 0], "64 MiB image in 1 MiB writes");
+    for (job, depth) in [(1, "32"), (4, "8")] {
+        let (w, g) = (at_depth(&want, job, depth), at_depth(&got, job, depth));
+        assert!(
+            w > 90.0 && g > 90.0,
+            "job {job} at depth {depth}: fio {w}%, ferrio {g}%"
+        );
+    }
+    let disks = |doc: &Value| doc["disk_util"].as_array().map(|a| a.len());
+    assert_eq!(disks(&want), disks(&got));
+}
+
+/// A pool that does not exist fails the job before any I/O, in both, and
+/// ferrio says which call failed on what; periodic fsync, which ferrio
+/// does not run on rbd yet, is refused.
+fn rbd_engine_failures_are_clear(cluster: &Cluster) {
+    let job = cluster.dir.join("rbd-no-pool.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=rbd\nclientname=admin\npool=no-such-pool\nrbdname=x\n\
+         [w]\nrw=write\nsize=1m\n",
+    )
+    .unwrap();
+    let env = [("CEPH_CONF", cluster.conf.as_path())];
+    let fio = bounded(60, common::fio(), &[job.to_str().unwrap()], &env);
+    let ferrio = bounded(60, common::ferrio(), &[job.to_str().unwrap()], &env);
+    assert_eq!(fio.status.code(), Some(1));
+    assert_eq!(ferrio.status.code(), Some(1));
+    let said = text(&ferrio.stderr);
+    assert!(
+        said.contains("rados_ioctx_create (pool no-such-pool) failed: No such file or directory"),
+        "{said}"
+    );
+    assert!(
+        !text(&ferrio.stdout).contains("issued rwts"),
+        "no I/O report for a job that never ran"
+    );
+
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-fsync.fio",
+        "[w]\nrw=write\nsize=1m\nfsync=4\n",
+    );
+    let ferrio = bounded(60, common::ferrio(), &[job.to_str().unwrap()], &env);
+    assert_ne!(ferrio.status.code(), Some(0));
+    assert!(text(&ferrio.stderr).contains("fsync= with ioengine=rbd is not run by ferrio yet"));
+}
+
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     if !cluster_possible() {
@@ -321,7 +424,16 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     assert_eq!(doc["jobs"][0]["error"], 0);
     assert!(write["total_ios"].as_u64().unwrap() > 100, "{write}");
 
+    let doc = fio_json(&cluster, common::ferrio(), &job);
+    let write = &doc["jobs"][0]["write"];
+    assert_eq!(doc["jobs"][0]["error"], 0);
+    assert!(write["total_ios"].as_u64().unwrap() > 100, "{write}");
+    let runtime = doc["jobs"][0]["job_runtime"].as_u64().unwrap();
+    assert!((1900..2500).contains(&runtime), "ran {runtime} ms of 2 s");
+
     bindings_read_back_what_they_wrote(&cluster);
+    rbd_engine_issues_what_fio_issues(&cluster);
+    rbd_engine_failures_are_clear(&cluster);
 
     let pids = cluster.pids();
     assert_eq!(pids.len(), 3, "one pid file per daemon");
