@@ -11,7 +11,7 @@
 
 mod sys;
 
-use std::ffi::{CStr, CString, c_char, c_void};
+use std::ffi::{CStr, CString, c_int, c_void};
 use std::fmt;
 use std::io;
 use std::path::Path;
@@ -315,43 +315,41 @@ impl Pool {
         io: ObjectIo,
     ) -> Result<(), CephError> {
         let api = &self.cluster.api.rados;
-        let ticket = queue.ticket(token)?;
-        let mut completion: sys::RadosCompletion = std::ptr::null_mut();
-        // SAFETY: the ticket outlives the operation: the queue waits for
-        // every operation it started before it is dropped.
-        let r =
-            unsafe { (api.rados_aio_create_completion2)(ticket, rados_finished, &mut completion) };
-        check(r.into(), "rados_aio_create_completion2", "an object I/O")?;
-        queue.started();
-        // SAFETY: live context and completion, a C string, and a buffer the
-        // caller keeps valid until completion (the contract above).
-        let r = unsafe {
-            match io {
-                ObjectIo::Read { offset, buf, len } => (api.rados_aio_read)(
-                    self.ioctx,
-                    oid.as_ptr(),
-                    completion,
-                    buf.cast::<c_char>(),
-                    len,
-                    offset,
-                ),
-                ObjectIo::Write { offset, buf, len } => (api.rados_aio_write)(
-                    self.ioctx,
-                    oid.as_ptr(),
-                    completion,
-                    buf.cast::<c_char>(),
-                    len,
-                    offset,
-                ),
-                ObjectIo::Remove => (api.rados_aio_remove)(self.ioctx, oid.as_ptr(), completion),
+        queue.launch(api, token, &oid.to_string_lossy(), |completion| {
+            // SAFETY: a live context and completion, a C string, and a
+            // buffer the caller keeps valid until completion (the contract
+            // above).
+            unsafe {
+                match io {
+                    ObjectIo::Read { offset, buf, len } => (
+                        (api.rados_aio_read)(
+                            self.ioctx,
+                            oid.as_ptr(),
+                            completion,
+                            buf.cast(),
+                            len,
+                            offset,
+                        ),
+                        "rados_aio_read",
+                    ),
+                    ObjectIo::Write { offset, buf, len } => (
+                        (api.rados_aio_write)(
+                            self.ioctx,
+                            oid.as_ptr(),
+                            completion,
+                            buf.cast(),
+                            len,
+                            offset,
+                        ),
+                        "rados_aio_write",
+                    ),
+                    ObjectIo::Remove => (
+                        (api.rados_aio_remove)(self.ioctx, oid.as_ptr(), completion),
+                        "rados_aio_remove",
+                    ),
+                }
             }
-        };
-        if r < 0 {
-            queue.abandoned();
-            // SAFETY: the operation never started, so the completion is ours.
-            unsafe { (api.rados_aio_release)(completion) };
-        }
-        check(r.into(), "rados_aio", &oid.to_string_lossy())
+        })
     }
 }
 
@@ -461,41 +459,30 @@ impl Image {
         io: ImageIo,
     ) -> Result<(), CephError> {
         let api = self.api();
-        let ticket = queue.ticket(token)?;
-        let mut completion: sys::RbdCompletion = std::ptr::null_mut();
-        // SAFETY: the ticket outlives the operation: the queue waits for
-        // every operation it started before it is dropped.
-        let r = unsafe { (api.rbd_aio_create_completion)(ticket, rbd_finished, &mut completion) };
-        check(r.into(), "rbd_aio_create_completion", "an image I/O")?;
-        queue.started();
-        // SAFETY: a live image and completion, and a buffer the caller
-        // keeps valid until completion (the contract above).
-        let (r, call) = unsafe {
-            match io {
-                ImageIo::Read { offset, buf, len } => (
-                    (api.rbd_aio_read)(self.handle, offset, len, buf.cast::<c_char>(), completion),
-                    "rbd_aio_read",
-                ),
-                ImageIo::Write { offset, buf, len } => (
-                    (api.rbd_aio_write)(self.handle, offset, len, buf.cast::<c_char>(), completion),
-                    "rbd_aio_write",
-                ),
-                ImageIo::Discard { offset, len } => (
-                    (api.rbd_aio_discard)(self.handle, offset, len, completion),
-                    "rbd_aio_discard",
-                ),
-                ImageIo::Flush => (
-                    (api.rbd_aio_flush)(self.handle, completion),
-                    "rbd_aio_flush",
-                ),
+        queue.launch(api, token, "the image", |completion| {
+            // SAFETY: a live image and completion, and a buffer the caller
+            // keeps valid until completion (the contract above).
+            unsafe {
+                match io {
+                    ImageIo::Read { offset, buf, len } => (
+                        (api.rbd_aio_read)(self.handle, offset, len, buf.cast(), completion),
+                        "rbd_aio_read",
+                    ),
+                    ImageIo::Write { offset, buf, len } => (
+                        (api.rbd_aio_write)(self.handle, offset, len, buf.cast(), completion),
+                        "rbd_aio_write",
+                    ),
+                    ImageIo::Discard { offset, len } => (
+                        (api.rbd_aio_discard)(self.handle, offset, len, completion),
+                        "rbd_aio_discard",
+                    ),
+                    ImageIo::Flush => (
+                        (api.rbd_aio_flush)(self.handle, completion),
+                        "rbd_aio_flush",
+                    ),
+                }
             }
-        };
-        if r < 0 {
-            queue.abandoned();
-            // SAFETY: the operation never started, so the completion is ours.
-            unsafe { (api.rbd_aio_release)(completion) };
-        }
-        check(r.into(), call, "the image")
+        })
     }
 }
 
@@ -584,15 +571,6 @@ impl CompletionQueue {
         }
     }
 
-    fn started(&self) {
-        self.lock().outstanding += 1;
-    }
-
-    /// An operation counted by `started` that the library refused.
-    fn abandoned(&self) {
-        self.lock().outstanding -= 1;
-    }
-
     /// Operations started and not reaped yet.
     pub fn in_flight(&self) -> usize {
         let state = self.lock();
@@ -619,6 +597,85 @@ impl CompletionQueue {
         }
         let take = state.done.len().min(max);
         out.extend(state.done.drain(..take));
+    }
+}
+
+/// How one library makes, reads and frees the completions of its
+/// asynchronous operations.
+trait CompletionCalls: Sized + 'static {
+    const CREATE: &'static str;
+    fn of(apis: &'static Apis) -> &'static Self;
+    /// Makes a completion that calls [`finished`] with `arg`.
+    fn create(&self, arg: *mut c_void, completion: &mut *mut c_void) -> c_int;
+    /// A finished operation's result: a byte count, 0, or a negative errno.
+    fn result(&self, completion: *mut c_void) -> i64;
+    /// Frees a completion that is finished, or whose operation never
+    /// started.
+    fn release(&self, completion: *mut c_void);
+}
+
+impl CompletionCalls for RbdApi {
+    const CREATE: &'static str = "rbd_aio_create_completion";
+    fn of(apis: &'static Apis) -> &'static Self {
+        &apis.rbd
+    }
+    fn create(&self, arg: *mut c_void, completion: &mut *mut c_void) -> c_int {
+        // SAFETY: a valid out pointer; `arg` is a ticket, which outlives
+        // the operation (the queue waits for every operation it started).
+        unsafe { (self.rbd_aio_create_completion)(arg, finished::<Self>, completion) }
+    }
+    fn result(&self, completion: *mut c_void) -> i64 {
+        // SAFETY: a live completion.
+        unsafe { (self.rbd_aio_get_return_value)(completion) as i64 }
+    }
+    fn release(&self, completion: *mut c_void) {
+        // SAFETY: a live completion, released once.
+        unsafe { (self.rbd_aio_release)(completion) }
+    }
+}
+
+impl CompletionCalls for RadosApi {
+    const CREATE: &'static str = "rados_aio_create_completion2";
+    fn of(apis: &'static Apis) -> &'static Self {
+        &apis.rados
+    }
+    fn create(&self, arg: *mut c_void, completion: &mut *mut c_void) -> c_int {
+        // SAFETY: as for librbd's.
+        unsafe { (self.rados_aio_create_completion2)(arg, finished::<Self>, completion) }
+    }
+    fn result(&self, completion: *mut c_void) -> i64 {
+        // SAFETY: a live completion.
+        i64::from(unsafe { (self.rados_aio_get_return_value)(completion) })
+    }
+    fn release(&self, completion: *mut c_void) {
+        // SAFETY: a live completion, released once.
+        unsafe { (self.rados_aio_release)(completion) }
+    }
+}
+
+impl CompletionQueue {
+    /// Starts one operation for `token`: makes its completion, counts it
+    /// in flight, and lets `start` hand it to the library, which returns
+    /// its code and the call's name; a refused operation is uncounted and
+    /// its completion freed.
+    fn launch<L: CompletionCalls>(
+        &self,
+        library: &L,
+        token: usize,
+        subject: &str,
+        start: impl FnOnce(*mut c_void) -> (c_int, &'static str),
+    ) -> Result<(), CephError> {
+        let ticket = self.ticket(token)?;
+        let mut completion: *mut c_void = std::ptr::null_mut();
+        let made = library.create(ticket, &mut completion);
+        check(made.into(), L::CREATE, subject)?;
+        self.lock().outstanding += 1;
+        let (r, call) = start(completion);
+        if r < 0 {
+            self.lock().outstanding -= 1;
+            library.release(completion);
+        }
+        check(r.into(), call, subject)
     }
 }
 
@@ -651,34 +708,17 @@ impl Ticket {
     }
 }
 
-/// librbd's completion callback.
-unsafe extern "C" fn rbd_finished(completion: *mut c_void, arg: *mut c_void) {
-    // SAFETY: `arg` is the ticket given to rbd_aio_create_completion,
+/// The completion callback of both libraries: records the operation's
+/// result and frees its completion.
+unsafe extern "C" fn finished<L: CompletionCalls>(completion: *mut c_void, arg: *mut c_void) {
+    // SAFETY: `arg` is the ticket given when the completion was made,
     // alive until `finish` counts this operation as done.
     let ticket = unsafe { &*arg.cast::<Ticket>() };
-    let api = &ticket.api.rbd;
-    // SAFETY: the completion is finished; it is released once, here, and
-    // librbd holds its own reference while the callback runs.
-    let result = unsafe {
-        let result = (api.rbd_aio_get_return_value)(completion) as i64;
-        (api.rbd_aio_release)(completion);
-        result
-    };
-    ticket.finish(result);
-}
-
-/// librados' completion callback.
-unsafe extern "C" fn rados_finished(completion: *mut c_void, arg: *mut c_void) {
-    // SAFETY: as in `rbd_finished`.
-    let ticket = unsafe { &*arg.cast::<Ticket>() };
-    let api = &ticket.api.rados;
-    // SAFETY: as in `rbd_finished`: librados holds a reference of its own
-    // while the callback runs.
-    let result = unsafe {
-        let result = i64::from((api.rados_aio_get_return_value)(completion));
-        (api.rados_aio_release)(completion);
-        result
-    };
+    let library = L::of(ticket.api);
+    let result = library.result(completion);
+    // The completion is finished and released once, here: each library
+    // holds a reference of its own while the callback runs.
+    library.release(completion);
     ticket.finish(result);
 }
 
