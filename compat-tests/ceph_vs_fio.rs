@@ -46,6 +46,13 @@ fn text(bytes: &[u8]) -> String {
 impl Cluster {
     fn start() -> Cluster {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ceph-local");
+        // Daemons left by a run that was killed before it could stop them.
+        bounded(
+            60,
+            script().to_str().unwrap(),
+            &["stop", dir.to_str().unwrap()],
+            &[],
+        );
         let out = bounded(
             180,
             script().to_str().unwrap(),
