@@ -314,7 +314,9 @@ fn at_depth(doc: &Value, job: usize, depth: &str) -> f64 {
 
 /// ferrio's rbd engine beside fio's on the same job file: the same I/Os
 /// issued per direction, the size of an image taken when `size` is absent,
-/// the queue depth held, and the same disks in the report.
+/// the queue depth held, and the same disks in the report. The last job
+/// names its cluster, which takes fio's other way to connect (a full
+/// `client.admin` name through rados_create2).
 fn rbd_engine_issues_what_fio_issues(cluster: &Cluster) {
     cluster.tool("rbd", &["create", "--size", "64M", "rbd/small"]);
     let job = rbd_job(
@@ -324,7 +326,7 @@ fn rbd_engine_issues_what_fio_issues(cluster: &Cluster) {
          [randread]\nstonewall\nrw=randread\nbs=4k\nsize=16m\niodepth=32\n\
          [randtrim]\nstonewall\nrw=randtrim\nbs=64k\nsize=16m\niodepth=4\nbusy_poll=1\n\
          [randrw]\nstonewall\nrw=randrw\nbs=16k\nsize=32m\niodepth=16\nend_fsync=1\n\
-         [direct]\nstonewall\nrw=randwrite\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n",
+         [direct]\nstonewall\nclustername=ceph\nclientname=client.admin\nrw=randwrite\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n",
     );
     let want = fio_json(cluster, common::fio(), &job);
     let got = fio_json(cluster, common::ferrio(), &job);
