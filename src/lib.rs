@@ -6,6 +6,7 @@
 //! command line ([`cli`]).
 
 pub mod app;
+pub mod ceph;
 pub mod cli;
 pub mod engine;
 pub mod execute;

@@ -57,7 +57,7 @@ pub struct Uring {
 
 fn build_ring(
     entries: u32,
-    options: EngineOptions,
+    options: &EngineOptions,
     deferred_task_work: bool,
 ) -> io::Result<IoUring> {
     let mut builder = IoUring::builder();
@@ -88,9 +88,9 @@ impl Uring {
         // thread cannot be combined with that; kernels before 6.1 refuse
         // it, and then the ring is built without.
         let deferred_task_work = !options.sq_poll;
-        let ring = match build_ring(entries, options, deferred_task_work) {
+        let ring = match build_ring(entries, &options, deferred_task_work) {
             Err(e) if deferred_task_work && e.raw_os_error() == Some(libc::EINVAL) => {
-                build_ring(entries, options, false)?
+                build_ring(entries, &options, false)?
             }
             built => built?,
         };

@@ -2342,11 +2342,18 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .engines(&["sg"]),
-    OptDef::new("clustername", Text(&[]), Ioengine, "Ceph cluster name").engines(&["rados", "rbd"]),
-    OptDef::new("rbdname", Text(&[]), Ioengine, "RBD image to use").engines(&["rbd"]),
-    OptDef::new("pool", Text(&[]), Ioengine, "Ceph pool to work in").engines(&["rados", "rbd"]),
+    OptDef::new("clustername", Text(&[]), Ioengine, "Ceph cluster name")
+        .engines(&["rados", "rbd"])
+        .runs(),
+    OptDef::new("rbdname", Text(&[]), Ioengine, "RBD image to use")
+        .engines(&["rbd"])
+        .runs(),
+    OptDef::new("pool", Text(&[]), Ioengine, "Ceph pool to work in")
+        .engines(&["rados", "rbd"])
+        .runs(),
     OptDef::new("clientname", Text(&[]), Ioengine, "Ceph client (user) name")
-        .engines(&["rados", "rbd"]),
+        .engines(&["rados", "rbd"])
+        .runs(),
     OptDef::new(
         "conf",
         Text(&[]),
@@ -2362,7 +2369,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Spin on the completion queue rather than sleeping",
     )
     .def("0")
-    .engines(&["rados", "rbd"]),
+    .engines(&["rados", "rbd"])
+    .runs(),
     OptDef::new(
         "touch_objects",
         Bool,

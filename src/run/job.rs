@@ -314,7 +314,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         invalidate: cfg.invalidate,
         advice: cfg.advice,
     };
-    let mut eng = match engine::create(&cfg.engine, cfg.iodepth, cfg.engine_options) {
+    let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,
         Some(Err(e)) => {
             result.fail(

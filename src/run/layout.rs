@@ -11,8 +11,8 @@ use super::offsets::Rng;
 /// Creates or extends the job's files to their offset plus size; returns
 /// the "Laying out" notice fio prints when it had to.
 pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
-    // fio's null engine touches no file.
-    if cfg.engine == "null" {
+    // fio's null engine touches no file; an rbd job's file is its image.
+    if cfg.engine == "null" || cfg.engine == "rbd" {
         return Ok(None);
     }
     let needed = cfg.offset + cfg.size;
