@@ -698,7 +698,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         if in_flight == 0 {
-            if draining || !unsubmitted.is_empty() {
+            // Drained for a sync or a new pass: go on, unless the job has
+            // ended meanwhile (its runtime is up, or it was stopped).
+            if (draining && issuing) || !unsubmitted.is_empty() {
                 continue;
             }
             break;
