@@ -2067,6 +2067,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Collect completions from user space instead of io_getevents",
     )
+    .runs()
     .engines(&["libaio"]),
     OptDef::new(
         "cmdprio_percentage",

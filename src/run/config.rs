@@ -85,6 +85,9 @@ pub struct JobConfig {
     /// Reap at least / at most this many completions at a time.
     pub batch_complete_min: usize,
     pub batch_complete_max: usize,
+    /// Neither batch_complete bound set above 0: fio polls, reaping after
+    /// every I/O it queues.
+    pub reap_after_each_io: bool,
     /// When the queue is full, let it drain to this depth before refilling.
     pub iodepth_low: usize,
     /// Stop after this long (time-based jobs loop over the file until then).
@@ -451,6 +454,8 @@ impl JobConfig {
             }
             .max(batch_complete_min)
             .max(1),
+            reap_after_each_io: batch_complete_min == 0
+                && job.num("iodepth_batch_complete_max").unwrap_or(0) == 0,
             iodepth_low: match job.setting("iodepth_low") {
                 Some(_) => (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth),
                 None => iodepth,
@@ -566,6 +571,8 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
             .setting("nonvectored")
             .is_some_and(|s| matches!(&s.value, Value::Nums(v) if v[0] == 0)),
         force_async: set("force_async").unwrap_or(0) as u32,
+        poll_completions: set("iodepth_batch_complete_min") == Some(0),
+        userspace_reap: job.flag("userspace_reap"),
     }
 }
 

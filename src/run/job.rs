@@ -340,6 +340,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Engines without a commit step count one submit and one reap per I/O.
     let counts_each_io = !eng.commits();
     let counts_submits = eng.counts_submits();
+    let submits_in_queue = eng.submits_in_queue();
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
@@ -571,6 +572,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 buf: slot.buf(),
             }) {
                 Queued::Pending => {
+                    if submits_in_queue && clock >= ramp_end {
+                        result.done_in_queue_async();
+                    }
                     slot.queued = true;
                     unsubmitted.push(index);
                 }
@@ -587,7 +591,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     continue;
                 }
             }
-            let full = in_flight + unsubmitted.len() == cfg.iodepth || (may_be_busy && eng.busy());
+            // Polling for completions (no batch_complete minimum or
+            // maximum), fio reaps after every I/O as if the queue were full.
+            let full = in_flight + unsubmitted.len() == cfg.iodepth
+                || (may_be_busy && eng.busy())
+                || cfg.reap_after_each_io;
             let last = !may_issue(clock, &work);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
