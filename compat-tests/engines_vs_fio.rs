@@ -113,3 +113,111 @@ fn libaio_userspace_reap_polls_as_fio_does() {
         close_distributions(&want, &got, 1.0, 2.0, extra);
     }
 }
+
+/// stderr lines with every number after "got " masked: the rate a job
+/// reached varies from run to run.
+fn masked(stderr: &str) -> Vec<String> {
+    let mut lines: Vec<String> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("ferrio: "))
+        .map(|l| match l.find(" got ") {
+            Some(i) => {
+                let rest = l[i + 5..].trim_start_matches(|c: char| c.is_ascii_digit());
+                format!("{} got N{rest}", &l[..i])
+            }
+            None => l.to_string(),
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn rate_floors_end_the_job_as_fio_does() {
+    // Capped at 1 MiB/s (256 IOPS) but asked for 1000 IOPS; slowed by
+    // think time below a 1 MiB/s floor measured over 500 ms.
+    let job = "[j]\nioengine=psync\nrw=read\nbs=4k\nsize=16m\nrate=1m\nrate_iops_min=1000\n\
+               [k]\nioengine=psync\nrw=write\nsize=16m\nthinktime=20ms\nrate_min=1m\nratecycle=500\n";
+    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+    assert_eq!(got.code, want.code, "{}", got.stderr);
+    assert_eq!(masked(&got.stderr), masked(&want.stderr));
+    let (want, got) = (json(&want), json(&got));
+    for (i, dir) in [(0, "read"), (1, "write")] {
+        let (w, g) = (&want["jobs"][i], &got["jobs"][i]);
+        assert_eq!(g["error"], w["error"], "job {i}");
+        // The floor is first measured 2 s in, then one cycle later.
+        let (wr, gr) = (
+            w[dir]["runtime"].as_u64().unwrap(),
+            g[dir]["runtime"].as_u64().unwrap(),
+        );
+        assert!(
+            wr.abs_diff(gr) <= 150,
+            "job {i}: fio ran {wr} ms, ferrio {gr} ms"
+        );
+        let (wi, gi) = (
+            w[dir]["total_ios"].as_u64().unwrap(),
+            g[dir]["total_ios"].as_u64().unwrap(),
+        );
+        assert!(
+            wi.abs_diff(gi) * 20 <= wi,
+            "job {i}: fio {wi} I/Os, ferrio {gi}"
+        );
+    }
+}
+
+#[test]
+fn poisson_arrivals_keep_the_rate_on_average() {
+    let job = "[global]\nrate_process=poisson\ntime_based\nruntime=3\nsize=16m\n\
+               [j]\nioengine=psync\nrw=randread\nbs=4k\nrate_iops=400\n\
+               [k]\nioengine=libaio\niodepth=4\nrw=write\nbs=8k\nrate=2m\n";
+    let (want, got) = both(job);
+    // 400 IOPS and 256 IOPS for 3 s; the count of a Poisson process over
+    // that span has a spread of about its square root.
+    for (i, dir, expected) in [(0, "read", 1200.0), (1, "write", 768.0)] {
+        for (tool, doc) in [("fio", &want), ("ferrio", &got)] {
+            let n = doc["jobs"][i][dir]["total_ios"].as_u64().unwrap() as f64;
+            assert!(
+                (n - expected).abs() <= 4.0 * f64::sqrt(expected),
+                "{tool} job {i}: {n} I/Os, expected about {expected}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rate_floors_above_their_caps_are_refused_as_fio_refuses_them() {
+    for job in [
+        "[j]\nioengine=null\nsize=1m\nrate=1m\nrate_min=2m\n",
+        "[j]\nioengine=null\nsize=1m\nrate=1m\nrate_min=2m,1k\n",
+        "[j]\nioengine=null\nsize=1m\nrate_iops=10\nrate_iops_min=20\n",
+        "[j]\nioengine=null\nsize=1m\nrate=1k\nrate_iops=5\n",
+        "[j]\nioengine=null\nsize=1m\nrate_min=1k\nrate_iops_min=5\n",
+    ] {
+        let (want, got, _, _) = run_both_in(job, &[]);
+        assert_eq!(got.code, want.code, "{job}");
+        assert_eq!(common::fio_part(&got.stderr), want.stderr, "{job}");
+    }
+}
+
+#[test]
+fn rate_ignore_thinktime_gives_up_the_time_spent_thinking() {
+    for ignore in [0, 1] {
+        let job = format!(
+            "[global]\nioengine=psync\nrw=read\nbs=4k\nsize=16m\nthinktime=200ms\nthinktime_blocks=64\n\
+             rate_ignore_thinktime={ignore}\ntime_based\nruntime=3\n\
+             [j]\nrate=1m\n[k]\nrate_iops=256\nrate_process=poisson\n"
+        );
+        let (want, got) = both(&job);
+        for i in 0..2 {
+            let w = want["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
+            let g = got["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
+            // Linear arrivals land within a block or two; Poisson ones
+            // within the spread of their count.
+            let slack = if i == 0 { 4.0 } else { 4.0 * w.sqrt() };
+            assert!(
+                (w - g).abs() <= slack,
+                "ignore={ignore} job {i}: fio {w}, ferrio {g}"
+            );
+        }
+    }
+}

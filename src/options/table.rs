@@ -1181,6 +1181,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Fail the job if its bandwidth falls below this, per direction",
     )
     .alias(&["ratemin"])
+    .runs()
     .parent("rate")
     .per_dir(3),
     OptDef::new(
@@ -1197,6 +1198,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Fail the job if its IOPS falls below this, per direction",
     )
+    .runs()
     .parent("rate_iops")
     .per_dir(3),
     OptDef::new(
@@ -1209,6 +1211,7 @@ pub static OPTIONS: &[OptDef] = &[
         "How rate-limited I/Os are spaced out in time",
     )
     .def("linear")
+    .runs()
     .parent("rate"),
     OptDef::new(
         "rate_cycle",
@@ -1218,6 +1221,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["ratecycle"])
     .def("1000")
+    .runs()
     .parent("rate"),
     OptDef::new(
         "rate_ignore_thinktime",
@@ -1225,6 +1229,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Do not catch up on time lost to think time when rate limiting",
     )
+    .runs()
     .parent("rate"),
     OptDef::new(
         "max_latency",

@@ -89,6 +89,37 @@ impl PlanError {
         }
     }
 
+    /// fio's checks of a job's rate options when it adds the job: caps
+    /// in bytes and in I/Os exclude each other (and so do floors), and a
+    /// floor above its cap can never be met.
+    pub(super) fn rate_conflicts(state: &State, job: &super::JobSpec) -> Option<Self> {
+        let per_dir = |name: &str| match job.value(name) {
+            Some(options::Value::Nums(v)) => *v,
+            _ => [0; 3],
+        };
+        let set = |v: [u64; 3]| v.iter().any(|&x| x > 0);
+        let (rate, iops) = (per_dir("rate"), per_dir("rate_iops"));
+        let (rate_min, iops_min) = (per_dir("rate_min"), per_dir("rate_iops_min"));
+        let mut fio = Vec::new();
+        if (set(rate) && set(iops)) || (set(rate_min) && set(iops_min)) {
+            fio.push("fio: rate and rate_iops are mutually exclusive".to_string());
+        }
+        for d in 0..3 {
+            if (rate[d] > 0 && rate[d] < rate_min[d]) || (iops[d] > 0 && iops[d] < iops_min[d]) {
+                fio.push(format!("fio: minimum rate exceeds rate, ddir {d}"));
+            }
+        }
+        (!fio.is_empty()).then(|| PlanError {
+            location: state.location.clone(),
+            fio_stderr: fio,
+            fio_stdout: String::new(),
+            detail: format!(
+                "job '{}': expected rate or rate_iops (not both), each at least its rate_min or rate_iops_min",
+                state.job_name()
+            ),
+        })
+    }
+
     pub(super) fn too_many_jobs(max: usize) -> Self {
         PlanError {
             location: None,

@@ -79,6 +79,13 @@ pub struct JobConfig {
     /// Per-direction caps (0: none): bytes per second and I/Os per second.
     pub rate_bytes: [u64; 3],
     pub rate_iops: [u64; 3],
+    /// rate_min and rate_iops_min, measured over rate_cycle.
+    pub rate_floors: super::rate::Floors,
+    /// rate_process=poisson: exponential gaps between rate-capped I/Os.
+    pub rate_poisson: bool,
+    /// rate_ignore_thinktime: time spent thinking does not count against
+    /// the rate.
+    pub rate_ignore_thinktime: bool,
     pub iodepth: usize,
     /// Queue this many I/Os before submitting them (fio's iodepth_batch).
     pub batch_submit: usize,
@@ -508,6 +515,19 @@ impl JobConfig {
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
             rate_iops: per_dir(job, "rate_iops"),
+            rate_floors: super::rate::Floors {
+                bytes: per_dir(job, "rate_min"),
+                iops: per_dir(job, "rate_iops_min"),
+                cycle_ms: job.num("rate_cycle").unwrap_or(1000),
+            },
+            rate_ignore_thinktime: job.flag("rate_ignore_thinktime"),
+            rate_poisson: matches!(
+                job.value("rate_process"),
+                Some(Value::Word {
+                    word: "poisson",
+                    ..
+                })
+            ),
             measure,
             bw_every: every("bwavgtime", logs.bw.is_some()),
             iops_every: every("iopsavgtime", logs.iops.is_some()),

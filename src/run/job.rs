@@ -17,6 +17,7 @@ use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
 use super::progress::{JobProgress, State};
+use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
@@ -373,7 +374,21 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     let rate_capped = cfg.rate_capped();
+    let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
+    let mut rate_credit = [0u64; 3];
+    let mut poisson = cfg.rate_poisson.then(|| {
+        let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
+        PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
+    });
     'run: loop {
+        // rate_min and rate_iops_min, as fio checks them between I/Os.
+        if let Some(check) = &mut floor_check
+            && clock >= ramp_end
+            && let Some(text) = check.check(clock, &result.dirs, &cfg.name)
+        {
+            result.fail(libc::EIO, "check_min_rate", text);
+            break;
+        }
         let issuing = may_issue(clock, &work);
         if clock >= next_tick {
             if clock >= sampler.next && issuing {
@@ -485,10 +500,21 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // sleeps until the earlier of the two is due.
             let due = |d: Dir| {
                 let (ios, bytes) = work[d as usize];
+                // rate_ignore_thinktime: what the job would have issued
+                // while it thought counts as issued.
+                let credit = rate_credit[d as usize];
+                let (ios, bytes) = (
+                    ios + credit / cfg.bs[d as usize].min().max(1),
+                    bytes + credit,
+                );
                 start
-                    + nanos(
-                        super::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default(),
-                    )
+                    + match &poisson {
+                        Some(p) => p.due_us(d as usize) * 1000,
+                        None => nanos(
+                            super::config::rate_due(cfg, d as usize, ios, bytes)
+                                .unwrap_or_default(),
+                        ),
+                    }
             };
             let other = if drawn == Dir::Read {
                 Dir::Write
@@ -552,6 +578,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             slot.submitted = Some(clock);
             work[dir as usize].0 += 1;
             work[dir as usize].1 += len;
+            if let Some(p) = &mut poisson {
+                p.issued(dir as usize);
+            }
             let issued_ios = issued(&work).0;
             if clock >= ramp_end {
                 result.issue(dir);
@@ -562,7 +591,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             if issued_ios.is_multiple_of(cfg.think_blocks)
                 && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
             {
-                think(cfg);
+                let thought = think(cfg);
+                if cfg.rate_ignore_thinktime {
+                    let d = dir as usize;
+                    rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
+                    if let Some(p) = &mut poisson {
+                        p.delay(d, thought);
+                    }
+                }
             }
             match eng.queue(Request {
                 slot: index,
@@ -780,13 +816,16 @@ fn wait_until(until: Nanos, deadline: Option<Nanos>, stop: Stops<'_>) -> bool {
     }
 }
 
-/// fio's think time: busy-spin for `thinktime_spin`, sleep the rest.
-fn think(cfg: &JobConfig) {
-    let spin_until = Instant::now() + cfg.think_spin;
+/// fio's think time: busy-spin for `thinktime_spin`, sleep the rest;
+/// returns how long it took, in µs.
+fn think(cfg: &JobConfig) -> u64 {
+    let began = Instant::now();
+    let spin_until = began + cfg.think_spin;
     while Instant::now() < spin_until {
         std::hint::spin_loop();
     }
     std::thread::sleep(cfg.think_sleep);
+    began.elapsed().as_micros() as u64
 }
 
 /// Submits the queued I/Os: one system call, then one clock read that

@@ -10,6 +10,7 @@ pub mod layout;
 pub mod logs;
 pub mod offsets;
 pub mod progress;
+pub mod rate;
 pub mod result;
 pub mod sampler;
 pub mod signals;
