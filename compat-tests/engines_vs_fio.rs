@@ -221,3 +221,61 @@ fn rate_ignore_thinktime_gives_up_the_time_spent_thinking() {
         }
     }
 }
+
+/// The lines of a normal report that speak of errors, without pids,
+/// dates and fio's source locations (which ferrio cannot have).
+fn error_lines(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| {
+            ["err=", "errors    :", "issued rwts", "first direct IO"]
+                .iter()
+                .any(|k| l.contains(k))
+        })
+        .map(|l| {
+            let mut l = l.to_string();
+            if let Some(i) = l.find("file:") {
+                let end = l[i..].find(", func=").map_or(i, |e| i + e + 2);
+                l.replace_range(i..end, "");
+            }
+            if let Some(i) = l.find("pid=") {
+                l.truncate(i);
+            }
+            l
+        })
+        .collect()
+}
+
+#[test]
+fn ignore_error_lists_decide_which_errors_a_job_survives() {
+    // O_DIRECT with 4000-byte blocks: every I/O fails with EINVAL.
+    for (engine, extra) in [
+        ("psync", "continue_on_error=all"),
+        ("psync", "ignore_error=EINVAL"),
+        ("psync", "ignore_error=EINVAL\nerror_dump=1"),
+        (
+            "psync",
+            "continue_on_error=write\nignore_error=EIO:22,ENOSPC:EILSEQ",
+        ),
+        ("psync", "ignore_error=,22"),
+        ("psync", "ignore_error=-22"),
+        ("psync", "ignore_error=EFOO"),
+        ("psync", "ignore_error=0"),
+        ("libaio", "ignore_error=EINVAL"),
+        ("libaio", "ignore_error=EINVAL\nerror_dump=1"),
+        ("posixaio", "ignore_error=EINVAL"),
+    ] {
+        let job = format!(
+            "[j]\nioengine={engine}\niodepth=4\nrw=read\nbs=4000\nsize=16000\ndirect=1\n{extra}\n"
+        );
+        let (want, got, _, _) = run_both_in(&job, &[]);
+        let label = format!("{engine} {extra}");
+        assert_eq!(got.code, want.code, "{label}: {}", got.stderr);
+        assert_eq!(common::fio_part(&got.stderr), want.stderr, "{label}");
+        assert_eq!(
+            error_lines(&got.stdout),
+            error_lines(&want.stdout),
+            "{label}"
+        );
+    }
+}

@@ -1853,6 +1853,7 @@ pub static OPTIONS: &[OptDef] = &[
         Misc,
         "Error numbers or names to tolerate, as read,write,verify lists",
     )
+    .runs()
     .parent("rw")
     .check(Check::ErrorList),
     OptDef::new(
@@ -1861,6 +1862,7 @@ pub static OPTIONS: &[OptDef] = &[
         Misc,
         "Log every error, not only the one that stops the job",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "profile",

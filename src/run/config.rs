@@ -136,8 +136,14 @@ pub struct JobConfig {
     /// The name of the job this one waits for (wait_for): it starts once
     /// every job of that name has ended.
     pub wait_for: Option<String>,
-    /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify.
+    /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify; an
+    /// ignore_error list sets its kind's bit.
     pub continue_on_error: u8,
+    /// ignore_error's errnos per kind (read, write, verify); an empty
+    /// list means fio's default, EIO and EILSEQ.
+    pub ignore_errors: [Vec<i32>; 3],
+    /// error_dump: log every error, also those the job carries on after.
+    pub error_dump: bool,
 }
 
 /// What a job measures per I/O.
@@ -295,7 +301,9 @@ impl JobConfig {
         let paths: Vec<PathBuf> = if named.is_empty() {
             let dir = match job.value("directory") {
                 Some(Value::Text(d)) => PathBuf::from(d),
-                _ => PathBuf::from("."),
+                // Relative to the working directory, named as fio names it
+                // (`j.0.0`, not `./j.0.0`).
+                _ => PathBuf::new(),
             };
             // fio's default data file names: jobname.clone.file
             let count = job.num("nrfiles").unwrap_or(1).max(1);
@@ -418,6 +426,11 @@ impl JobConfig {
             _ => job.num("rwmixread").unwrap_or(50).min(100),
         };
         let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
+        let ignore_errors = match job.value("ignore_error") {
+            Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
+                .map_err(|e| Refusal(format!("job '{}': ignore_error: {e}", job.name)))?,
+            _ => Default::default(),
+        };
         let batch_complete_min = job.num("iodepth_batch_complete_min").unwrap_or(1) as usize;
         let report = ReportOptions::from_spec(job);
         let reduced = job.flag("gtod_reduce");
@@ -548,7 +561,11 @@ impl JobConfig {
                     _ => 0,
                 },
                 _ => 0,
-            },
+            } | (0..3)
+                .filter(|&k| !ignore_errors[k].is_empty())
+                .fold(0, |bits, k| bits | 1 << k),
+            ignore_errors,
+            error_dump: job.flag("error_dump"),
             engine_options: engine_options(job),
             report: Arc::new(report),
         })

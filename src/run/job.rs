@@ -13,6 +13,7 @@ use super::clock::{self, Nanos, ms_between, nanos};
 use super::config::{BufferFill, JobConfig};
 use super::depth::DepthTracker;
 use super::distribution::Distribution;
+use super::errors::{self, Verdict};
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
@@ -241,7 +242,7 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResu
     let totals = |f: fn(&DirStats) -> u64| [0, 1, 2].map(|d| f(&result.dirs[d]));
     progress.publish(totals(|d| d.bytes), totals(|d| d.ios));
     progress.give_snapshot(result.clone());
-    progress.set_state(if result.error.is_some() {
+    progress.set_state(if result.failed() {
         State::Failed
     } else if stops.run.load(Ordering::Relaxed) {
         State::Killed
@@ -757,7 +758,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
-    if result.error.is_none() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
+    if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
         for (&file, path) in files.iter().zip(&cfg.paths) {
             if let Err(e) = eng.sync(file, false) {
                 result.fail(
@@ -852,6 +853,22 @@ fn errno(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(5)
 }
 
+/// fio's line about a failed I/O.
+fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
+    let what = match slot.dir {
+        Dir::Read => "read",
+        Dir::Write => "write",
+        Dir::Trim => "trim",
+    };
+    format!(
+        "fio: io_u error on file {}: {}: {what} offset={}, buflen={}",
+        cfg.paths[slot.file].display(),
+        strerror(code),
+        slot.offset,
+        slot.len
+    )
+}
+
 /// Accounts one finished I/O (in the statistics and logs only after
 /// `epoch`, the end of ramp_time); on an error, marks the job failed as
 /// fio does and returns false.
@@ -867,36 +884,29 @@ fn complete(
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
         let code = (-r) as i32;
-        // continue_on_error counts every error; the kinds it names go on
-        // past EIO and EILSEQ (fio's non-fatal errors), others still end
-        // the job.
-        if cfg.continue_on_error != 0 {
+        let verdict = errors::verdict(cfg, slot.dir, code);
+        if verdict == Verdict::CarriesOn {
+            if cfg.error_dump {
+                eprintln!("{}", io_error_text(cfg, slot, code));
+            }
+            // fio warns when a synchronous engine's first direct I/O
+            // fails with EINVAL.
+            let first = result.total_err == 0 && result.issued() == 1;
+            result.warn_direct |= first
+                && cfg.direct
+                && code == libc::EINVAL
+                && !matches!(cfg.engine.as_str(), "libaio" | "io_uring" | "posixaio");
+            result.carry_on(code, errors::carried_on_context(cfg));
+            slot.queued = false;
+            return true;
+        }
+        if verdict == Verdict::EndsCounted {
             result.total_err += 1;
             if result.first_error == 0 {
                 result.first_error = code;
             }
-            let kind = if slot.dir == Dir::Read { 1 } else { 2 };
-            if cfg.continue_on_error & kind != 0 && matches!(code, libc::EIO | libc::EILSEQ) {
-                slot.queued = false;
-                return true;
-            }
         }
-        let what = match slot.dir {
-            Dir::Read => "read",
-            Dir::Write => "write",
-            Dir::Trim => "trim",
-        };
-        let text = strerror(code);
-        result.fail(
-            code,
-            "io_u error",
-            format!(
-                "fio: io_u error on file {}: {text}: {what} offset={}, buflen={}",
-                cfg.paths[slot.file].display(),
-                slot.offset,
-                slot.len
-            ),
-        );
+        result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;
     }
     let queued = std::mem::take(&mut slot.queued);

@@ -5,6 +5,7 @@ pub mod clock;
 pub mod config;
 pub mod depth;
 pub mod distribution;
+pub mod errors;
 pub mod job;
 pub mod layout;
 pub mod logs;
