@@ -279,3 +279,68 @@ fn ignore_error_lists_decide_which_errors_a_job_survives() {
         );
     }
 }
+
+/// (compressed size / size with `gzip -1`, share of 4 KiB blocks that
+/// repeat an earlier one) of a file.
+fn compress_and_dedupe(path: &std::path::Path) -> (f64, f64) {
+    let data = std::fs::read(path).unwrap();
+    let gz = std::process::Command::new("gzip")
+        .args(["-1", "-c"])
+        .arg(path)
+        .output()
+        .expect("gzip");
+    let blocks = data.len() / 4096;
+    let mut seen = std::collections::HashSet::new();
+    let repeats = data
+        .chunks_exact(4096)
+        .filter(|b| !seen.insert(b.to_vec()))
+        .count();
+    (
+        gz.stdout.len() as f64 / data.len() as f64,
+        repeats as f64 / blocks as f64,
+    )
+}
+
+#[test]
+fn written_data_compresses_and_dedupes_as_fio_s() {
+    for extra in [
+        "buffer_compress_percentage=50",
+        "buffer_compress_percentage=70\nbuffer_compress_chunk=4k",
+        "bs=64k\nbuffer_compress_percentage=25\nbuffer_compress_chunk=0",
+        "buffer_compress_percentage=100",
+        "dedupe_percentage=30",
+        "dedupe_percentage=30\nbuffer_compress_percentage=40\nioengine=libaio\niodepth=8",
+        "dedupe_percentage=40\ndedupe_mode=working_set\ndedupe_working_set_percentage=10",
+        "dedupe_percentage=100",
+        "rw=randwrite\ndedupe_percentage=20\nrefill_buffers=1",
+    ] {
+        let job =
+            format!("[j]\nioengine=psync\nrw=write\nbs=4k\nsize=16m\nfilename=data\n{extra}\n");
+        let (want, got, a, b) = run_both_in(&job, &[]);
+        assert_eq!(want.code, 0, "fio: {}", want.stderr);
+        assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+        let (w, g) = (
+            compress_and_dedupe(&a.0.join("data")),
+            compress_and_dedupe(&b.0.join("data")),
+        );
+        assert!(
+            (w.0 - g.0).abs() <= 0.03 && (w.1 - g.1).abs() <= 0.03,
+            "{extra}: fio (ratio, repeats) {w:?}, ferrio {g:?}"
+        );
+    }
+}
+
+#[test]
+fn impossible_dedupe_working_sets_are_refused_as_fio_refuses_them() {
+    for extra in [
+        "size=1m\ndedupe_percentage=40\ndedupe_mode=working_set\nnrfiles=2",
+        "filesize=1m\ndedupe_percentage=40\ndedupe_mode=working_set",
+        "size=1m\ndedupe_percentage=96\ndedupe_mode=working_set",
+        "size=1m\ndedupe_percentage=96\ndedupe_mode=working_set\nrate=1k\nrate_iops=3",
+    ] {
+        let job = format!("[j]\nioengine=null\nrw=write\n{extra}\n");
+        let (want, got, _, _) = run_both_in(&job, &[]);
+        assert_eq!(got.code, want.code, "{extra}");
+        assert_eq!(common::fio_part(&got.stderr), want.stderr, "{extra}");
+    }
+}

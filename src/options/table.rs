@@ -1669,6 +1669,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Make written data compressible by roughly this percentage",
     )
+    .runs()
     .max(100),
     OptDef::new(
         "buffer_compress_chunk",
@@ -1676,6 +1677,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Granularity at which compressible and random data alternate",
     )
+    .runs()
     .def("512")
     .parent("buffer_compress_percentage"),
     OptDef::new(
@@ -1684,6 +1686,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Percentage of written blocks that repeat earlier content",
     )
+    .runs()
     .max(100),
     OptDef::new(
         "dedupe_global",
@@ -1704,6 +1707,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "How the content of a duplicate block is chosen",
     )
+    .runs()
     .def("repeat")
     .parent("dedupe_percentage"),
     OptDef::new(
@@ -1712,6 +1716,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Size of the dedupe working set, as a % of the file size",
     )
+    .runs()
     .def("5")
     .max(100)
     .parent("dedupe_percentage"),

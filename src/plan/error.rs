@@ -89,10 +89,11 @@ impl PlanError {
         }
     }
 
-    /// fio's checks of a job's rate options when it adds the job: caps
-    /// in bytes and in I/Os exclude each other (and so do floors), and a
-    /// floor above its cap can never be met.
-    pub(super) fn rate_conflicts(state: &State, job: &super::JobSpec) -> Option<Self> {
+    /// fio's checks of a job's options when it adds the job: caps in
+    /// bytes and in I/Os exclude each other (and so do floors), a floor
+    /// above its cap can never be met, and a dedupe working set needs a
+    /// size, one file, and room beside the duplicates.
+    pub(super) fn option_conflicts(state: &State, job: &super::JobSpec) -> Option<Self> {
         let per_dir = |name: &str| match job.value(name) {
             Some(options::Value::Nums(v)) => *v,
             _ => [0; 3],
@@ -109,14 +110,18 @@ impl PlanError {
                 fio.push(format!("fio: minimum rate exceeds rate, ddir {d}"));
             }
         }
+        let rate_problems = fio.len();
+        fio.extend(dedupe_working_set_problems(job));
+        let detail = if fio.len() > rate_problems {
+            "expected a size, one file, and dedupe_percentage plus dedupe_working_set_percentage at most 100 for dedupe_mode=working_set"
+        } else {
+            "expected rate or rate_iops (not both), each at least its rate_min or rate_iops_min"
+        };
         (!fio.is_empty()).then(|| PlanError {
             location: state.location.clone(),
             fio_stderr: fio,
             fio_stdout: String::new(),
-            detail: format!(
-                "job '{}': expected rate or rate_iops (not both), each at least its rate_min or rate_iops_min",
-                state.job_name()
-            ),
+            detail: format!("job '{}': {detail}", state.job_name()),
         })
     }
 
@@ -127,6 +132,36 @@ impl PlanError {
             fio_stdout: String::new(),
             detail: format!("the plan has more than {max} jobs (--max-jobs)"),
         }
+    }
+}
+
+/// What fio says of a job whose dedupe working set cannot be made.
+fn dedupe_working_set_problems(job: &super::JobSpec) -> Option<String> {
+    let dedupe = job.num("dedupe_percentage").unwrap_or(0);
+    let working_set = matches!(
+        job.value("dedupe_mode"),
+        Some(options::Value::Word {
+            word: "working_set",
+            ..
+        })
+    );
+    if dedupe == 0 || !working_set {
+        return None;
+    }
+    let files = job.num("nrfiles").unwrap_or(1);
+    let reserved = job.num("dedupe_working_set_percentage").unwrap_or(5);
+    if job.setting("size").is_none() {
+        Some("fio: pregenerated dedupe working set requires size to be set".to_string())
+    } else if files != 1 {
+        Some(format!(
+            "fio: dedupe working set mode supported with single file per job, but {files} files provided"
+        ))
+    } else if reserved + dedupe > 100 {
+        Some(format!(
+            "fio: impossible to reach expected dedupe percentage {dedupe} since {reserved} percentage of size is reserved to dedupe working set (those are unique pages)"
+        ))
+    } else {
+        None
     }
 }
 

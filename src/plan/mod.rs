@@ -248,7 +248,7 @@ impl Builder<'_> {
                 let spec = state.to_spec(group_id, number, subjob);
                 if clone == 0
                     && !self.input.dry_run
-                    && let Some(e) = PlanError::rate_conflicts(&state, &spec)
+                    && let Some(e) = PlanError::option_conflicts(&state, &spec)
                 {
                     return Err(e);
                 }

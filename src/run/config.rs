@@ -57,6 +57,9 @@ pub struct JobConfig {
     pub ramp: Duration,
     /// What goes into write buffers.
     pub buffers: BufferFill,
+    /// Compressible or duplicate write contents, refilled for every
+    /// write; takes the place of `buffers` when set.
+    pub buffer_shape: Option<super::content::Shape>,
     /// Remove the file when the job is done.
     pub unlink: bool,
     /// When this job ends, stop the other jobs of its group.
@@ -391,7 +394,11 @@ impl JobConfig {
             Some(Value::Nums(v)) => v[0],
             _ => 0,
         };
-        let buffers = if job.flag("zero_buffers") {
+        let compress = job.num("buffer_compress_percentage").unwrap_or(0).min(100) as u32;
+        let dedupe = job.num("dedupe_percentage").unwrap_or(0).min(100) as u32;
+        let buffer_shape = buffer_shape(job, &bs, size, compress, dedupe);
+        // Fully compressible means zeros (unless some buffers repeat).
+        let buffers = if job.flag("zero_buffers") || compress == 100 {
             BufferFill::Zeros
         } else if job.flag("refill_buffers") {
             BufferFill::Refill
@@ -510,6 +517,7 @@ impl JobConfig {
             startdelay: Duration::from_micros(startdelay),
             ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
             buffers,
+            buffer_shape,
             unlink: job.flag("unlink"),
             exitall: job.flag("exitall"),
             group_reporting: job.flag("group_reporting"),
@@ -778,6 +786,43 @@ fn direct(job: &JobSpec) -> bool {
         Some(s) if s.def.name == "buffered" => !job.flag("buffered"),
         _ => job.flag("direct"),
     }
+}
+
+/// The shape of write contents under buffer_compress_percentage and
+/// dedupe_percentage; `None` when neither shapes them (a compress
+/// percentage of 100 means zeros).
+fn buffer_shape(
+    job: &JobSpec,
+    bs: &[BlockSizes; 3],
+    size: u64,
+    compress: u32,
+    dedupe: u32,
+) -> Option<super::content::Shape> {
+    use super::content::{DedupeMode, Shape};
+    let compress = if compress == 100 { 0 } else { compress };
+    if compress == 0 && dedupe == 0 {
+        return None;
+    }
+    let min_bs = bs[Dir::Write as usize].min().max(1);
+    let mode = match job.value("dedupe_mode") {
+        Some(Value::Word {
+            word: "working_set",
+            ..
+        }) => {
+            let percent = job.num("dedupe_working_set_percentage").unwrap_or(5);
+            DedupeMode::WorkingSet {
+                pages: size * percent / 100 / min_bs,
+            }
+        }
+        _ => DedupeMode::Repeat,
+    };
+    Some(Shape {
+        compress,
+        chunk: job.num("buffer_compress_chunk").unwrap_or(512) as usize,
+        dedupe,
+        mode,
+        min_bs: min_bs as usize,
+    })
 }
 
 /// A per-direction number option, zeros when unset.

@@ -11,6 +11,7 @@ use std::time::Instant;
 use super::clock::{self, Nanos, ms_between, nanos};
 
 use super::config::{BufferFill, JobConfig};
+use super::content::Content;
 use super::depth::DepthTracker;
 use super::distribution::Distribution;
 use super::errors::{self, Verdict};
@@ -377,6 +378,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let rate_capped = cfg.rate_capped();
     let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
     let mut rate_credit = [0u64; 3];
+    let mut content = cfg.buffer_shape.map(|shape| Content::new(shape, cfg.seed));
     let mut poisson = cfg.rate_poisson.then(|| {
         let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
         PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
@@ -587,7 +589,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 result.issue(dir);
             }
             if dir == Dir::Write {
-                slot.prepare_write(cfg.buffers, &mut rng, issued_ios);
+                match &mut content {
+                    Some(content) => content.fill(slot.buf()),
+                    None => slot.prepare_write(cfg.buffers, &mut rng, issued_ios),
+                }
             }
             if issued_ios.is_multiple_of(cfg.think_blocks)
                 && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())

@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod config;
+pub mod content;
 pub mod depth;
 pub mod distribution;
 pub mod errors;
