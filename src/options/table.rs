@@ -1694,6 +1694,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Draw duplicate blocks from a pool shared by all jobs",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "dedupe_mode",

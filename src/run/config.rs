@@ -60,6 +60,9 @@ pub struct JobConfig {
     /// Compressible or duplicate write contents, refilled for every
     /// write; takes the place of `buffers` when set.
     pub buffer_shape: Option<super::content::Shape>,
+    /// dedupe_global: every job's seed, for a working set shared by all
+    /// (filled in once every job is known).
+    pub dedupe_peers: Option<super::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
     /// When this job ends, stop the other jobs of its group.
@@ -518,6 +521,7 @@ impl JobConfig {
             ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
             buffers,
             buffer_shape,
+            dedupe_peers: None,
             unlink: job.flag("unlink"),
             exitall: job.flag("exitall"),
             group_reporting: job.flag("group_reporting"),
@@ -812,6 +816,7 @@ fn buffer_shape(
             let percent = job.num("dedupe_working_set_percentage").unwrap_or(5);
             DedupeMode::WorkingSet {
                 pages: size * percent / 100 / min_bs,
+                global: job.flag("dedupe_global"),
             }
         }
         _ => DedupeMode::Repeat,

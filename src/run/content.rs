@@ -18,9 +18,36 @@ pub enum DedupeMode {
     /// The content of the next unique buffer (fio's `repeat`: a copy of
     /// the generator's current state).
     Repeat,
-    /// A random one of the first `pages` unique buffers of the job
-    /// (fio's `working_set`).
-    WorkingSet { pages: u64 },
+    /// A random one of `pages` unique buffers (fio's `working_set`): the
+    /// job's first ones, or with `global` (dedupe_global) runs of the
+    /// first ones of every job in turn, starting with its own.
+    WorkingSet { pages: u64, global: bool },
+}
+
+/// The jobs whose unique buffers a global working set draws on: every
+/// job's seed, in job order, and this job's place among them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peers {
+    pub seeds: Vec<u64>,
+    pub own: usize,
+}
+
+/// Gives the jobs with a global dedupe working set the seeds of every
+/// job of the run, as fio hands them each job's generator.
+pub fn share_working_sets(jobs: &mut [super::config::JobConfig]) {
+    let seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
+    for (own, job) in jobs.iter_mut().enumerate() {
+        if let Some(Shape {
+            mode: DedupeMode::WorkingSet { global: true, .. },
+            ..
+        }) = job.buffer_shape
+        {
+            job.dedupe_peers = Some(Peers {
+                seeds: seeds.clone(),
+                own,
+            });
+        }
+    }
 }
 
 /// The shape of a job's write buffers.
@@ -56,17 +83,24 @@ pub struct Content {
     /// buffer.
     base: u64,
     next: u64,
+    /// The base seeds of every job (a global working set), and this
+    /// job's place among them.
+    peer_bases: Vec<u64>,
+    own: usize,
     /// Draws which buffers repeat, and which working-set page.
     dedupe_draws: Rng,
     page_draws: Rng,
 }
 
 impl Content {
-    pub fn new(shape: Shape, seed: u64) -> Self {
+    pub fn new(shape: Shape, seed: u64, peers: Option<&Peers>) -> Self {
         Content {
             shape,
-            base: mix(seed ^ 0x6275_6666_6572),
+            base: base_of(seed),
             next: 0,
+            peer_bases: peers
+                .map_or_else(Vec::new, |p| p.seeds.iter().map(|&s| base_of(s)).collect()),
+            own: peers.map_or(0, |p| p.own),
             dedupe_draws: Rng::new(mix(seed ^ 0x6465_6475_7065)),
             page_draws: Rng::new(mix(seed ^ 0x7061_6765)),
         }
@@ -77,19 +111,20 @@ impl Content {
         let shape = self.shape;
         // Where in the seed stream this buffer starts, and whether it
         // moves the stream on.
-        let (mut position, unique) = if shape.dedupe == 100 {
+        let (base, mut position, unique) = if shape.dedupe == 100 {
             // Every chunk of every buffer repeats the first.
-            (self.next, false)
+            (self.base, self.next, false)
         } else if shape.dedupe > 0 && self.dedupe_draws.below(100) < shape.dedupe as u64 {
             match shape.mode {
-                DedupeMode::Repeat => (self.next, false),
-                DedupeMode::WorkingSet { pages } => {
+                DedupeMode::Repeat => (self.base, self.next, false),
+                DedupeMode::WorkingSet { pages, .. } => {
                     let page = self.page_draws.below(pages.max(1));
-                    (page * shape.seeds_per_block(), false)
+                    let (base, nth) = self.working_set_page(page, pages);
+                    (base, nth * shape.seeds_per_block(), false)
                 }
             }
         } else {
-            (self.next, true)
+            (self.base, self.next, true)
         };
         let mut min_write = shape.min_bs;
         let mut at = 0;
@@ -101,7 +136,7 @@ impl Content {
             } else {
                 min_write.min(shape.chunk)
             };
-            let seed = mix(self.base.wrapping_add(position));
+            let seed = mix(base.wrapping_add(position));
             fill_chunk(&mut buf[at..at + len], seed, shape.compress);
             if shape.dedupe != 100 {
                 position += 1;
@@ -112,6 +147,23 @@ impl Content {
             self.next = position;
         }
     }
+
+    /// Whose unique buffer, and which one, page `page` of a working set
+    /// of `pages` holds: the job's own, or under a global working set the
+    /// pages are split in runs, one job after another.
+    fn working_set_page(&self, page: u64, pages: u64) -> (u64, u64) {
+        let jobs = self.peer_bases.len() as u64;
+        if jobs == 0 {
+            return (self.base, page);
+        }
+        let run = (pages / jobs).max(1);
+        let job = (self.own as u64 + page / run) % jobs;
+        (self.peer_bases[job as usize], page % run)
+    }
+}
+
+fn base_of(seed: u64) -> u64 {
+    mix(seed ^ 0x6275_6666_6572)
 }
 
 /// One chunk: random bytes from `seed`, then `compress` percent zeros
@@ -151,7 +203,7 @@ mod tests {
 
     /// (share of zero bytes, share of blocks seen before) over `n` blocks.
     fn measure(shape: Shape, n: usize) -> (f64, f64) {
-        let mut c = Content::new(shape, 1);
+        let mut c = Content::new(shape, 1, None);
         let mut buf = vec![0u8; 4096];
         let (mut zeros, mut dups) = (0, 0);
         let mut seen = HashSet::new();
@@ -175,7 +227,10 @@ mod tests {
     fn dedupe_percentage_repeats_that_share_of_buffers() {
         let (_, dups) = measure(shape(0, 30, DedupeMode::Repeat), 4000);
         assert!((dups - 0.3).abs() < 0.03, "{dups}");
-        let ws = DedupeMode::WorkingSet { pages: 50 };
+        let ws = DedupeMode::WorkingSet {
+            pages: 50,
+            global: false,
+        };
         let (_, dups) = measure(shape(0, 40, ws), 4000);
         assert!((dups - 0.4).abs() < 0.03, "{dups}");
         let (_, dups) = measure(shape(0, 100, DedupeMode::Repeat), 100);

@@ -303,6 +303,19 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
+    let mut content = cfg
+        .buffer_shape
+        .map(|shape| Content::new(shape, cfg.seed, cfg.dedupe_peers.as_ref()));
+    if let Some(content) = &mut content
+        && cfg.pattern.write
+    {
+        // fio fills every buffer of a writing job once before the first
+        // I/O, from the same generator: those draws are not written.
+        for slot in &mut slots {
+            slot.len = max_len;
+            content.fill(slot.buf());
+        }
+    }
     let regions: Vec<libc::iovec> = slots.iter_mut().map(|s| s.region(max_len)).collect();
     if let Err(e) = eng.register_buffers(&regions) {
         let text = format!("fio: registering the job's buffers failed: {e}");
@@ -378,7 +391,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let rate_capped = cfg.rate_capped();
     let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
     let mut rate_credit = [0u64; 3];
-    let mut content = cfg.buffer_shape.map(|shape| Content::new(shape, cfg.seed));
+
     let mut poisson = cfg.rate_poisson.then(|| {
         let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
         PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)

@@ -29,9 +29,12 @@ use crate::stats::disk::{DiskUsage, DiskWatch};
 /// Checks every job of the plan before any I/O: a plan runs whole or not
 /// at all.
 pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
-    plan.jobs()
+    let mut jobs = plan
+        .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    content::share_working_sets(&mut jobs);
+    Ok(jobs)
 }
 
 /// fio's `group_reporting`: the results of a group whose jobs ask for it
