@@ -380,3 +380,16 @@ fn a_global_dedupe_working_set_is_shared_between_jobs_as_in_fio() {
         "blocks of b also in a: fio {w}, ferrio {g}"
     );
 }
+
+#[test]
+fn rate_floors_are_measured_only_when_io_is_issued() {
+    // One 4 KiB read every 1.6 s: after the last one, the job waits for
+    // its runtime to end without a new measurement, so the floor holds.
+    let job = "[j]\nioengine=psync\nrw=read\nbs=4k\nsize=1m\nrate=2500\nrate_min=2048\n\
+               ratecycle=500\ntime_based\nruntime=4\n";
+    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+    assert_eq!((got.code, want.code), (0, 0), "{}", got.stderr);
+    let (want, got) = (json(&want), json(&got));
+    assert_eq!(got["jobs"][0]["error"], want["jobs"][0]["error"]);
+    assert_eq!(ios(&got, "read"), ios(&want, "read"));
+}

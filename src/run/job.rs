@@ -400,7 +400,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         // rate_min and rate_iops_min, as fio checks them between I/Os.
         if let Some(check) = &mut floor_check
             && clock >= ramp_end
-            && let Some(text) = check.check(clock, &result.dirs, &cfg.name)
+            && let Some(text) = check.check(clock, issued(&work).0, &result.dirs, &cfg.name)
         {
             result.fail(libc::EIO, "check_min_rate", text);
             break;

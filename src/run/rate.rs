@@ -32,6 +32,8 @@ pub struct FloorCheck {
     start: Nanos,
     /// Per direction: the time, bytes and I/Os of the last measurement.
     last: [Option<(Nanos, u64, u64)>; 3],
+    /// I/Os issued at the last check: fio checks once per I/O it issues.
+    issued: u64,
 }
 
 impl FloorCheck {
@@ -40,13 +42,26 @@ impl FloorCheck {
             floors,
             start,
             last: [None; 3],
+            issued: 0,
         })
     }
 
     /// Checks the completed I/O of every direction that has done some
-    /// against its floor at time `now`; the message fio prints when one
-    /// falls short. `job` names the job in it.
-    pub fn check(&mut self, now: Nanos, done: &[DirStats; 3], job: &str) -> Option<String> {
+    /// against its floor at time `now`, once for each new I/O `issued`
+    /// (fio's loop checks after each I/O it issues, not while it waits);
+    /// the message fio prints when one falls short. `job` names the job
+    /// in it.
+    pub fn check(
+        &mut self,
+        now: Nanos,
+        issued: u64,
+        done: &[DirStats; 3],
+        job: &str,
+    ) -> Option<String> {
+        if issued == self.issued {
+            return None;
+        }
+        self.issued = issued;
         let mut failure = None;
         for (dir, stats) in done.iter().enumerate() {
             if stats.bytes > 0 && failure.is_none() {
@@ -186,11 +201,13 @@ mod tests {
             cycle_ms: 1000,
         };
         let mut check = FloorCheck::new(floors, 0).unwrap();
-        assert_eq!(check.check(1999 * MS, &done(1 << 20, 256), "j"), None);
-        assert_eq!(check.check(2000 * MS, &done(2 << 20, 512), "j"), None);
-        assert_eq!(check.check(2999 * MS, &done(3 << 20, 768), "j"), None);
+        assert_eq!(check.check(1999 * MS, 1, &done(1 << 20, 256), "j"), None);
+        assert_eq!(check.check(2000 * MS, 2, &done(2 << 20, 512), "j"), None);
+        assert_eq!(check.check(2999 * MS, 3, &done(3 << 20, 768), "j"), None);
         assert_eq!(
-            check.check(3000 * MS, &done(3 << 20, 768), "j").as_deref(),
+            check
+                .check(3000 * MS, 4, &done(3 << 20, 768), "j")
+                .as_deref(),
             Some("j: rate_min=2097152B/s not met, got 1048576B/s")
         );
     }
@@ -203,14 +220,28 @@ mod tests {
             cycle_ms: 500,
         };
         let mut check = FloorCheck::new(floors, 0).unwrap();
-        assert_eq!(check.check(2000 * MS, &done(4096, 1), "j"), None);
+        assert_eq!(check.check(2000 * MS, 5, &done(4096, 1), "j"), None);
         assert_eq!(
             check
-                .check(2500 * MS, &done(4096 * 129, 129), "j")
+                .check(2500 * MS, 6, &done(4096 * 129, 129), "j")
                 .as_deref(),
             Some("j: rate_iops_min=1000 not met, got 256 IOPS")
         );
         assert!(FloorCheck::new(Floors::default(), 0).is_none());
+    }
+
+    #[test]
+    fn floors_are_checked_only_after_new_io() {
+        let floors = Floors {
+            bytes: [1024, 0, 0],
+            iops: [0; 3],
+            cycle_ms: 1000,
+        };
+        let mut check = FloorCheck::new(floors, 0).unwrap();
+        assert_eq!(check.check(3000 * MS, 2, &done(8192, 2), "j"), None);
+        // Waiting for the next I/O's turn: no new I/O, no verdict.
+        assert_eq!(check.check(6000 * MS, 2, &done(8192, 2), "j"), None);
+        assert!(check.check(6000 * MS, 3, &done(8192, 2), "j").is_some());
     }
 
     #[test]
