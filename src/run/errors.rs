@@ -43,18 +43,31 @@ pub fn verdict(cfg: &JobConfig, dir: Dir, errno: i32) -> Verdict {
     }
 }
 
+/// Whether the job's engine is one of fio's sync family, which report
+/// an I/O's error as it is queued rather than when it is reaped.
+fn reports_in_queue(cfg: &JobConfig) -> bool {
+    matches!(
+        cfg.engine.as_str(),
+        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2"
+    )
+}
+
 /// The context fio reports for the first error a job carried on after:
-/// the engine's own for the synchronous engines, none for the others,
-/// and the generic one when error_dump logged it.
+/// the engine's own for the sync family, none for the others, and the
+/// generic one when error_dump logged it.
 pub fn carried_on_context(cfg: &JobConfig) -> &'static str {
     if cfg.error_dump {
         "io_u error"
-    } else if matches!(
-        cfg.engine.as_str(),
-        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2"
-    ) {
+    } else if reports_in_queue(cfg) {
         "xfer"
     } else {
         ""
     }
+}
+
+/// Whether fio warns about direct I/O for a first I/O that failed with
+/// `errno` and that the job carried on after: only when the error came
+/// back as the I/O was queued.
+pub fn warns_of_direct_io(cfg: &JobConfig, errno: i32) -> bool {
+    cfg.direct && errno == libc::EINVAL && reports_in_queue(cfg)
 }

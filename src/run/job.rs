@@ -391,7 +391,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let rate_capped = cfg.rate_capped();
     let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
     let mut rate_credit = [0u64; 3];
-
     let mut poisson = cfg.rate_poisson.then(|| {
         let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
         PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
@@ -907,22 +906,14 @@ fn complete(
             if cfg.error_dump {
                 eprintln!("{}", io_error_text(cfg, slot, code));
             }
-            // fio warns when a synchronous engine's first direct I/O
-            // fails with EINVAL.
             let first = result.total_err == 0 && result.issued() == 1;
-            result.warn_direct |= first
-                && cfg.direct
-                && code == libc::EINVAL
-                && !matches!(cfg.engine.as_str(), "libaio" | "io_uring" | "posixaio");
+            result.warn_direct |= first && errors::warns_of_direct_io(cfg, code);
             result.carry_on(code, errors::carried_on_context(cfg));
             slot.queued = false;
             return true;
         }
         if verdict == Verdict::EndsCounted {
-            result.total_err += 1;
-            if result.first_error == 0 {
-                result.first_error = code;
-            }
+            result.count_error(code);
         }
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;

@@ -300,14 +300,20 @@ impl JobResult {
         self.error.is_some() && !self.carried_on
     }
 
-    /// Records an error the job carries on after (continue_on_error):
-    /// counted, and the first one reported with `func` as its context
-    /// (empty for none).
-    pub fn carry_on(&mut self, errno: i32, func: &str) {
+    /// Counts an error under continue_on_error; the first one's errno is
+    /// kept.
+    pub fn count_error(&mut self, errno: i32) {
         self.total_err += 1;
         if self.first_error == 0 {
             self.first_error = errno;
         }
+    }
+
+    /// Records an error the job carries on after (continue_on_error):
+    /// counted, and the first one reported with `func` as its context
+    /// (empty for none).
+    pub fn carry_on(&mut self, errno: i32, func: &str) {
+        self.count_error(errno);
         if self.error.is_none() {
             self.error = Some(JobError {
                 errno,
