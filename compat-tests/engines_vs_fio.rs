@@ -116,18 +116,22 @@ fn posixaio_holds_the_depth_as_fio_does() {
 
 #[test]
 fn libaio_userspace_reap_polls_as_fio_does() {
-    for extra in [
-        // Polling reaps after every I/O: the queue never grows.
-        "iodepth=16\niodepth_batch_complete_min=0\nuserspace_reap",
-        "iodepth=16\niodepth_batch_complete_min=0",
-        // Reaping waits for a completion: the ring is not read.
-        "iodepth=16\nuserspace_reap",
-    ] {
-        let job =
-            format!("[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=16m\ndirect=1\n{extra}\n");
-        let (want, got) = both(&job);
-        assert_eq!(ios(&got, "read"), ios(&want, "read"), "{extra}");
-        close_distributions(&want, &got, 1.0, 2.0, extra);
+    for depth in [1, 8, 32] {
+        for extra in [
+            // Polling reaps after every I/O: the queue never grows.
+            "iodepth_batch_complete_min=0\nuserspace_reap",
+            "iodepth_batch_complete_min=0",
+            // Reaping waits for a completion: the ring is not read.
+            "userspace_reap",
+        ] {
+            let job = format!(
+                "[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\ndirect=1\niodepth={depth}\n{extra}\n"
+            );
+            let (want, got) = both(&job);
+            let label = format!("iodepth={depth} {extra}");
+            assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
+            close_distributions(&want, &got, 1.0, 2.0, &label);
+        }
     }
 }
 
