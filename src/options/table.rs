@@ -1183,6 +1183,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Fail the job if its bandwidth falls below this, per direction",
     )
     .alias(&["ratemin"])
+    .runs()
     .parent("rate")
     .per_dir(3),
     OptDef::new(
@@ -1199,6 +1200,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Fail the job if its IOPS falls below this, per direction",
     )
+    .runs()
     .parent("rate_iops")
     .per_dir(3),
     OptDef::new(
@@ -1211,6 +1213,7 @@ pub static OPTIONS: &[OptDef] = &[
         "How rate-limited I/Os are spaced out in time",
     )
     .def("linear")
+    .runs()
     .parent("rate"),
     OptDef::new(
         "rate_cycle",
@@ -1220,6 +1223,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["ratecycle"])
     .def("1000")
+    .runs()
     .parent("rate"),
     OptDef::new(
         "rate_ignore_thinktime",
@@ -1227,6 +1231,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Do not catch up on time lost to think time when rate limiting",
     )
+    .runs()
     .parent("rate"),
     OptDef::new(
         "max_latency",
@@ -1666,6 +1671,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Make written data compressible by roughly this percentage",
     )
+    .runs()
     .max(100),
     OptDef::new(
         "buffer_compress_chunk",
@@ -1673,6 +1679,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Granularity at which compressible and random data alternate",
     )
+    .runs()
     .def("512")
     .parent("buffer_compress_percentage"),
     OptDef::new(
@@ -1681,6 +1688,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Percentage of written blocks that repeat earlier content",
     )
+    .runs()
     .max(100),
     OptDef::new(
         "dedupe_global",
@@ -1688,6 +1696,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Draw duplicate blocks from a pool shared by all jobs",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "dedupe_mode",
@@ -1701,6 +1710,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "How the content of a duplicate block is chosen",
     )
+    .runs()
     .def("repeat")
     .parent("dedupe_percentage"),
     OptDef::new(
@@ -1709,6 +1719,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Size of the dedupe working set, as a % of the file size",
     )
+    .runs()
     .def("5")
     .max(100)
     .parent("dedupe_percentage"),
@@ -1850,6 +1861,7 @@ pub static OPTIONS: &[OptDef] = &[
         Misc,
         "Error numbers or names to tolerate, as read,write,verify lists",
     )
+    .runs()
     .parent("rw")
     .check(Check::ErrorList),
     OptDef::new(
@@ -1858,6 +1870,7 @@ pub static OPTIONS: &[OptDef] = &[
         Misc,
         "Log every error, not only the one that stops the job",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "profile",
@@ -2069,6 +2082,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Collect completions from user space instead of io_getevents",
     )
+    .runs()
     .engines(&["libaio"]),
     OptDef::new(
         "cmdprio_percentage",

@@ -9,7 +9,7 @@ use super::distribution::Shape;
 use super::fio_rand::{FioRng, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
 use super::result::JobError;
-use crate::engine::{self, EngineOptions};
+use crate::engine::{self, Dir, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
@@ -57,6 +57,12 @@ pub struct JobConfig {
     pub ramp: Duration,
     /// What goes into write buffers.
     pub buffers: BufferFill,
+    /// Compressible or duplicate write contents, refilled for every
+    /// write; takes the place of `buffers` when set.
+    pub buffer_shape: Option<super::content::Shape>,
+    /// dedupe_global: every job's seed, for a working set shared by all
+    /// (filled in once every job is known).
+    pub dedupe_peers: Option<super::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
     /// When this job ends, stop the other jobs of its group.
@@ -79,12 +85,22 @@ pub struct JobConfig {
     /// Per-direction caps (0: none): bytes per second and I/Os per second.
     pub rate_bytes: [u64; 3],
     pub rate_iops: [u64; 3],
+    /// rate_min and rate_iops_min, measured over rate_cycle.
+    pub rate_floors: super::rate::Floors,
+    /// rate_process=poisson: exponential gaps between rate-capped I/Os.
+    pub rate_poisson: bool,
+    /// rate_ignore_thinktime: time spent thinking does not count against
+    /// the rate.
+    pub rate_ignore_thinktime: bool,
     pub iodepth: usize,
     /// Queue this many I/Os before submitting them (fio's iodepth_batch).
     pub batch_submit: usize,
     /// Reap at least / at most this many completions at a time.
     pub batch_complete_min: usize,
     pub batch_complete_max: usize,
+    /// Neither batch_complete bound set above 0: fio polls, reaping after
+    /// every I/O it queues.
+    pub reap_after_each_io: bool,
     /// When the queue is full, let it drain to this depth before refilling.
     pub iodepth_low: usize,
     /// Stop after this long (time-based jobs loop over the file until then).
@@ -133,8 +149,14 @@ pub struct JobConfig {
     /// The name of the job this one waits for (wait_for): it starts once
     /// every job of that name has ended.
     pub wait_for: Option<String>,
-    /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify.
+    /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify; an
+    /// ignore_error list sets its kind's bit.
     pub continue_on_error: u8,
+    /// ignore_error's errnos per kind (read, write, verify); an empty
+    /// list means fio's default, EIO and EILSEQ.
+    pub ignore_errors: [Vec<i32>; 3],
+    /// error_dump: log every error, also those the job carries on after.
+    pub error_dump: bool,
 }
 
 /// What a job measures per I/O.
@@ -423,7 +445,11 @@ impl JobConfig {
             Some(Value::Nums(v)) => v[0],
             _ => 0,
         };
-        let buffers = if job.flag("zero_buffers") {
+        let compress = job.num("buffer_compress_percentage").unwrap_or(0).min(100) as u32;
+        let dedupe = job.num("dedupe_percentage").unwrap_or(0).min(100) as u32;
+        let buffer_shape = buffer_shape(job, &bs, size, compress, dedupe);
+        // Fully compressible means zeros (unless some buffers repeat).
+        let buffers = if job.flag("zero_buffers") || compress == 100 {
             BufferFill::Zeros
         } else if job.flag("refill_buffers") {
             BufferFill::Refill
@@ -475,6 +501,11 @@ impl JobConfig {
             _ => job.num("rwmixread").unwrap_or(50).min(100),
         };
         let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
+        let ignore_errors = match job.value("ignore_error") {
+            Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
+                .map_err(|e| Refusal(format!("job '{}': ignore_error: {e}", job.name)))?,
+            _ => Default::default(),
+        };
         let batch_complete_min = job.num("iodepth_batch_complete_min").unwrap_or(1) as usize;
         let report = ReportOptions::from_spec(job);
         let reduced = job.flag("gtod_reduce");
@@ -518,6 +549,8 @@ impl JobConfig {
             }
             .max(batch_complete_min)
             .max(1),
+            reap_after_each_io: batch_complete_min == 0
+                && job.num("iodepth_batch_complete_max").unwrap_or(0) == 0,
             iodepth_low: match job.setting("iodepth_low") {
                 Some(_) => (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth),
                 None => iodepth,
@@ -554,6 +587,8 @@ impl JobConfig {
             startdelay: Duration::from_micros(startdelay),
             ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
             buffers,
+            buffer_shape,
+            dedupe_peers: None,
             unlink: job.flag("unlink"),
             exitall: job.flag("exitall"),
             group_reporting: job.flag("group_reporting"),
@@ -572,6 +607,19 @@ impl JobConfig {
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
             rate_iops: per_dir(job, "rate_iops"),
+            rate_floors: super::rate::Floors {
+                bytes: per_dir(job, "rate_min"),
+                iops: per_dir(job, "rate_iops_min"),
+                cycle_ms: job.num("rate_cycle").unwrap_or(1000),
+            },
+            rate_ignore_thinktime: job.flag("rate_ignore_thinktime"),
+            rate_poisson: matches!(
+                job.value("rate_process"),
+                Some(Value::Word {
+                    word: "poisson",
+                    ..
+                })
+            ),
             measure,
             bw_every: every("bwavgtime", logs.bw.is_some()),
             iops_every: every("iopsavgtime", logs.iops.is_some()),
@@ -592,7 +640,11 @@ impl JobConfig {
                     _ => 0,
                 },
                 _ => 0,
-            },
+            } | (0..3)
+                .filter(|&k| !ignore_errors[k].is_empty())
+                .fold(0, |bits, k| bits | 1 << k),
+            ignore_errors,
+            error_dump: job.flag("error_dump"),
             engine_options: engine_options(job),
             report: Arc::new(report),
         })
@@ -622,6 +674,8 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
             .setting("nonvectored")
             .is_some_and(|s| matches!(&s.value, Value::Nums(v) if v[0] == 0)),
         force_async: set("force_async").unwrap_or(0) as u32,
+        poll_completions: set("iodepth_batch_complete_min") == Some(0),
+        userspace_reap: job.flag("userspace_reap"),
         rbd: if job.engine == "rbd" {
             rbd_target(job)
         } else {
@@ -841,6 +895,44 @@ fn direct(job: &JobSpec) -> bool {
         Some(s) if s.def.name == "buffered" => !job.flag("buffered"),
         _ => job.flag("direct"),
     }
+}
+
+/// The shape of write contents under buffer_compress_percentage and
+/// dedupe_percentage; `None` when neither shapes them (a compress
+/// percentage of 100 means zeros).
+fn buffer_shape(
+    job: &JobSpec,
+    bs: &[BlockSizes; 3],
+    size: u64,
+    compress: u32,
+    dedupe: u32,
+) -> Option<super::content::Shape> {
+    use super::content::{DedupeMode, Shape};
+    let compress = if compress == 100 { 0 } else { compress };
+    if compress == 0 && dedupe == 0 {
+        return None;
+    }
+    let min_bs = bs[Dir::Write as usize].min().max(1);
+    let mode = match job.value("dedupe_mode") {
+        Some(Value::Word {
+            word: "working_set",
+            ..
+        }) => {
+            let percent = job.num("dedupe_working_set_percentage").unwrap_or(5);
+            DedupeMode::WorkingSet {
+                pages: size * percent / 100 / min_bs,
+                global: job.flag("dedupe_global"),
+            }
+        }
+        _ => DedupeMode::Repeat,
+    };
+    Some(Shape {
+        compress,
+        chunk: job.num("buffer_compress_chunk").unwrap_or(512) as usize,
+        dedupe,
+        mode,
+        min_bs: min_bs as usize,
+    })
 }
 
 /// A per-direction number option, zeros when unset.

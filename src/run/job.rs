@@ -11,13 +11,16 @@ use std::time::Instant;
 use super::clock::{self, Nanos, ms_between, nanos};
 
 use super::config::{BufferFill, JobConfig};
+use super::content::Content;
 use super::depth::DepthTracker;
 use super::distribution::{Distribution, Seeding, jhash};
+use super::errors::{self, Verdict};
 use super::fio_rand::{Draws, Purpose};
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::{RandomMap, Rng};
 use super::progress::{JobProgress, State};
+use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
@@ -293,7 +296,7 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResu
     let totals = |f: fn(&DirStats) -> u64| [0, 1, 2].map(|d| f(&result.dirs[d]));
     progress.publish(totals(|d| d.bytes), totals(|d| d.ios));
     progress.give_snapshot(result.clone());
-    progress.set_state(if result.error.is_some() {
+    progress.set_state(if result.failed() {
         State::Failed
     } else if stops.run.load(Ordering::Relaxed) {
         State::Killed
@@ -354,6 +357,19 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
+    let mut content = cfg
+        .buffer_shape
+        .map(|shape| Content::new(shape, cfg.seed, cfg.dedupe_peers.as_ref()));
+    if let Some(content) = &mut content
+        && cfg.pattern.write
+    {
+        // fio fills every buffer of a writing job once before the first
+        // I/O, from the same generator: those draws are not written.
+        for slot in &mut slots {
+            slot.len = max_len;
+            content.fill(slot.buf());
+        }
+    }
     let regions: Vec<libc::iovec> = slots.iter_mut().map(|s| s.region(max_len)).collect();
     if let Err(e) = eng.register_buffers(&regions) {
         let text = format!("fio: registering the job's buffers failed: {e}");
@@ -394,6 +410,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Engines without a commit step count one submit and one reap per I/O.
     let counts_each_io = !eng.commits();
     let counts_submits = eng.counts_submits();
+    let submits_in_queue = eng.submits_in_queue();
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
@@ -429,7 +446,21 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     let rate_capped = cfg.rate_capped();
+    let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
+    let mut rate_credit = [0u64; 3];
+    let mut poisson = cfg.rate_poisson.then(|| {
+        let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
+        PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
+    });
     'run: loop {
+        // rate_min and rate_iops_min, as fio checks them between I/Os.
+        if let Some(check) = &mut floor_check
+            && clock >= ramp_end
+            && let Some(text) = check.check(clock, issued(&work).0, &result.dirs, &cfg.name)
+        {
+            result.fail(libc::EIO, "check_min_rate", text);
+            break;
+        }
         let issuing = may_issue(clock, &work, budget);
         if clock >= next_tick {
             if clock >= sampler.next && issuing {
@@ -555,10 +586,21 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // sleeps until the earlier of the two is due.
             let due = |d: Dir| {
                 let (ios, bytes) = work[d as usize];
+                // rate_ignore_thinktime: what the job would have issued
+                // while it thought counts as issued.
+                let credit = rate_credit[d as usize];
+                let (ios, bytes) = (
+                    ios + credit / cfg.bs[d as usize].min().max(1),
+                    bytes + credit,
+                );
                 start
-                    + nanos(
-                        super::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default(),
-                    )
+                    + match &poisson {
+                        Some(p) => p.due_us(d as usize) * 1000,
+                        None => nanos(
+                            super::config::rate_due(cfg, d as usize, ios, bytes)
+                                .unwrap_or_default(),
+                        ),
+                    }
             };
             let other = if drawn == Dir::Read {
                 Dir::Write
@@ -625,17 +667,30 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             slot.submitted = Some(clock);
             work[dir as usize].0 += 1;
             work[dir as usize].1 += len;
+            if let Some(p) = &mut poisson {
+                p.issued(dir as usize);
+            }
             let issued_ios = issued(&work).0;
             if clock >= ramp_end {
                 result.issue(dir);
             }
             if dir == Dir::Write {
-                slot.prepare_write(cfg.buffers, &mut rng, issued_ios);
+                match &mut content {
+                    Some(content) => content.fill(slot.buf()),
+                    None => slot.prepare_write(cfg.buffers, &mut rng, issued_ios),
+                }
             }
             if issued_ios.is_multiple_of(cfg.think_blocks)
                 && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
             {
-                think(cfg);
+                let thought = think(cfg);
+                if cfg.rate_ignore_thinktime {
+                    let d = dir as usize;
+                    rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
+                    if let Some(p) = &mut poisson {
+                        p.delay(d, thought);
+                    }
+                }
             }
             match eng.queue(Request {
                 slot: index,
@@ -645,6 +700,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 buf: slot.buf(),
             }) {
                 Queued::Pending => {
+                    if submits_in_queue && clock >= ramp_end {
+                        result.done_in_queue_async();
+                    }
                     slot.queued = true;
                     unsubmitted.push(index);
                 }
@@ -661,7 +719,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     continue;
                 }
             }
-            let full = in_flight + unsubmitted.len() == cfg.iodepth || (may_be_busy && eng.busy());
+            // Polling for completions (no batch_complete minimum or
+            // maximum), fio reaps after every I/O as if the queue were full.
+            let full = in_flight + unsubmitted.len() == cfg.iodepth
+                || (may_be_busy && eng.busy())
+                || cfg.reap_after_each_io;
             let last = !may_issue(clock, &work, budget);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
@@ -789,7 +851,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
-    if result.error.is_none() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
+    if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
         for (&file, path) in files.iter().zip(&cfg.paths) {
             if let Err(e) = eng.sync(file, false) {
                 result.fail(
@@ -866,13 +928,16 @@ fn wait_until(until: Nanos, deadline: Option<Nanos>, stop: Stops<'_>) -> bool {
     }
 }
 
-/// fio's think time: busy-spin for `thinktime_spin`, sleep the rest.
-fn think(cfg: &JobConfig) {
-    let spin_until = Instant::now() + cfg.think_spin;
+/// fio's think time: busy-spin for `thinktime_spin`, sleep the rest;
+/// returns how long it took, in µs.
+fn think(cfg: &JobConfig) -> u64 {
+    let began = Instant::now();
+    let spin_until = began + cfg.think_spin;
     while Instant::now() < spin_until {
         std::hint::spin_loop();
     }
     std::thread::sleep(cfg.think_sleep);
+    began.elapsed().as_micros() as u64
 }
 
 /// Submits the queued I/Os: one system call, then one clock read that
@@ -899,6 +964,22 @@ fn errno(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(5)
 }
 
+/// fio's line about a failed I/O.
+fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
+    let what = match slot.dir {
+        Dir::Read => "read",
+        Dir::Write => "write",
+        Dir::Trim => "trim",
+    };
+    format!(
+        "fio: io_u error on file {}: {}: {what} offset={}, buflen={}",
+        cfg.paths[slot.file].display(),
+        strerror(code),
+        slot.offset,
+        slot.len
+    )
+}
+
 /// Accounts one finished I/O (in the statistics and logs only after
 /// `epoch`, the end of ramp_time); on an error, marks the job failed as
 /// fio does and returns false.
@@ -914,36 +995,21 @@ fn complete(
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
         let code = (-r) as i32;
-        // continue_on_error counts every error; the kinds it names go on
-        // past EIO and EILSEQ (fio's non-fatal errors), others still end
-        // the job.
-        if cfg.continue_on_error != 0 {
-            result.total_err += 1;
-            if result.first_error == 0 {
-                result.first_error = code;
+        let verdict = errors::verdict(cfg, slot.dir, code);
+        if verdict == Verdict::CarriesOn {
+            if cfg.error_dump {
+                eprintln!("{}", io_error_text(cfg, slot, code));
             }
-            let kind = if slot.dir == Dir::Read { 1 } else { 2 };
-            if cfg.continue_on_error & kind != 0 && matches!(code, libc::EIO | libc::EILSEQ) {
-                slot.queued = false;
-                return true;
-            }
+            let first = result.total_err == 0 && result.issued() == 1;
+            result.warn_direct |= first && errors::warns_of_direct_io(cfg, code);
+            result.carry_on(code, errors::carried_on_context(cfg));
+            slot.queued = false;
+            return true;
         }
-        let what = match slot.dir {
-            Dir::Read => "read",
-            Dir::Write => "write",
-            Dir::Trim => "trim",
-        };
-        let text = strerror(code);
-        result.fail(
-            code,
-            "io_u error",
-            format!(
-                "fio: io_u error on file {}: {text}: {what} offset={}, buflen={}",
-                cfg.paths[slot.file].display(),
-                slot.offset,
-                slot.len
-            ),
-        );
+        if verdict == Verdict::EndsCounted {
+            result.count_error(code);
+        }
+        result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;
     }
     let queued = std::mem::take(&mut slot.queued);
