@@ -19,8 +19,10 @@ use super::offsets::{RandomMap, Rng};
 use super::progress::{JobProgress, State};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
+use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
+use crate::verify::pattern::repeat_into;
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
@@ -40,6 +42,8 @@ struct Slot {
     /// Whether it went through an asynchronous engine's queue (only those
     /// have a submission latency).
     queued: bool,
+    /// For a verifying job, the logged block this I/O writes or checks.
+    piece: Option<usize>,
 }
 
 impl Slot {
@@ -57,14 +61,20 @@ impl Slot {
             prepared: 0,
             submitted: None,
             queued: false,
+            piece: None,
         }
     }
 
     /// Prepares a write buffer as the job's buffer options ask.
-    fn prepare_write(&mut self, fill: BufferFill, rng: &mut Rng, serial: u64) {
+    fn prepare_write(&mut self, cfg: &JobConfig, rng: &mut Rng, serial: u64) {
         let offset = self.offset;
         let buf = self.buf();
-        match fill {
+        match cfg.buffers {
+            BufferFill::Pattern { refill: true } => {
+                if let Some(p) = &cfg.buffer_pattern {
+                    repeat_into(p, buf);
+                }
+            }
             BufferFill::Refill => fill_random(buf, rng),
             BufferFill::RandomScrambled => {
                 // Stamp each 512-byte sector with the offset and a serial
@@ -75,7 +85,7 @@ impl Slot {
                     sector[..n].copy_from_slice(&stamp.to_le_bytes()[..n]);
                 }
             }
-            BufferFill::Random | BufferFill::Zeros => {}
+            BufferFill::Random | BufferFill::Zeros | BufferFill::Pattern { .. } => {}
         }
     }
 
@@ -300,7 +310,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
+    if let Some(p) = &cfg.buffer_pattern {
+        for slot in &mut slots {
+            slot.len = max_len;
+            repeat_into(p, slot.buf());
+        }
+    }
     let regions: Vec<libc::iovec> = slots.iter_mut().map(|s| s.region(max_len)).collect();
+    let mut verifying = Verifying::new(cfg);
+    // fio's td->last_ddir: whether the last I/O issued was a read.
+    let mut last_was_read = false;
     if let Err(e) = eng.register_buffers(&regions) {
         let text = format!("fio: registering the job's buffers failed: {e}");
         result.fail(errno(&e), "register buffers", text);
@@ -477,7 +496,65 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
-        if issuing && room && !draining {
+        // verify_backlog: a read that checks a block written earlier.
+        let check = match &mut verifying {
+            Some(v) if issuing && room && !draining => v.backlog_next(last_was_read),
+            _ => None,
+        };
+        if let (Some(piece), Some(v)) = (check, &verifying) {
+            let Some(index) = free.pop() else { break };
+            let block = v.piece(piece);
+            let slot = &mut slots[index];
+            slot.file = block.file as usize;
+            slot.dir = Dir::Read;
+            slot.offset = block.offset;
+            slot.len = block.len as usize;
+            slot.piece = Some(piece);
+            slot.prepared = clock;
+            slot.submitted = Some(clock);
+            last_was_read = true;
+            if clock >= ramp_end {
+                result.issue(Dir::Read);
+            }
+            let file = files[slot.file];
+            match eng.queue(Request {
+                slot: index,
+                file,
+                offset: slot.offset,
+                dir: Dir::Read,
+                buf: slot.buf(),
+            }) {
+                Queued::Pending => {
+                    slot.queued = true;
+                    unsubmitted.push(index);
+                }
+                Queued::Done(r) => {
+                    clock = clock::now();
+                    if clock >= ramp_end {
+                        result.done_in_queue(counts_each_io);
+                    }
+                    free.push(index);
+                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end)
+                        || !after_io(
+                            cfg,
+                            &mut result,
+                            &mut verifying,
+                            slot,
+                            r,
+                            "io_u_sync_complete",
+                        )
+                    {
+                        break 'run;
+                    }
+                    continue;
+                }
+            }
+            let room = in_flight + unsubmitted.len() < cfg.iodepth;
+            if room && unsubmitted.len() < cfg.batch_submit {
+                continue;
+            }
+            keep_filling = room;
+        } else if issuing && room && !draining {
             let drawn = cfg.direction(rng.below(100));
             // Rate caps (fio's rate_ddir): a direction ahead of its rate
             // gives way to the other if that one is due, else the job
@@ -549,6 +626,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             slot.len = len as usize;
             slot.prepared = clock;
             slot.submitted = Some(clock);
+            slot.piece = None;
+            last_was_read = dir == Dir::Read;
             work[dir as usize].0 += 1;
             work[dir as usize].1 += len;
             let issued_ios = issued(&work).0;
@@ -556,20 +635,33 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 result.issue(dir);
             }
             if dir == Dir::Write {
-                slot.prepare_write(cfg.buffers, &mut rng, issued_ios);
+                match &mut verifying {
+                    Some(v) => {
+                        let numberio = work[Dir::Write as usize].0 - 1;
+                        slot.piece = Some(v.stamp(slot.buf(), file_index, offset, numberio));
+                    }
+                    None => slot.prepare_write(cfg, &mut rng, issued_ios),
+                }
             }
             if issued_ios.is_multiple_of(cfg.think_blocks)
                 && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
             {
                 think(cfg);
             }
-            match eng.queue(Request {
-                slot: index,
-                file,
-                offset,
-                dir,
-                buf: slot.buf(),
-            }) {
+            // verify_only: the writes are only replayed, to know what to check.
+            let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
+            let queued = if replay {
+                Queued::Done(len as i64)
+            } else {
+                eng.queue(Request {
+                    slot: index,
+                    file,
+                    offset,
+                    dir,
+                    buf: slot.buf(),
+                })
+            };
+            match queued {
                 Queued::Pending => {
                     slot.queued = true;
                     unsubmitted.push(index);
@@ -581,7 +673,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         result.done_in_queue(counts_each_io);
                     }
                     free.push(index);
-                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end) {
+                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end)
+                        || !after_io(
+                            cfg,
+                            &mut result,
+                            &mut verifying,
+                            slot,
+                            r,
+                            "io_u_sync_complete",
+                        )
+                    {
                         break 'run;
                     }
                     continue;
@@ -657,15 +758,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             for c in &done {
                 in_flight -= 1;
                 free.push(c.slot);
-                if !complete(
-                    cfg,
-                    &mut result,
-                    &mut logs,
-                    &mut slots[c.slot],
-                    c.result,
-                    clock,
-                    ramp_end,
-                ) {
+                let slot = &mut slots[c.slot];
+                if !complete(cfg, &mut result, &mut logs, slot, c.result, clock, ramp_end)
+                    || !after_io(
+                        cfg,
+                        &mut result,
+                        &mut verifying,
+                        slot,
+                        c.result,
+                        "io_u_queued_complete",
+                    )
+                {
                     break 'run;
                 }
             }
@@ -685,11 +788,44 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         in_flight -= done.len().min(in_flight);
     }
+    let writes_end = clock::now();
+    // The read-back pass over the blocks not checked yet (fio's
+    // do_verify); its time is the read direction's runtime.
+    let mut verify_took = None;
+    if let Some(v) = &mut verifying
+        && v.spec.read_back
+        && result.error.is_none()
+        && !stop.any()
+    {
+        let in_write_order = places.iter().all(|p| p.map.is_some());
+        let rest = v.rest(in_write_order);
+        let mut pass = Pass {
+            cfg,
+            eng: eng.as_mut(),
+            files: &files,
+            slots: &mut slots,
+            result: &mut result,
+            logs: &mut logs,
+            epoch: ramp_end,
+            counts_each_io,
+            counts_submits,
+        };
+        pass.check_all(v, &rest, stop);
+        verify_took = Some(clock::now().saturating_sub(writes_end));
+    }
     let end = clock::now();
     progress.set_state(State::Finishing);
     result.finish(std::time::Duration::from_nanos(
-        end.saturating_sub(ramp_end),
+        writes_end.saturating_sub(ramp_end),
     ));
+    if let Some(took) = verify_took {
+        result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
+        result.runtime += std::time::Duration::from_nanos(took);
+    }
+    if verifying.as_ref().is_some_and(|v| v.spec.only) {
+        // fio's dry run of the writes takes no time.
+        result.dirs[Dir::Write as usize].runtime_ms = 0;
+    }
     // A synchronous engine holds its one I/O whenever it runs.
     let synchronous = !eng.commits() || cfg.iodepth == 1;
     (result.depth_mean, result.depth_per_second) = if synchronous {
@@ -737,6 +873,225 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
     }
     result
+}
+
+/// A verifying job's part in finishing an I/O: a written block may now be
+/// read back, and a block read back is checked. False when a verify
+/// failure ends the job.
+fn after_io(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    verifying: &mut Option<Verifying<'_>>,
+    slot: &mut Slot,
+    r: i64,
+    func: &str,
+) -> bool {
+    let (Some(v), Some(piece)) = (verifying.as_mut(), slot.piece) else {
+        return true;
+    };
+    if slot.dir == Dir::Write {
+        v.write_done(piece);
+        return true;
+    }
+    let block = v.piece(piece);
+    match v.check(slot.buf(), &block) {
+        Ok(()) => true,
+        Err(text) => verify_failed(cfg, result, text, func, r),
+    }
+}
+
+/// Records a failed check: fio's EILSEQ, which ends the job unless
+/// continue_on_error covers verify errors.
+fn verify_failed(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    text: String,
+    func: &str,
+    r: i64,
+) -> bool {
+    if r < 0 {
+        return true;
+    }
+    if cfg.continue_on_error & 4 != 0 {
+        eprintln!("{text}");
+        result.total_err += 1;
+        if result.first_error == 0 {
+            result.first_error = libc::EILSEQ;
+        }
+        return true;
+    }
+    result.fail(libc::EILSEQ, func, text);
+    false
+}
+
+/// What the read-back pass works with.
+struct Pass<'p, 'e> {
+    cfg: &'p JobConfig,
+    eng: &'p mut (dyn Engine + 'e),
+    files: &'p [usize],
+    slots: &'p mut [Slot],
+    result: &'p mut JobResult,
+    logs: &'p mut Option<JobLogs>,
+    epoch: Nanos,
+    counts_each_io: bool,
+    counts_submits: bool,
+}
+
+impl Pass<'_, '_> {
+    /// Syncs the files and drops their cached pages (so the reads reach
+    /// the device), then reads every block of `rest` back, `iodepth` at a
+    /// time, checking each as it completes. The reads count in the read
+    /// direction, as fio's do.
+    fn check_all(
+        &mut self,
+        v: &mut Verifying<'_>,
+        rest: &[crate::verify::Written],
+        stop: Stops<'_>,
+    ) {
+        let cfg = self.cfg;
+        for (&file, path) in self.files.iter().zip(&cfg.paths) {
+            let synced = self.eng.sync(file, false).and_then(|()| {
+                if cfg.invalidate && cfg.engine != "null" {
+                    engine::drop_cached_pages(path)
+                } else {
+                    Ok(())
+                }
+            });
+            if let Err(e) = synced {
+                let text = format!("fio: preparing {} for verify: {e}", path.display());
+                self.result.fail(errno(&e), "fsync", text);
+                return;
+            }
+        }
+        let func = if self.eng.commits() {
+            "io_u_queued_complete"
+        } else {
+            "io_u_sync_complete"
+        };
+        let mut free: Vec<usize> = (0..self.slots.len()).rev().collect();
+        let mut unsubmitted: Vec<usize> = Vec::with_capacity(self.slots.len());
+        let mut done: Vec<Completion> = Vec::with_capacity(self.slots.len());
+        let (mut next, mut in_flight) = (0usize, 0usize);
+        let mut clock = clock::now();
+        'pass: loop {
+            while next < rest.len() && !stop.any() {
+                let Some(index) = free.pop() else { break };
+                let block = rest[next];
+                let slot = &mut self.slots[index];
+                slot.file = block.file as usize;
+                slot.dir = Dir::Read;
+                slot.offset = block.offset;
+                slot.len = block.len as usize;
+                slot.piece = Some(next);
+                slot.prepared = clock;
+                slot.submitted = Some(clock);
+                next += 1;
+                if clock >= self.epoch {
+                    self.result.issue(Dir::Read);
+                }
+                match self.eng.queue(Request {
+                    slot: index,
+                    file: self.files[slot.file],
+                    offset: slot.offset,
+                    dir: Dir::Read,
+                    buf: slot.buf(),
+                }) {
+                    Queued::Pending => {
+                        slot.queued = true;
+                        unsubmitted.push(index);
+                    }
+                    Queued::Done(r) => {
+                        clock = clock::now();
+                        if clock >= self.epoch {
+                            self.result.done_in_queue(self.counts_each_io);
+                        }
+                        free.push(index);
+                        if !self.finished(v, rest, index, r, clock, func) {
+                            break 'pass;
+                        }
+                    }
+                }
+                if unsubmitted.len() >= cfg.batch_submit {
+                    break;
+                }
+            }
+            if !unsubmitted.is_empty() {
+                let batch = unsubmitted.len();
+                if let Err(e) = submit(
+                    self.eng,
+                    self.slots,
+                    &mut unsubmitted,
+                    &mut in_flight,
+                    &mut clock,
+                ) {
+                    let text = format!("fio: io commit failed: {e}");
+                    self.result.fail(errno(&e), "io commit", text);
+                    break;
+                }
+                if clock >= self.epoch {
+                    self.result.depth_sample(in_flight, batch);
+                    if self.counts_submits {
+                        self.result.submitted(batch);
+                    }
+                }
+            }
+            if in_flight == 0 {
+                if next >= rest.len() || stop.any() {
+                    break;
+                }
+                continue;
+            }
+            if !free.is_empty() && next < rest.len() && !stop.any() {
+                continue;
+            }
+            done.clear();
+            if let Err(e) = self.eng.reap(1, in_flight, &mut done) {
+                let text = format!("fio: reaping I/O failed: {e}");
+                self.result.fail(errno(&e), "get_events", text);
+                break;
+            }
+            clock = clock::now();
+            if clock >= self.epoch {
+                self.result.reaped(done.len());
+            }
+            for c in std::mem::take(&mut done) {
+                in_flight -= 1;
+                free.push(c.slot);
+                if !self.finished(v, rest, c.slot, c.result, clock, func) {
+                    break 'pass;
+                }
+            }
+        }
+        // An error or a stop ended the pass: wait for what is in flight.
+        while in_flight > 0 {
+            done.clear();
+            if self.eng.reap(in_flight, in_flight, &mut done).is_err() {
+                break;
+            }
+            in_flight -= done.len().min(in_flight);
+        }
+    }
+
+    /// Accounts and checks one finished read-back; false when the job ends.
+    fn finished(
+        &mut self,
+        v: &mut Verifying<'_>,
+        rest: &[crate::verify::Written],
+        index: usize,
+        r: i64,
+        at: Nanos,
+        func: &str,
+    ) -> bool {
+        let slot = &mut self.slots[index];
+        if !complete(self.cfg, self.result, self.logs, slot, r, at, self.epoch) {
+            return false;
+        }
+        let Some(piece) = slot.piece else { return true };
+        match v.check(slot.buf(), &rest[piece]) {
+            Ok(()) => true,
+            Err(text) => verify_failed(self.cfg, self.result, text, func, r),
+        }
+    }
 }
 
 /// Which periodic sync is due before the next I/O, if any: `Some(true)`

@@ -13,6 +13,7 @@ pub mod progress;
 pub mod result;
 pub mod sampler;
 pub mod signals;
+mod verifying;
 
 use std::sync::atomic::AtomicBool;
 
