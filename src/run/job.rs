@@ -755,8 +755,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             if clock >= ramp_end {
                 result.reaped(done.len());
             }
+            // All of them are out of the engine, even if an error stops
+            // the accounting part way.
+            in_flight -= done.len();
             for c in &done {
-                in_flight -= 1;
                 free.push(c.slot);
                 let slot = &mut slots[c.slot];
                 if !complete(cfg, &mut result, &mut logs, slot, c.result, clock, ramp_end)
@@ -823,8 +825,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         result.runtime += std::time::Duration::from_nanos(took);
     }
     if verifying.as_ref().is_some_and(|v| v.spec.only) {
-        // fio's dry run of the writes takes no time.
+        // fio's dry run of the writes takes no time, and skips the setup
+        // of its I/O loop, latency depth included.
         result.dirs[Dir::Write as usize].runtime_ms = 0;
+        result.latency_depth = 0;
     }
     // A synchronous engine holds its one I/O whenever it runs.
     let synchronous = !eng.commits() || cfg.iodepth == 1;
@@ -1054,8 +1058,8 @@ impl Pass<'_, '_> {
             if clock >= self.epoch {
                 self.result.reaped(done.len());
             }
+            in_flight -= done.len();
             for c in std::mem::take(&mut done) {
-                in_flight -= 1;
                 free.push(c.slot);
                 if !self.finished(v, rest, c.slot, c.result, clock, func) {
                     break 'pass;

@@ -120,7 +120,10 @@ impl<'a> Verifying<'a> {
             offset: piece.offset,
             numberio: piece.numberio,
         };
-        self.spec.check(buf, &block, &mut self.scratch)
+        self.spec
+            .check(buf, &block, &mut self.scratch, &mut |text| {
+                eprintln!("{text}")
+            })
     }
 }
 

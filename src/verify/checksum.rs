@@ -17,7 +17,6 @@ pub enum Checksum {
     Crc64 = 3,
     Crc32 = 4,
     Crc32c = 5,
-    Crc32cIntel = 6,
     Sha256 = 9,
     Sha512 = 10,
     Sha3_224 = 11,
@@ -35,8 +34,8 @@ impl Checksum {
             "md5" => Self::Md5,
             "crc64" => Self::Crc64,
             "crc32" => Self::Crc32,
-            "crc32c" => Self::Crc32c,
-            "crc32c-intel" => Self::Crc32cIntel,
+            // fio stores crc32c-intel as plain crc32c.
+            "crc32c" | "crc32c-intel" => Self::Crc32c,
             "sha256" => Self::Sha256,
             "sha512" => Self::Sha512,
             "sha3-224" => Self::Sha3_224,
@@ -55,7 +54,7 @@ impl Checksum {
             Self::Md5 => "md5",
             Self::Crc64 => "crc64",
             Self::Crc32 => "crc32",
-            Self::Crc32c | Self::Crc32cIntel => "crc32c",
+            Self::Crc32c => "crc32c",
             Self::Sha256 => "sha256",
             Self::Sha512 => "sha512",
             Self::Sha3_224 => "sha3-224",
@@ -73,7 +72,7 @@ impl Checksum {
         match self {
             Self::Md5 => 16,
             Self::Crc64 => 8,
-            Self::Crc32 | Self::Crc32c | Self::Crc32cIntel | Self::Xxhash => 4,
+            Self::Crc32 | Self::Crc32c | Self::Xxhash => 4,
             Self::Sha256 => 64,
             Self::Sha512 => 128,
             Self::Sha3_224 => 28,
@@ -92,7 +91,7 @@ impl Checksum {
             Self::Md5 => field.copy_from_slice(&md5::Md5::digest(data)),
             Self::Crc64 => field.copy_from_slice(&crc64(data).to_le_bytes()),
             Self::Crc32 => field.copy_from_slice(&crc32(data).to_le_bytes()),
-            Self::Crc32c | Self::Crc32cIntel => field.copy_from_slice(&crc32c(data).to_le_bytes()),
+            Self::Crc32c => field.copy_from_slice(&crc32c(data).to_le_bytes()),
             Self::Xxhash => {
                 field.copy_from_slice(&xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes())
             }

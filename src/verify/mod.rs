@@ -163,12 +163,16 @@ impl VerifySpec {
     }
 
     /// Checks a block read back; on a mismatch returns fio's report of it
-    /// (the lines fio writes to stderr).
+    /// (the lines fio writes to stderr). As in fio, a block's verdict is
+    /// its last interval's: a bad interval followed by good ones is only
+    /// reported, through `superseded`, and does not fail the block
+    /// (unless `fatal` stops at it).
     pub fn check(
         &self,
         buf: &mut [u8],
         block: &Block<'_>,
         scratch: &mut Vec<u8>,
+        superseded: &mut dyn FnMut(String),
     ) -> Result<(), String> {
         if self.method == Method::Null {
             return Ok(());
@@ -178,8 +182,11 @@ impl VerifySpec {
         let block_len = buf.len();
         let mut outcome = Ok(());
         for (n, chunk) in buf.chunks_mut(step).enumerate() {
-            if outcome.is_err() && self.fatal {
+            if self.fatal && outcome.is_err() {
                 break;
+            }
+            if let Err(text) = std::mem::replace(&mut outcome, Ok(())) {
+                superseded(text);
             }
             if self.header_at > 0 && size > 0 && self.header_at + size <= chunk.len() {
                 swap_header(chunk, self.header_at, size);
@@ -198,12 +205,28 @@ impl VerifySpec {
                     return Err(format!("{what}{whereabouts}"));
                 }
             }
-            let failed = |name: &str, lines: String| {
+            // fio reports a failure with the length and type the header
+            // claims, read from the data even where there is no header.
+            let field = |i: usize, n: usize| {
+                chunk.get(i..i + n).map_or(0, |b| {
+                    b.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x))
+                })
+            };
+            let (media_type, media_len) = (field(2, 2), field(4, 4));
+            let failed = |name: &str, lines: String, crcs: String| {
                 let mut text = lines;
+                let shown_at = block.offset + u64::from((n as u32).wrapping_mul(media_len));
                 text.push_str(&format!(
-                    "{name:.8}: verify failed at file {} offset {at}, length {step} (requested block: offset={}, length={block_len}, flags=88)",
+                    "{name:.8}: verify failed at file {} offset {shown_at}, length {media_len} (requested block: offset={}, length={block_len}, flags=88)",
                     block.file_name, block.offset
                 ));
+                text.push_str(&crcs);
+                let given = u32::from(self.method.number());
+                if media_type != given {
+                    text.push_str(&format!(
+                        "\nfio: verify type mismatch ({media_type} media, {given} given)"
+                    ));
+                }
                 text
             };
             outcome = match self.method {
@@ -218,19 +241,19 @@ impl VerifySpec {
                     if scratch[..] == *stored {
                         Ok(())
                     } else {
-                        Err(failed(c.name(), String::new())
-                            + &format!(
-                                "\n       Expected CRC: {}\n       Received CRC: {}",
-                                hex(stored),
-                                hex(scratch)
-                            ))
+                        let crcs = format!(
+                            "\n       Expected CRC: {}\n       Received CRC: {}",
+                            hex(stored),
+                            hex(scratch)
+                        );
+                        Err(failed(c.name(), String::new(), crcs))
                     }
                 }
                 Method::HeaderOnly | Method::HeaderAndPattern | Method::PatternOnly => {
                     match &self.pattern {
                         Some(p) => self
                             .check_pattern(p, chunk, n * step, block.offset, scratch)
-                            .map_err(|lines| failed("pattern", lines)),
+                            .map_err(|lines| failed("pattern", lines, String::new())),
                         None => Ok(()),
                     }
                 }
