@@ -232,3 +232,71 @@ fn buffer_pattern_writes_the_bytes_fio_writes() {
         }
     }
 }
+
+#[test]
+fn verify_jobs_issue_the_reads_and_writes_fio_issues() {
+    // The read-back pass counts in the read direction: one read per block
+    // written, whether checked while writing (verify_backlog) or after.
+    let dirs = ["read", "write"];
+    for (engine, options) in [
+        ("psync", "rw=write;verify=md5"),
+        ("psync", "rw=randwrite;verify=crc32c"),
+        ("psync", "rw=write;verify=sha256;bs=16k"),
+        ("psync", "rw=randwrite;verify=xxhash;verify_backlog=16"),
+        (
+            "psync",
+            "rw=write;verify=crc32c;verify_backlog=10;verify_backlog_batch=3",
+        ),
+        ("psync", "rw=write;verify=pattern;verify_pattern=0xaa55"),
+        ("psync", "rw=randwrite;verify_pattern=\"abc\"%o"),
+        ("psync", "rw=write;verify=md5;do_verify=0"),
+        ("libaio", "rw=randwrite;verify=crc32c;iodepth=8;direct=1"),
+        (
+            "io_uring",
+            "rw=write;verify=sha1;iodepth=4;verify_backlog=32",
+        ),
+    ] {
+        let text = format!(
+            "[v]\nioengine={engine}\nfilename=data\nbs=4k\nsize=1m\n{}\n",
+            options.replace(';', "\n")
+        );
+        let counts = |tool: &str| {
+            let dir = Scratch::new("verifyio");
+            let out = run_job(tool, &dir, "job.fio", &text);
+            assert_eq!(out.code, 0, "{tool} {options}: {}", out.stderr);
+            let doc = json(&out);
+            let job = &doc["jobs"][0];
+            dirs.map(|d| {
+                (
+                    job[d]["total_ios"].as_u64().unwrap(),
+                    job[d]["io_bytes"].as_u64().unwrap(),
+                    job[d]["runtime"].as_u64().unwrap() > 0,
+                )
+            })
+        };
+        let (want, got) = (counts(fio()), counts(ferrio()));
+        assert_eq!(
+            got, want,
+            "{engine} {options}: (I/Os, bytes, ran) per direction"
+        );
+    }
+}
+
+#[test]
+fn verify_setups_ferrio_cannot_run_yet_are_refused() {
+    for options in [
+        "rw=randrw;verify=md5",
+        "rw=write;verify=crc16",
+        "rw=write;verify=md5;loops=2",
+        "rw=write;verify=md5;verify_async=2",
+    ] {
+        let dir = Scratch::new("verifyrefuse");
+        let out = run_job(ferrio(), &dir, "job.fio", &job(options, ""));
+        assert_eq!(out.code, 1, "{options}");
+        assert!(out.stderr.contains("ferrio"), "{options}: {}", out.stderr);
+        assert!(
+            !dir.0.join("data").exists(),
+            "{options}: no I/O before refusing"
+        );
+    }
+}

@@ -872,10 +872,20 @@ fn verify_spec(
             ))
         })?),
     };
-    if rw.read {
-        return Err(refuse(
-            "verify on a job that reads is not run by ferrio yet (run it with fio)".to_string(),
-        ));
+    // What ferrio checks is one pass of writes, read back once.
+    let not_yet = |what: &str| {
+        Err(refuse(format!(
+            "verify {what} is not run by ferrio yet (run it with fio)"
+        )))
+    };
+    if rw.read || rw.trim {
+        return not_yet("on a job that reads or trims");
+    }
+    if time_based {
+        return not_yet("with time_based");
+    }
+    if job.num("loops").unwrap_or(1) > 1 || job.setting("io_size").is_some() {
+        return not_yet("with loops or io_size (blocks written more than once)");
     }
     let (min_w, max_w) = (bs[1].min(), bs[1].max());
     let mut interval = job.num("verify_interval").unwrap_or(0);

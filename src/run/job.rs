@@ -794,10 +794,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // The read-back pass over the blocks not checked yet (fio's
     // do_verify); its time is the read direction's runtime.
     let mut verify_took = None;
+    // fio's verify pass ends at once when the runtime is over.
+    let time_left = deadline.is_none_or(|d| writes_end < d);
     if let Some(v) = &mut verifying
         && v.spec.read_back
         && result.error.is_none()
         && !stop.any()
+        && time_left
     {
         let in_write_order = places.iter().all(|p| p.map.is_some());
         let rest = v.rest(in_write_order);
@@ -809,6 +812,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             result: &mut result,
             logs: &mut logs,
             epoch: ramp_end,
+            deadline,
             counts_each_io,
             counts_submits,
         };
@@ -937,6 +941,8 @@ struct Pass<'p, 'e> {
     result: &'p mut JobResult,
     logs: &'p mut Option<JobLogs>,
     epoch: Nanos,
+    /// When the job's runtime is over, if it has one.
+    deadline: Option<Nanos>,
     counts_each_io: bool,
     counts_submits: bool,
 }
@@ -978,7 +984,8 @@ impl Pass<'_, '_> {
         let (mut next, mut in_flight) = (0usize, 0usize);
         let mut clock = clock::now();
         'pass: loop {
-            while next < rest.len() && !stop.any() {
+            let out_of_time = self.deadline.is_some_and(|d| clock >= d);
+            while next < rest.len() && !stop.any() && !out_of_time {
                 let Some(index) = free.pop() else { break };
                 let block = rest[next];
                 let slot = &mut self.slots[index];
@@ -1039,13 +1046,14 @@ impl Pass<'_, '_> {
                     }
                 }
             }
+            let more = next < rest.len() && !stop.any() && !out_of_time;
             if in_flight == 0 {
-                if next >= rest.len() || stop.any() {
+                if !more {
                     break;
                 }
                 continue;
             }
-            if !free.is_empty() && next < rest.len() && !stop.any() {
+            if !free.is_empty() && more {
                 continue;
             }
             done.clear();
