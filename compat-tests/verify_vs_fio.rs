@@ -300,3 +300,34 @@ fn verify_setups_ferrio_cannot_run_yet_are_refused() {
         );
     }
 }
+
+#[test]
+fn a_job_that_only_reads_checks_every_block_it_reads() {
+    for rw in ["read", "randread"] {
+        let options = format!("verify=crc32c;rw={rw}");
+        // Unchanged data passes; a corrupted block fails as in fio.
+        for corrupt in [false, true] {
+            let dir = Scratch::new("verifyread");
+            let wrote = run_job(
+                fio(),
+                &dir,
+                "write.fio",
+                &job("verify=crc32c", "do_verify=0"),
+            );
+            assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+            if corrupt {
+                overwrite(&dir.0.join("data"), 8192 + 300, b"XXXX");
+            }
+            let read = |tool| run_job(tool, &dir, "read.fio", &job(&options, ""));
+            let (want, got) = (read(fio()), read(ferrio()));
+            let label = format!("{rw}, corrupted: {corrupt}");
+            assert_eq!(got.code, want.code, "{label}: exit status");
+            let (wd, gd) = (json(&want), json(&got));
+            assert_eq!(gd["jobs"][0]["error"], wd["jobs"][0]["error"], "{label}");
+            assert_eq!(messages(&got), messages(&want), "{label}: stderr");
+            if !corrupt {
+                assert_eq!(gd["jobs"][0]["read"]["total_ios"], 64, "{label}");
+            }
+        }
+    }
+}

@@ -878,14 +878,14 @@ fn verify_spec(
             "verify {what} is not run by ferrio yet (run it with fio)"
         )))
     };
-    if rw.read || rw.trim {
-        return not_yet("on a job that reads or trims");
+    if (rw.read && rw.write) || rw.trim {
+        return not_yet("on a job that mixes reads and writes, or trims");
     }
-    if time_based {
-        return not_yet("with time_based");
-    }
-    if job.num("loops").unwrap_or(1) > 1 || job.setting("io_size").is_some() {
-        return not_yet("with loops or io_size (blocks written more than once)");
+    let rewrites = job.num("loops").unwrap_or(1) > 1 || job.setting("io_size").is_some();
+    if rw.write && (time_based || rewrites) {
+        return not_yet(
+            "of writes with time_based, loops or io_size (blocks written more than once)",
+        );
     }
     let (min_w, max_w) = (bs[1].min(), bs[1].max());
     let mut interval = job.num("verify_interval").unwrap_or(0);
@@ -912,7 +912,8 @@ fn verify_spec(
             .num("verify_backlog_batch")
             .filter(|&b| b > 0)
             .unwrap_or(backlog),
-        check_numberio: min_w == max_w && !time_based && !only,
+        // A job that only reads cannot know which write a block holds.
+        check_numberio: rw.write && min_w == max_w && !time_based && !only,
         thread: job.number as u16,
     }))
 }

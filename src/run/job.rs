@@ -797,6 +797,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // fio's verify pass ends at once when the runtime is over.
     let time_left = deadline.is_none_or(|d| writes_end < d);
     if let Some(v) = &mut verifying
+        && cfg.pattern.write
         && v.spec.read_back
         && result.error.is_none()
         && !stop.any()
@@ -894,15 +895,26 @@ fn after_io(
     r: i64,
     func: &str,
 ) -> bool {
-    let (Some(v), Some(piece)) = (verifying.as_mut(), slot.piece) else {
+    let Some(v) = verifying.as_mut() else {
         return true;
     };
-    if slot.dir == Dir::Write {
-        v.write_done(piece);
-        return true;
-    }
-    let block = v.piece(piece);
-    match v.check(slot.buf(), &block) {
+    let block = match (slot.piece, slot.dir) {
+        (Some(piece), Dir::Write) => {
+            v.write_done(piece);
+            return true;
+        }
+        (Some(piece), _) => v.piece(piece),
+        // A job that only reads checks every block it reads.
+        (None, Dir::Read) if !cfg.pattern.write => crate::verify::Written {
+            file: slot.file as u32,
+            offset: slot.offset,
+            len: slot.len as u32,
+            numberio: 0,
+        },
+        (None, _) => return true,
+    };
+    let logged = slot.piece.is_some();
+    match v.check(slot.buf(), &block, logged) {
         Ok(()) => true,
         Err(text) => verify_failed(cfg, result, text, func, r),
     }
@@ -1099,7 +1111,7 @@ impl Pass<'_, '_> {
             return false;
         }
         let Some(piece) = slot.piece else { return true };
-        match v.check(slot.buf(), &rest[piece]) {
+        match v.check(slot.buf(), &rest[piece], true) {
             Ok(()) => true,
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),
         }

@@ -113,12 +113,14 @@ impl<'a> Verifying<'a> {
         rest
     }
 
-    /// Checks a block read back into `buf`.
-    pub fn check(&mut self, buf: &mut [u8], piece: &Written) -> Result<(), String> {
+    /// Checks a block read into `buf`: one logged when it was written
+    /// (`logged`), or any block a job that only reads came across.
+    pub fn check(&mut self, buf: &mut [u8], piece: &Written, logged: bool) -> Result<(), String> {
         let block = Block {
             file_name: &self.names[piece.file as usize],
             offset: piece.offset,
             numberio: piece.numberio,
+            logged,
         };
         self.spec
             .check(buf, &block, &mut self.scratch, &mut |text| {

@@ -100,6 +100,9 @@ pub struct Block<'a> {
     pub file_name: &'a str,
     pub offset: u64,
     pub numberio: u16,
+    /// Whether the read came from the log of writes (fio flags such an
+    /// I/O IO_U_F_VER_LIST, which its failure report shows).
+    pub logged: bool,
 }
 
 impl VerifySpec {
@@ -213,12 +216,14 @@ impl VerifySpec {
                 })
             };
             let (media_type, media_len) = (field(2, 2), field(4, 4));
+            // fio's IO_U_F_IN_CUR_DEPTH, and IO_U_F_VER_LIST for logged blocks.
+            let flags = if block.logged { 0x88 } else { 0x08 };
             let failed = |name: &str, lines: String, crcs: String| {
                 let mut text = lines;
                 let shown_at = block.offset + u64::from((n as u32).wrapping_mul(media_len));
                 text.push_str(&format!(
-                    "{name:.8}: verify failed at file {} offset {shown_at}, length {media_len} (requested block: offset={}, length={block_len}, flags=88)",
-                    block.file_name, block.offset
+                    "{name:.8}: verify failed at file {} offset {shown_at}, length {media_len} (requested block: offset={}, length={block_len}, flags={:x})",
+                    block.file_name, block.offset, flags
                 ));
                 text.push_str(&crcs);
                 let given = u32::from(self.method.number());
