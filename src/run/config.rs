@@ -897,6 +897,13 @@ fn verify_spec(
         interval = gcd(min_w, max_w);
     }
     let header_at = job.num("verify_offset").unwrap_or(0) as usize;
+    // fio writes past the interval (or fails the job) in these cases.
+    let header = method.header_size();
+    if header > 0 && (interval as usize <= header || header_at + header > interval as usize) {
+        return Err(refuse(format!(
+            "verify_interval {interval} has no room for the {header}-byte verify header at offset {header_at}"
+        )));
+    }
     let backlog = job.num("verify_backlog").unwrap_or(0);
     let only = job.flag("verify_only");
     Ok(Some(VerifySpec {

@@ -496,128 +496,83 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
-        // verify_backlog: a read that checks a block written earlier.
-        let check = match &mut verifying {
-            Some(v) if issuing && room && !draining => v.backlog_next(last_was_read),
-            _ => None,
-        };
-        if let (Some(piece), Some(v)) = (check, &verifying) {
-            let Some(index) = free.pop() else { break };
-            let block = v.piece(piece);
-            let slot = &mut slots[index];
-            slot.file = block.file as usize;
-            slot.dir = Dir::Read;
-            slot.offset = block.offset;
-            slot.len = block.len as usize;
-            slot.piece = Some(piece);
-            slot.prepared = clock;
-            slot.submitted = Some(clock);
-            last_was_read = true;
-            if clock >= ramp_end {
-                result.issue(Dir::Read);
-            }
-            let file = files[slot.file];
-            match eng.queue(Request {
-                slot: index,
-                file,
-                offset: slot.offset,
-                dir: Dir::Read,
-                buf: slot.buf(),
-            }) {
-                Queued::Pending => {
-                    slot.queued = true;
-                    unsubmitted.push(index);
-                }
-                Queued::Done(r) => {
-                    clock = clock::now();
-                    if clock >= ramp_end {
-                        result.done_in_queue(counts_each_io);
-                    }
-                    free.push(index);
-                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end)
-                        || !after_io(
-                            cfg,
-                            &mut result,
-                            &mut verifying,
-                            slot,
-                            r,
-                            "io_u_sync_complete",
+        if issuing && room && !draining {
+            // verify_backlog: in place of the next I/O, a read that checks
+            // a block written earlier.
+            let backlog = verifying
+                .as_mut()
+                .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
+            let (index, dir, file_index, offset, len) = if let Some((_, block)) = backlog {
+                let Some(index) = free.pop() else { break };
+                let (file, len) = (block.file as usize, u64::from(block.len));
+                (index, Dir::Read, file, block.offset, len)
+            } else {
+                let drawn = cfg.direction(rng.below(100));
+                // Rate caps (fio's rate_ddir): a direction ahead of its rate
+                // gives way to the other if that one is due, else the job
+                // sleeps until the earlier of the two is due.
+                let due = |d: Dir| {
+                    let (ios, bytes) = work[d as usize];
+                    start
+                        + nanos(
+                            super::config::rate_due(cfg, d as usize, ios, bytes)
+                                .unwrap_or_default(),
                         )
-                    {
-                        break 'run;
-                    }
-                    continue;
-                }
-            }
-            let room = in_flight + unsubmitted.len() < cfg.iodepth;
-            if room && unsubmitted.len() < cfg.batch_submit {
-                continue;
-            }
-            keep_filling = room;
-        } else if issuing && room && !draining {
-            let drawn = cfg.direction(rng.below(100));
-            // Rate caps (fio's rate_ddir): a direction ahead of its rate
-            // gives way to the other if that one is due, else the job
-            // sleeps until the earlier of the two is due.
-            let due = |d: Dir| {
-                let (ios, bytes) = work[d as usize];
-                start
-                    + nanos(
-                        super::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default(),
-                    )
-            };
-            let other = if drawn == Dir::Read {
-                Dir::Write
-            } else {
-                Dir::Read
-            };
-            let mixed = cfg.pattern.read && cfg.pattern.write;
-            // trimwrite: the write that follows each trim goes to the
-            // block just trimmed.
-            let follow = pending_write.take();
-            // Only rate-capped jobs read the clock here.
-            let dir = if follow.is_some() {
-                Dir::Write
-            } else if !rate_capped || due(drawn) <= clock::now() {
-                drawn
-            } else if mixed && due(other) <= clock::now() {
-                other
-            } else {
-                let dir = if !mixed || due(drawn) <= due(other) {
-                    drawn
-                } else {
-                    other
                 };
-                if !wait_until(due(dir), deadline, stop) {
-                    clock = clock::now();
-                    continue;
+                let other = if drawn == Dir::Read {
+                    Dir::Write
+                } else {
+                    Dir::Read
+                };
+                let mixed = cfg.pattern.read && cfg.pattern.write;
+                // trimwrite: the write that follows each trim goes to the
+                // block just trimmed.
+                let follow = pending_write.take();
+                // Only rate-capped jobs read the clock here.
+                let dir = if follow.is_some() {
+                    Dir::Write
+                } else if !rate_capped || due(drawn) <= clock::now() {
+                    drawn
+                } else if mixed && due(other) <= clock::now() {
+                    other
+                } else {
+                    let dir = if !mixed || due(drawn) <= due(other) {
+                        drawn
+                    } else {
+                        other
+                    };
+                    if !wait_until(due(dir), deadline, stop) {
+                        clock = clock::now();
+                        continue;
+                    }
+                    dir
+                };
+                let Some(index) = free.pop() else { break };
+                last_was_sync = false;
+                let room = if cfg.time_based {
+                    u64::MAX
+                } else {
+                    cfg.io_bytes - issued(&work).1
+                };
+                let (file_index, offset, len) = match follow {
+                    Some(block) => block,
+                    None => {
+                        let len = cfg.bs[dir as usize]
+                            .pick(&mut rng, cfg.bs_unaligned)
+                            .min(room)
+                            // A block never reaches past the file's region.
+                            .min(cfg.size);
+                        let file_index = next_file;
+                        next_file = (next_file + 1) % files.len();
+                        let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
+                        (file_index, offset, len)
+                    }
+                };
+                if cfg.pattern.trimwrite && dir == Dir::Trim {
+                    pending_write = Some((file_index, offset, len));
                 }
-                dir
+                (index, dir, file_index, offset, len)
             };
-            let Some(index) = free.pop() else { break };
-            last_was_sync = false;
-            let room = if cfg.time_based {
-                u64::MAX
-            } else {
-                cfg.io_bytes - issued(&work).1
-            };
-            let (file_index, offset, len) = match follow {
-                Some(block) => block,
-                None => {
-                    let len = cfg.bs[dir as usize]
-                        .pick(&mut rng, cfg.bs_unaligned)
-                        .min(room)
-                        // A block never reaches past the file's region.
-                        .min(cfg.size);
-                    let file_index = next_file;
-                    next_file = (next_file + 1) % files.len();
-                    let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
-                    (file_index, offset, len)
-                }
-            };
-            if cfg.pattern.trimwrite && dir == Dir::Trim {
-                pending_write = Some((file_index, offset, len));
-            }
             let file = files[file_index];
             let slot = &mut slots[index];
             slot.file = file_index;
@@ -626,27 +581,30 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             slot.len = len as usize;
             slot.prepared = clock;
             slot.submitted = Some(clock);
-            slot.piece = None;
+            slot.piece = backlog.map(|(piece, _)| piece);
             last_was_read = dir == Dir::Read;
-            work[dir as usize].0 += 1;
-            work[dir as usize].1 += len;
-            let issued_ios = issued(&work).0;
             if clock >= ramp_end {
                 result.issue(dir);
             }
-            if dir == Dir::Write {
-                match &mut verifying {
-                    Some(v) => {
-                        let numberio = work[Dir::Write as usize].0 - 1;
-                        slot.piece = Some(v.stamp(slot.buf(), file_index, offset, numberio));
+            // Backlog reads are not part of the job's amount of I/O.
+            if backlog.is_none() {
+                work[dir as usize].0 += 1;
+                work[dir as usize].1 += len;
+                let issued_ios = issued(&work).0;
+                if dir == Dir::Write {
+                    match &mut verifying {
+                        Some(v) => {
+                            let numberio = work[Dir::Write as usize].0 - 1;
+                            slot.piece = Some(v.stamp(slot.buf(), file_index, offset, numberio));
+                        }
+                        None => slot.prepare_write(cfg, &mut rng, issued_ios),
                     }
-                    None => slot.prepare_write(cfg, &mut rng, issued_ios),
                 }
-            }
-            if issued_ios.is_multiple_of(cfg.think_blocks)
-                && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
-            {
-                think(cfg);
+                if issued_ios.is_multiple_of(cfg.think_blocks)
+                    && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
+                {
+                    think(cfg);
+                }
             }
             // verify_only: the writes are only replayed, to know what to check.
             let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
