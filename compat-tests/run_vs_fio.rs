@@ -215,7 +215,7 @@ fn options_not_run_yet_are_refused_before_any_io() {
     s.write(
         "job.fio",
         &format!(
-            "[j]\nrw=write\nsize=1m\nverify=md5\nfilename={}\n",
+            "[j]\nrw=write\nsize=1m\nverify=md5\nverify_async=2\nfilename={}\n",
             target.display()
         ),
     );
@@ -223,7 +223,7 @@ fn options_not_run_yet_are_refused_before_any_io() {
     assert_eq!(out.code, 1);
     assert!(
         out.stderr
-            .contains("does not run these options yet: verify"),
+            .contains("does not run these options yet: verify_async"),
         "{}",
         out.stderr
     );

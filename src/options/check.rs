@@ -38,6 +38,14 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
             Ok(()) => ok(text),
             Err(m) => err(m),
         },
+        // Only verify_pattern takes formats (%o), as in fio.
+        Check::Pattern => {
+            let formats = def.name == "verify_pattern";
+            match crate::verify::pattern::DataPattern::parse(raw, formats) {
+                Ok(_) => ok(text),
+                Err(_) => err(format!("fio: failed parsing {}={}", def.name, raw)),
+            }
+        }
         Check::CpuMask => match number::size(raw, ctx.kb_base) {
             Some(_) => ok(text),
             None => err(format!("fio: failed parsing {}={}", def.name, raw)),

@@ -645,7 +645,8 @@ pub static OPTIONS: &[OptDef] = &[
         Flag,
         Verify,
         "Do no writes; only check data a previous run wrote",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "ramp_time",
         Time,
@@ -717,6 +718,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Checksum or pattern used to check written data",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "do_verify",
@@ -724,6 +726,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Run the verify pass after writing when verify is set",
     )
+    .runs()
     .def("1")
     .parent("verify"),
     OptDef::new("verifysort", SoftDeprecated, Verify, "Obsolete and ignored"),
@@ -739,6 +742,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Place a verify header every this many bytes (default: the block size)",
     )
+    .runs()
     .min(80)
     .parent("verify"),
     OptDef::new(
@@ -747,6 +751,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Move the verify header to this byte offset in the block",
     )
+    .runs()
     .min(40)
     .parent("verify"),
     OptDef::new(
@@ -755,6 +760,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Pattern written and then checked: hex, quoted text, %o, or a mix",
     )
+    .runs()
     .parent("verify")
     .check(Check::Pattern),
     OptDef::new(
@@ -763,6 +769,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "End the job at the first verify mismatch",
     )
+    .runs()
     .def("0")
     .parent("verify"),
     OptDef::new(
@@ -787,6 +794,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Check written blocks each time this many have been written",
     )
+    .runs()
     .str_val()
     .parent("verify"),
     OptDef::new(
@@ -795,6 +803,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "How many blocks to check each time the backlog is worked off",
     )
+    .runs()
     .parent("verify"),
     OptDef::new(
         "verify_async_cpus",
@@ -1664,6 +1673,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Fill write buffers with this pattern: hex, quoted text, or a mix",
     )
+    .runs()
     .check(Check::Pattern),
     OptDef::new(
         "buffer_compress_percentage",

@@ -309,6 +309,14 @@ fn expectation(def: &OptDef) -> String {
             let list: Vec<&str> = words.iter().map(|w| w.word).collect();
             format!("one of {}", list.join(", "))
         }
+        Kind::Choice(_) if def.check == crate::options::def::Check::Pattern => {
+            "a pattern: hex (0x...), decimal, \"text\", 'file'".to_string()
+                + if def.name == "verify_pattern" {
+                    " or %o"
+                } else {
+                    ""
+                }
+        }
         Kind::Choice(_) | Kind::Text(_) => "a non-empty value".to_string(),
         Kind::Int | Kind::Size => format!("a number with an optional k/m/g/t/p suffix{range}"),
         Kind::Time => "a time such as 10, 500ms, 2m, 1h".to_string(),

@@ -14,6 +14,9 @@ use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
 use crate::report::options::ReportOptions;
+use crate::verify::checksum::Checksum;
+use crate::verify::pattern::DataPattern;
+use crate::verify::{Method, VerifySpec};
 
 /// The I/O pattern of `rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +160,10 @@ pub struct JobConfig {
     pub ignore_errors: [Vec<i32>; 3],
     /// error_dump: log every error, also those the job carries on after.
     pub error_dump: bool,
+    /// How written data is stamped and checked, when the job verifies.
+    pub verify: Option<Arc<VerifySpec>>,
+    /// The bytes buffer_pattern fills write buffers with.
+    pub buffer_pattern: Option<Arc<[u8]>>,
 }
 
 /// What a job measures per I/O.
@@ -268,6 +275,9 @@ pub enum BufferFill {
     Random,
     /// New random bytes before every write.
     Refill,
+    /// buffer_pattern, filled once; refilled before every write when the
+    /// job also reads into the same buffers.
+    Pattern { refill: bool },
 }
 
 /// Why a job cannot run.
@@ -448,8 +458,22 @@ impl JobConfig {
         let compress = job.num("buffer_compress_percentage").unwrap_or(0).min(100) as u32;
         let dedupe = job.num("dedupe_percentage").unwrap_or(0).min(100) as u32;
         let buffer_shape = buffer_shape(job, &bs, size, compress, dedupe);
-        // Fully compressible means zeros (unless some buffers repeat).
-        let buffers = if job.flag("zero_buffers") || compress == 100 {
+        let buffer_pattern = match job.setting("buffer_pattern").map(|s| &s.value) {
+            Some(Value::Text(t)) => Some(
+                DataPattern::parse(t, false)
+                    .map_err(|e| Refusal(format!("job '{}': buffer_pattern: {e}", job.name)))?,
+            ),
+            _ => None,
+        };
+        let verify = verify_spec(job, &pattern, &bs, cfg_time_based(job))?;
+        let buffers = if buffer_pattern.is_some() {
+            // fio turns scrambling and zeroing off, and refills only for
+            // jobs that read.
+            BufferFill::Pattern {
+                refill: pattern.read,
+            }
+        } else if job.flag("zero_buffers") || compress == 100 {
+            // Fully compressible means zeros (unless some buffers repeat).
             BufferFill::Zeros
         } else if job.flag("refill_buffers") {
             BufferFill::Refill
@@ -647,6 +671,8 @@ impl JobConfig {
             error_dump: job.flag("error_dump"),
             engine_options: engine_options(job),
             report: Arc::new(report),
+            verify: verify.map(Arc::new),
+            buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
         })
     }
 
@@ -1002,4 +1028,102 @@ fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
             job.name
         ))),
     }
+}
+
+fn cfg_time_based(job: &JobSpec) -> bool {
+    job.flag("time_based")
+}
+
+/// The job's verify settings, with fio's fix-ups of verify_interval
+/// (init.c): by default the smallest write size, never more than it, and
+/// always a divisor of the smallest and largest write sizes.
+fn verify_spec(
+    job: &JobSpec,
+    rw: &Pattern,
+    bs: &[BlockSizes; 3],
+    time_based: bool,
+) -> Result<Option<VerifySpec>, Refusal> {
+    let refuse = |what: String| Refusal(format!("job '{}': {what}", job.name));
+    let pattern = match job.setting("verify_pattern").map(|s| &s.value) {
+        Some(Value::Text(t)) => {
+            Some(DataPattern::parse(t, true).map_err(|e| refuse(format!("verify_pattern: {e}")))?)
+        }
+        _ => None,
+    };
+    let word = match job.setting("verify").map(|s| &s.value) {
+        Some(Value::Word { word, .. }) => Some(*word),
+        _ => None,
+    };
+    let method = match (word, &pattern) {
+        (None | Some("0"), None) => return Ok(None),
+        // verify_pattern alone verifies the pattern behind a header.
+        (None, Some(_)) => Method::HeaderAndPattern,
+        (Some("0"), Some(_)) => return Ok(None),
+        (Some("meta"), _) => Method::HeaderOnly,
+        (Some("null"), _) => Method::Null,
+        (Some("pattern"), Some(_)) => Method::PatternOnly,
+        (Some("pattern"), None) => {
+            return Err(refuse("verify=pattern needs a verify_pattern".to_string()));
+        }
+        (Some(w), _) => Method::Checksum(Checksum::from_word(w).ok_or_else(|| {
+            refuse(format!(
+                "verify={w} is not run by ferrio yet (run it with fio)"
+            ))
+        })?),
+    };
+    // What ferrio checks is one pass of writes, read back once.
+    let not_yet = |what: &str| {
+        Err(refuse(format!(
+            "verify {what} is not run by ferrio yet (run it with fio)"
+        )))
+    };
+    if (rw.read && rw.write) || rw.trim {
+        return not_yet("on a job that mixes reads and writes, or trims");
+    }
+    let rewrites = job.num("loops").unwrap_or(1) > 1 || job.setting("io_size").is_some();
+    if rw.write && (time_based || rewrites) {
+        return not_yet(
+            "of writes with time_based, loops or io_size (blocks written more than once)",
+        );
+    }
+    let (min_w, max_w) = (bs[1].min(), bs[1].max());
+    let mut interval = job.num("verify_interval").unwrap_or(0);
+    if min_w != max_w && interval == 0 {
+        interval = min_w;
+    }
+    interval = interval.min(min_w);
+    if interval == 0 || min_w % interval != 0 || max_w % interval != 0 {
+        interval = gcd(min_w, max_w);
+    }
+    let header_at = job.num("verify_offset").unwrap_or(0) as usize;
+    // fio writes past the interval (or fails the job) in these cases.
+    let header = method.header_size();
+    if header > 0 && (interval as usize <= header || header_at + header > interval as usize) {
+        return Err(refuse(format!(
+            "verify_interval {interval} has no room for the {header}-byte verify header at offset {header_at}"
+        )));
+    }
+    let backlog = job.num("verify_backlog").unwrap_or(0);
+    let only = job.flag("verify_only");
+    Ok(Some(VerifySpec {
+        method,
+        interval: interval as usize,
+        header_at,
+        pattern,
+        fatal: job.flag("verify_fatal"),
+        read_back: job.flag("do_verify"),
+        only,
+        backlog,
+        backlog_batch: job
+            .num("verify_backlog_batch")
+            .filter(|&b| b > 0)
+            .unwrap_or(backlog),
+        // A job that only reads cannot know which write a block holds.
+        check_numberio: rw.write && min_w == max_w && !time_based && !only,
+        thread: job.number as u16,
+    }))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }

@@ -17,6 +17,7 @@ pub mod rate;
 pub mod result;
 pub mod sampler;
 pub mod signals;
+mod verifying;
 
 use std::sync::atomic::AtomicBool;
 

@@ -324,6 +324,19 @@ impl JobResult {
         }
     }
 
+    /// The error a report shows: the job's own, else, under
+    /// continue_on_error, the first error it went past (with an empty
+    /// context, as fio has none for it); 0 when there was none.
+    pub fn reported_error(&self) -> (i32, String) {
+        match &self.error {
+            Some(e) => (e.errno, e.context()),
+            None if self.report.continue_on_error && self.first_error != 0 => {
+                (self.first_error, String::new())
+            }
+            None => (0, String::new()),
+        }
+    }
+
     #[inline]
     pub fn issue(&mut self, dir: Dir) {
         self.dirs[dir as usize].issued += 1;
