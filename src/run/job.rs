@@ -8,7 +8,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::clock::{self, Nanos, ms_between, nanos};
+use super::clock::{self, LoopClock, Nanos, ms_between, nanos};
 
 use super::config::{BufferFill, JobConfig};
 use super::content::Content;
@@ -420,6 +420,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let deadline = cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r)));
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut logs = JobLogs::new(&cfg.logs);
+    let m = cfg.measure;
+    let mut ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && logs.is_none());
     let mut depth = DepthTracker::new(ramp_end);
     // Sampled periodically unless logged (and so sampled) per I/O.
     let sample_bw = cfg.measure.bw && !logs.as_ref().is_some_and(JobLogs::bw_per_io);
@@ -756,7 +758,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
-                    clock = clock::now();
+                    clock = ticker.read();
                     if clock >= ramp_end {
                         result.done_in_queue(counts_each_io);
                     }
@@ -797,6 +799,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 &mut unsubmitted,
                 &mut in_flight,
                 &mut clock,
+                &mut ticker,
             ) {
                 result.fail(
                     errno(&e),
@@ -845,7 +848,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 break 'run;
             }
             // One clock read per reaped batch.
-            clock = clock::now();
+            clock = ticker.read();
             if clock >= ramp_end {
                 result.reaped(done.len());
             }
@@ -1089,6 +1092,8 @@ impl Pass<'_, '_> {
         let mut done: Vec<Completion> = Vec::with_capacity(self.slots.len());
         let (mut next, mut in_flight) = (0usize, 0usize);
         let mut clock = clock::now();
+        // Verifying reads are timed one by one.
+        let mut precise = LoopClock::new(false);
         'pass: loop {
             let out_of_time = self.deadline.is_some_and(|d| clock >= d);
             while next < rest.len() && !stop.any() && !out_of_time {
@@ -1140,6 +1145,7 @@ impl Pass<'_, '_> {
                     &mut unsubmitted,
                     &mut in_flight,
                     &mut clock,
+                    &mut precise,
                 ) {
                     let text = format!("fio: io commit failed: {e}");
                     self.result.fail(errno(&e), "io commit", text);
@@ -1284,9 +1290,10 @@ fn submit(
     unsubmitted: &mut Vec<usize>,
     in_flight: &mut usize,
     clock: &mut Nanos,
+    ticker: &mut LoopClock,
 ) -> io::Result<()> {
     let result = eng.commit();
-    *clock = clock::now();
+    *clock = ticker.read();
     for &i in unsubmitted.iter() {
         slots[i].submitted = Some(*clock);
     }
