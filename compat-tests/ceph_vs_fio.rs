@@ -414,6 +414,97 @@ fn rbd_engine_failures_are_clear(cluster: &Cluster) {
     assert!(text(&ferrio.stderr).contains("fsync= with ioengine=rbd is not run by ferrio yet"));
 }
 
+/// A job file for a rados engine in the cluster's pool, with its config
+/// named (fio's rados engine reads `conf`, not CEPH_CONF).
+fn rados_job(cluster: &Cluster, name: &str, body: &str) -> PathBuf {
+    let path = cluster.dir.join(name);
+    let text = format!(
+        "[global]\nioengine=rados\nclientname=admin\npool=rbd\nconf={}\n{body}",
+        cluster.conf.display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The objects in pool rbd other than rbd's own, sorted.
+fn objects(cluster: &Cluster) -> Vec<String> {
+    let mut names: Vec<String> = cluster
+        .tool("rados", &["-p", "rbd", "ls"])
+        .lines()
+        .filter(|name| !name.starts_with("rbd_"))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+fn remove_objects(cluster: &Cluster) {
+    for name in objects(cluster) {
+        cluster.tool("rados", &["-p", "rbd", "rm", &name]);
+    }
+}
+
+/// ferrio's rados engine beside fio's on the same job files: the same I/Os
+/// issued per direction (writes over nrfiles objects, reads, trims, a
+/// random mix), no disk in the report, and the same objects in the pool,
+/// named as fio names the files, and left there after the run as fio
+/// leaves them. Then what fio hides: a write past the OSD's largest
+/// object fails ferrio's job with EFBIG, where fio reports success.
+fn rados_engine_issues_what_fio_issues(cluster: &Cluster) {
+    remove_objects(cluster);
+    let job = rados_job(
+        cluster,
+        "rados-mix.fio",
+        "size=32m\nbs=1m\niodepth=16\n\
+         [w]\nrw=write\nnrfiles=3\n\
+         [r]\nstonewall\nrw=randread\nbs=4k\nsize=4m\n\
+         [t]\nstonewall\nrw=randtrim\nbs=64k\nsize=8m\nbusy_poll=1\n\
+         [rw]\nstonewall\nrw=randrw\nbs=16k\nsize=8m\ntouch_objects=0\n\
+         [two]\nstonewall\nrw=read\nnumjobs=2\nsize=2m\nclustername=ceph\nclientname=client.admin\n",
+    );
+    let want = fio_json(cluster, common::fio(), &job);
+    let fio_objects = objects(cluster);
+    remove_objects(cluster);
+    let got = fio_json(cluster, common::ferrio(), &job);
+    assert_eq!(objects(cluster), fio_objects);
+    assert_eq!(
+        fio_objects,
+        [
+            "r.0.0", "rw.0.0", "t.0.0", "two.0.0", "two.1.0", "w.0.0", "w.0.1", "w.0.2"
+        ]
+    );
+    remove_objects(cluster);
+    assert_eq!(issued(&want), issued(&got));
+    assert_eq!(
+        issued(&got)[0].2,
+        [0, 30, 0],
+        "3 objects of 10 MiB in 1 MiB"
+    );
+    assert_eq!(want.get("disk_util"), got.get("disk_util"));
+    let (w, g) = (at_depth(&want, 1, "16"), at_depth(&got, 1, "16"));
+    assert!(
+        w > 90.0 && g > 90.0,
+        "randread at depth 16: fio {w}%, ferrio {g}%"
+    );
+
+    // osd_max_object_size is 128 MiB: the 33rd 4 MiB write is refused.
+    let job = rados_job(
+        cluster,
+        "rados-too-big.fio",
+        "[big]\nrw=write\nsize=200m\nbs=4m\niodepth=8\n",
+    );
+    let env = [("CEPH_CONF", cluster.conf.as_path())];
+    let fio = bounded(60, common::fio(), &[job.to_str().unwrap()], &env);
+    assert_eq!(fio.status.code(), Some(0));
+    assert!(text(&fio.stdout).contains("err= 0"));
+    let ferrio = bounded(60, common::ferrio(), &[job.to_str().unwrap()], &env);
+    assert_eq!(ferrio.status.code(), Some(1));
+    let said = text(&ferrio.stdout) + &text(&ferrio.stderr);
+    assert!(said.contains("err=27"), "{said}");
+    assert!(said.contains("File too large"), "{said}");
+    remove_objects(cluster);
+}
+
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     if !cluster_possible() {
@@ -466,6 +557,7 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     bindings_read_back_what_they_wrote(&cluster);
     rbd_engine_issues_what_fio_issues(&cluster);
     rbd_engine_failures_are_clear(&cluster);
+    rados_engine_issues_what_fio_issues(&cluster);
 
     let pids = cluster.pids();
     assert_eq!(pids.len(), 3, "one pid file per daemon");

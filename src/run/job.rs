@@ -516,7 +516,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     pass_end = issued(&work).1 + cfg.pass_bytes;
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
-                            if let Err(e) = engine::drop_cached_pages(path) {
+                            if let Err(e) = eng.invalidate(path) {
                                 let path = path.display();
                                 let text = format!("fio: invalidating {path}: {e}");
                                 result.fail(errno(&e), "invalidate_cache", text);
@@ -894,7 +894,13 @@ fn submit(
 }
 
 fn errno(e: &io::Error) -> i32 {
-    e.raw_os_error().unwrap_or(5)
+    // A Ceph call's error carries the errno the library returned.
+    let ceph = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<crate::ceph::CephError>());
+    e.raw_os_error()
+        .or(ceph.map(crate::ceph::CephError::errno))
+        .unwrap_or(5)
 }
 
 /// Accounts one finished I/O (in the statistics and logs only after
