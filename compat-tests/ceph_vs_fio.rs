@@ -505,6 +505,148 @@ fn rados_engine_issues_what_fio_issues(cluster: &Cluster) {
     remove_objects(cluster);
 }
 
+/// A copy of the cluster's config with one line changed.
+fn changed_conf(cluster: &Cluster, name: &str, from: &str, to: &str) -> PathBuf {
+    let conf = std::fs::read_to_string(&cluster.conf).unwrap();
+    let line = conf
+        .lines()
+        .find(|l| l.starts_with(from))
+        .unwrap_or_else(|| panic!("no '{from}' line in {conf}"));
+    let path = cluster.dir.join(name);
+    std::fs::write(&path, conf.replace(line, to)).unwrap();
+    path
+}
+
+/// Runs ferrio on a job file with CEPH_CONF set; returns its exit code,
+/// what it said, and how long it took.
+fn ferrio_timed(job: &Path, conf: &Path) -> (Option<i32>, String, f64) {
+    let start = std::time::Instant::now();
+    let out = bounded(
+        120,
+        common::ferrio(),
+        &[job.to_str().unwrap()],
+        &[("CEPH_CONF", conf)],
+    );
+    let said = text(&out.stdout) + &text(&out.stderr);
+    (out.status.code(), said, start.elapsed().as_secs_f64())
+}
+
+/// Faults at the start end in a clear error, a non-zero exit and no I/O
+/// report, within a bounded time, for both engines: no monitor on the
+/// configured port (fio waits librados' 300 s there; ferrio gives up
+/// after ferrio_ceph_timeout), a key the cluster does not know, a missing
+/// pool, a missing image.
+fn faults_at_start_are_clear_and_bounded(cluster: &Cluster) {
+    let closed = changed_conf(
+        cluster,
+        "closed.conf",
+        "mon host =",
+        "mon host = [v2:127.0.0.1:1]",
+    );
+    let keyring = cluster.dir.join("wrong.keyring");
+    let _ = std::fs::remove_file(&keyring);
+    cluster.tool(
+        "ceph-authtool",
+        &[
+            "--create-keyring",
+            keyring.to_str().unwrap(),
+            "--gen-key",
+            "-n",
+            "client.admin",
+        ],
+    );
+    let wrong_key = changed_conf(
+        cluster,
+        "wrong-key.conf",
+        &format!("keyring = {}", cluster.dir.join("keyring").display()),
+        &format!("keyring = {}", keyring.display()),
+    );
+    let rbd_body = "pool=rbd\nrbdname=block-device1\n";
+    // (engine, conf, job options, what ferrio must say, seconds allowed)
+    let cases: [(&str, &Path, &str, &str, f64); 8] = [
+        (
+            "rados",
+            &closed,
+            "pool=rbd\nferrio_ceph_timeout=2\n",
+            "rados_connect (the cluster's monitors) failed: Connection timed out (errno 110)",
+            5.0,
+        ),
+        (
+            "rbd",
+            &closed,
+            rbd_body,
+            "rados_connect (the cluster's monitors) failed: Connection timed out (errno 110)",
+            9.0,
+        ),
+        (
+            "rados",
+            &wrong_key,
+            "pool=rbd\n",
+            "rados_connect (the cluster's monitors) failed: Permission denied (errno 13)",
+            5.0,
+        ),
+        (
+            "rbd",
+            &wrong_key,
+            rbd_body,
+            "rados_connect (the cluster's monitors) failed: Permission denied (errno 13)",
+            5.0,
+        ),
+        (
+            "rados",
+            &cluster.conf,
+            "pool=no-such-pool\n",
+            "rados_ioctx_create (pool no-such-pool) failed: No such file or directory",
+            5.0,
+        ),
+        (
+            "rbd",
+            &cluster.conf,
+            "pool=no-such-pool\nrbdname=block-device1\n",
+            "rados_ioctx_create (pool no-such-pool) failed: No such file or directory",
+            5.0,
+        ),
+        (
+            "rbd",
+            &cluster.conf,
+            "pool=rbd\nrbdname=no-such-image\n",
+            "rbd_open (image no-such-image) failed: No such file or directory",
+            5.0,
+        ),
+        (
+            "rados",
+            &cluster.conf,
+            "",
+            "rados pool name must be provided",
+            5.0,
+        ),
+    ];
+    for (i, (engine, conf, options, message, limit)) in cases.into_iter().enumerate() {
+        // fio's rados engine reads `conf`; its rbd engine, CEPH_CONF.
+        let conf_line = match engine {
+            "rados" => format!("conf={}\n", conf.display()),
+            _ => String::new(),
+        };
+        let job = cluster.dir.join(format!("fault-{i}.fio"));
+        std::fs::write(
+            &job,
+            format!("[fault]\nioengine={engine}\nclientname=admin\n{conf_line}{options}rw=write\nsize=1m\n"),
+        )
+        .unwrap();
+        let (code, said, took) = ferrio_timed(&job, conf);
+        assert!(
+            code.is_some_and(|c| c != 0),
+            "case {i}: exit {code:?}\n{said}"
+        );
+        assert!(said.contains(message), "case {i}: {said}");
+        assert!(
+            !said.contains("issued rwts"),
+            "case {i}: no I/O report\n{said}"
+        );
+        assert!(took < limit, "case {i}: took {took:.1} s (limit {limit} s)");
+    }
+}
+
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     if !cluster_possible() {
@@ -558,6 +700,7 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     rbd_engine_issues_what_fio_issues(&cluster);
     rbd_engine_failures_are_clear(&cluster);
     rados_engine_issues_what_fio_issues(&cluster);
+    faults_at_start_are_clear_and_bounded(&cluster);
 
     let pids = cluster.pids();
     assert_eq!(pids.len(), 3, "one pid file per daemon");
