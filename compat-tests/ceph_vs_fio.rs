@@ -647,6 +647,61 @@ fn faults_at_start_are_clear_and_bounded(cluster: &Cluster) {
     }
 }
 
+/// Every job file of jobs/ceph runs on the cluster, shortened: a
+/// time-based one for 1 s (`runtime=` rewritten), an amount-based one on
+/// 16 MiB (`io_size=` rewritten); each ends with exit status 0, a JSON
+/// report that parses, no job error and I/O in every job. The size-based
+/// ones run beside fio too and issue what fio issues. Files run in name
+/// order, so rados-bench-1-write.fio makes the objects the others read.
+fn every_ceph_job_file_runs(cluster: &Cluster) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/ceph");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    let short = cluster.dir.join("short");
+    std::fs::create_dir_all(&short).unwrap();
+    for file in &files {
+        let original = std::fs::read_to_string(file).unwrap();
+        assert!(
+            original.starts_with("; "),
+            "{}: a comment first",
+            file.display()
+        );
+        let time_based = original.lines().any(|l| l.trim() == "time_based");
+        let shortened: String = original
+            .lines()
+            .map(|line| match line.split_once('=') {
+                Some(("runtime", _)) => "runtime=1".to_string(),
+                Some(("io_size", _)) => "io_size=16M".to_string(),
+                _ => line.to_string(),
+            })
+            .map(|line| line + "\n")
+            .collect();
+        let job = short.join(file.file_name().unwrap());
+        std::fs::write(&job, shortened).unwrap();
+        let got = fio_json(cluster, common::ferrio(), &job);
+        let jobs = issued(&got);
+        assert!(!jobs.is_empty(), "{}", file.display());
+        for (name, error, ios, _) in &jobs {
+            assert_eq!(*error, 0, "{}: {name}", file.display());
+            assert!(
+                ios.iter().sum::<u64>() > 0,
+                "{}: {name} did no I/O",
+                file.display()
+            );
+        }
+        if !time_based {
+            let want = fio_json(cluster, common::fio(), &job);
+            assert_eq!(issued(&want), jobs, "{}", file.display());
+        }
+    }
+    remove_objects(cluster);
+}
+
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     if !cluster_possible() {
@@ -701,6 +756,7 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     rbd_engine_failures_are_clear(&cluster);
     rados_engine_issues_what_fio_issues(&cluster);
     faults_at_start_are_clear_and_bounded(&cluster);
+    every_ceph_job_file_runs(&cluster);
 
     let pids = cluster.pids();
     assert_eq!(pids.len(), 3, "one pid file per daemon");

@@ -698,7 +698,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         if in_flight == 0 {
-            if draining || !unsubmitted.is_empty() {
+            // A drain for a sync or a new pass goes on to it only while
+            // the job may still issue: when its time ran out during the
+            // drain, the job is over (looping here would spin forever).
+            if (draining && may_issue(clock, &work, budget)) || !unsubmitted.is_empty() {
                 continue;
             }
             break;
