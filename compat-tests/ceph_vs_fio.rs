@@ -702,6 +702,48 @@ fn every_ceph_job_file_runs(cluster: &Cluster) {
     remove_objects(cluster);
 }
 
+/// An OSD killed mid-run (SIGKILL, not restarted): fio 3.33 hangs there
+/// for good; ferrio's I/Os in flight fail once ferrio_ceph_op_timeout has
+/// passed, and the job ends with err=110 and a non-zero exit, within a
+/// bound (runtime 5 s, op timeout 3 s: about 14 s here, allowed 40 s). The
+/// memstore OSD loses its data, so this comes last.
+fn osd_killed_mid_run_ends_the_job_with_the_error(cluster: &Cluster) {
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-osd-killed.fio",
+        "direct=1\nrw=randwrite\nbs=4k\niodepth=32\ntime_based\nruntime=5\n\
+         ferrio_ceph_op_timeout=3\n[osd-killed]\n",
+    );
+    let start = std::time::Instant::now();
+    let run = Command::new("timeout")
+        .args(["-k", "5", "120", common::ferrio(), job.to_str().unwrap()])
+        .env("CEPH_CONF", &cluster.conf)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let osd: i32 = std::fs::read_to_string(cluster.dir.join("run/osd.0.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: kill has no memory preconditions; the pid is the cluster's OSD.
+    assert_eq!(unsafe { libc::kill(osd, libc::SIGKILL) }, 0);
+    let out = run.wait_with_output().unwrap();
+    let took = start.elapsed().as_secs_f64();
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("err=110"), "{said}");
+    assert!(said.contains("Connection timed out"), "{said}");
+    assert!(
+        said.contains("issued rwts"),
+        "the I/O done is reported\n{said}"
+    );
+    assert!(took < 40.0, "took {took:.1} s");
+}
+
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     if !cluster_possible() {
@@ -757,6 +799,7 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     rados_engine_issues_what_fio_issues(&cluster);
     faults_at_start_are_clear_and_bounded(&cluster);
     every_ceph_job_file_runs(&cluster);
+    osd_killed_mid_run_ends_the_job_with_the_error(&cluster);
 
     let pids = cluster.pids();
     assert_eq!(pids.len(), 3, "one pid file per daemon");
