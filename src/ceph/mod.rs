@@ -865,6 +865,39 @@ mod tests {
     }
 
     #[test]
+    fn timeouts_become_librados_settings_and_zero_keeps_its_defaults() {
+        let settings = |connect_secs, op_secs| {
+            Timeouts {
+                connect_secs,
+                op_secs,
+            }
+            .settings()
+        };
+        let owned = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
+            pairs.iter().map(|(k, v)| (*k, v.to_string())).collect()
+        };
+        assert_eq!(
+            settings(5, 30),
+            owned(&[
+                ("client_mount_timeout", "5"),
+                ("rados_mon_op_timeout", "5"),
+                ("rados_osd_op_timeout", "30"),
+            ])
+        );
+        assert_eq!(settings(0, 3), owned(&[("rados_osd_op_timeout", "3")]));
+        assert!(settings(0, 0).is_empty());
+        assert_eq!(Timeouts::default(), Timeouts::DEFAULT);
+    }
+
+    #[test]
+    fn ceph_errors_keep_their_errno_through_io_error() {
+        let e = io::Error::from(check(-110, "rados_connect", "mons").unwrap_err());
+        let inner = e.get_ref().and_then(|i| i.downcast_ref::<CephError>());
+        assert_eq!(inner.map(CephError::errno), Some(110));
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+    }
+
+    #[test]
     fn call_errors_name_the_call_the_subject_and_the_errno() {
         let e = check(-2, "rbd_open", "image x").unwrap_err();
         assert_eq!(
