@@ -568,7 +568,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     pass_end = issued(&work).1 + cfg.pass_bytes;
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
-                            if let Err(e) = engine::drop_cached_pages(path) {
+                            if let Err(e) = eng.invalidate(path) {
                                 let path = path.display();
                                 let text = format!("fio: invalidating {path}: {e}");
                                 result.fail(errno(&e), "invalidate_cache", text);
@@ -820,9 +820,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         if in_flight == 0 {
-            // Drained for a sync or a new pass: go on, unless the job has
-            // ended meanwhile (its runtime is up, or it was stopped).
-            if (draining && issuing) || !unsubmitted.is_empty() {
+            // A drain for a sync or a new pass goes on to it only while
+            // the job may still issue: when its time ran out during the
+            // drain, the job is over (looping here would spin forever).
+            if (draining && may_issue(clock, &work, budget)) || !unsubmitted.is_empty() {
                 continue;
             }
             break;
@@ -1303,7 +1304,13 @@ fn submit(
 }
 
 fn errno(e: &io::Error) -> i32 {
-    e.raw_os_error().unwrap_or(5)
+    // A Ceph call's error carries the errno the library returned.
+    let ceph = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<crate::ceph::CephError>());
+    e.raw_os_error()
+        .or(ceph.map(crate::ceph::CephError::errno))
+        .unwrap_or(5)
 }
 
 /// fio's line about a failed I/O.

@@ -11,8 +11,9 @@ use super::offsets::Rng;
 /// Creates or extends the job's files to their offset plus size; returns
 /// the "Laying out" notice fio prints when it had to.
 pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
-    // fio's null engine touches no file; an rbd job's file is its image.
-    if cfg.engine == "null" || cfg.engine == "rbd" {
+    // fio's null engine touches no file; an rbd job's file is its image,
+    // a rados job's files are objects.
+    if matches!(cfg.engine.as_str(), "null" | "rbd" | "rados") {
         return Ok(None);
     }
     let needed = cfg.offset + cfg.size;
