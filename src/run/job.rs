@@ -1072,7 +1072,7 @@ impl Pass<'_, '_> {
         for (&file, path) in self.files.iter().zip(&cfg.paths) {
             let synced = self.eng.sync(file, false).and_then(|()| {
                 if cfg.invalidate && cfg.engine != "null" {
-                    engine::drop_cached_pages(path)
+                    self.eng.invalidate(path)
                 } else {
                     Ok(())
                 }
