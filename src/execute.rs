@@ -104,6 +104,13 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         jobs: &jobs,
         progress: &progress,
     };
+    // Every instance of a distributed run starts at the same instant.
+    if let Some(Some(at)) = args.flag("start-at")
+        && let Ok(at) = crate::distributed::parse_start_at(at)
+    {
+        crate::distributed::wait_until(at);
+    }
+    crate::distributed::mark_started();
     let (results, disks) = crate::run::run(&jobs, &progress, stop, &mut watcher);
     if args.has("bandwidth-log")
         && let Err(e) = write_aggregate_logs(watcher.status.as_ref())
