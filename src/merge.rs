@@ -8,8 +8,9 @@
 //! moments combine, each direction's runtime is the longest. Each job is
 //! rebuilt from the state ferrio saves in its JSON (`ferrio.state`), so
 //! the merged percentiles come from the summed histograms: exactly those
-//! of one run whose histogram holds every sample. fio has no port here:
-//! `port` carries the instance's rank.
+//! of one run whose histogram holds every sample (fio's own `All clients`
+//! has no percentiles; ferrio's has them). fio has no port here: `port`
+//! carries the instance's rank.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -133,7 +134,9 @@ fn document(inputs: &[Input]) -> Obj {
             continue;
         };
         last_client = client_of(doc);
+        // fio's client mode reports no ETA or elapsed time per job.
         entry
+            .remove(&CLIENT_LESS)
             .str("hostname", &last_client.0)
             .int("port", last_client.1);
         clients.push(Json::Obj(entry));
@@ -154,6 +157,9 @@ fn document(inputs: &[Input]) -> Obj {
     root.arr("disk_util", disks);
     root
 }
+
+/// What a job's JSON has that fio's client mode leaves out.
+const CLIENT_LESS: [&str; 2] = ["eta", "elapsed"];
 
 /// The host name and rank an instance recorded.
 fn client_of(job: &Value) -> (String, u64) {
@@ -182,9 +188,11 @@ fn all_clients(inputs: &[Input]) -> Obj {
         }
     }
     merged.name = "All clients".to_string();
-    // fio's summed record carries no error of its own.
+    // fio's summed record carries no error and no latency target of its
+    // own (so no latency_depth and latency_target members).
     merged.error = None;
     merged.carried_on = false;
+    merged.latency_depth = 0;
     let elapsed = inputs
         .iter()
         .filter_map(|i| i.doc.get("jobs")?.as_array())
@@ -197,7 +205,9 @@ fn all_clients(inputs: &[Input]) -> Obj {
     for (d, a) in report.groups[group].dirs.iter_mut().zip(agg) {
         d.agg = a;
     }
-    job(&report, &report.results[0], false)
+    let mut all = job(&report, &report.results[0], false);
+    all.remove(&CLIENT_LESS);
+    all
 }
 
 #[cfg(test)]

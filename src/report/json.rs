@@ -45,6 +45,12 @@ impl Obj {
         self
     }
 
+    /// Drops the members named `keys`.
+    pub fn remove(&mut self, keys: &[&str]) -> &mut Self {
+        self.0.retain(|(k, _)| !keys.contains(&k.as_str()));
+        self
+    }
+
     /// Any value, as it is (an empty string included).
     pub fn value(&mut self, key: &str, v: Json) -> &mut Self {
         self.0.push((key.to_string(), v));
