@@ -155,9 +155,12 @@ pub fn restore(job: &Value) -> Result<(JobResult, [u64; 3]), String> {
         .pointer("/ferrio/state")
         .ok_or("it has no ferrio.state, the histogram counts an exact merge needs (fio's own JSON lacks them; run each instance with ferrio --output-format=json)")?;
     let field = Field(state);
-    let report = Arc::new(restore_options(&Field(
-        state.get("report").ok_or("ferrio.state has no report")?,
-    ))?);
+    let report = Arc::new(
+        restore_options(&Field(
+            state.get("report").ok_or("ferrio.state has no report")?,
+        ))
+        .map_err(|e| format!("ferrio.state.report: {e}"))?,
+    );
     let mut dirs: [DirStats; 3] = Default::default();
     for (name, d) in DIRECTIONS.iter().zip(&mut dirs) {
         *d = restore_dir(&Field(
@@ -386,5 +389,96 @@ pub fn to_json(v: &Value) -> Json {
             }
             Json::Obj(o)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy_result() -> JobResult {
+        let plan = crate::plan::plan_for_test(
+            "[j]\nioengine=null\nsize=1m\nlat_percentiles=1\n",
+            &[],
+            &[],
+            false,
+        )
+        .unwrap();
+        let cfg =
+            crate::run::config::JobConfig::from_spec(plan.jobs().next().unwrap(), false).unwrap();
+        let mut r = JobResult::new(&cfg);
+        for (i, d) in r.dirs.iter_mut().enumerate() {
+            for k in 1..=500u64 {
+                let ns = k * k * 37 * (i as u64 + 1) + 90;
+                d.clat.add(ns);
+                d.clat_hist.add(ns);
+                d.clat_fine.add(ns);
+                d.lat.add(ns + 300);
+                d.lat_hist.add(ns + 300);
+                d.lat_fine.add(ns + 300);
+                d.bw.add(k * 3);
+            }
+            d.ios = 500;
+            d.issued = 501;
+            d.bytes = 500 * 4096;
+            d.runtime_ms = 12;
+        }
+        r.sync_lat.add(77);
+        r.sync_hist.add(77);
+        r.depths = [1, 2, 3, 4, 5, 6, 7];
+        r.latency.add(1500);
+        r.cpu.user_us = 1234;
+        r.depth_mean = 1.0 / 3.0;
+        r.depth_per_second = vec![0.1, 2.5];
+        r.runtime = Duration::from_micros(12_345);
+        r
+    }
+
+    /// A saved result read back saves the same state again, and reports
+    /// the same percentiles and moments.
+    #[test]
+    fn saved_state_reads_back_whole() {
+        let original = busy_result();
+        let mut text = String::new();
+        let mut job = Obj::default();
+        job.str("jobname", "j").int("groupid", 0);
+        let mut ferrio = Obj::default();
+        ferrio.obj("state", save(&original, [5, 6, 7]));
+        job.obj("ferrio", ferrio);
+        job.write(&mut text, 0);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let (restored, agg) = restore(&value).unwrap();
+        assert_eq!(agg, [5, 6, 7]);
+        let again = |r: &JobResult| {
+            let mut out = String::new();
+            save(r, agg).write(&mut out, 0);
+            out
+        };
+        assert_eq!(again(&restored), again(&original));
+        assert_eq!(
+            restored.report.as_ref().percentile_list,
+            original.report.percentile_list
+        );
+        for (a, b) in restored.dirs.iter().zip(&original.dirs) {
+            assert_eq!(a.clat, b.clat);
+            assert_eq!(a.lat_hist, b.lat_hist);
+            assert_eq!(a.clat_fine, b.clat_fine);
+            assert_eq!(a.bw.stddev(), b.bw.stddev());
+        }
+        assert_eq!(restored.depth_mean, original.depth_mean);
+    }
+
+    #[test]
+    fn damaged_state_is_named() {
+        let value: Value =
+            serde_json::from_str(r#"{"jobname":"j","ferrio":{"state":{"report":{},"read":{}}}}"#)
+                .unwrap();
+        let e = restore(&value).unwrap_err();
+        assert!(
+            e.contains("percentile_precision") || e.contains("expected"),
+            "{e}"
+        );
+        let bad = serde_json::json!({"ferrio": {"state": {}}});
+        assert_eq!(restore(&bad).unwrap_err(), "ferrio.state has no report");
     }
 }
