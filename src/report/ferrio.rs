@@ -85,10 +85,15 @@ pub fn verdict(r: &JobResult) -> Verdict {
 /// aggregate bandwidth per direction, kept for `ferrio merge`.
 pub fn section(r: &JobResult, group_agg: [u64; 3]) -> Obj {
     let mut o = Obj::default();
-    o.str("version", env!("CARGO_PKG_VERSION"))
-        .str("hostname", &crate::distributed::hostname())
-        .int("rank", crate::distributed::rank().unwrap_or(0))
-        .int("started_ms", crate::distributed::started_ms());
+    o.str("version", env!("CARGO_PKG_VERSION"));
+    // Who ran the job and when it began; a merged result (`ferrio merge`,
+    // which runs nothing) has neither.
+    let started_ms = crate::distributed::started_ms();
+    if started_ms > 0 {
+        o.str("hostname", &crate::distributed::hostname())
+            .int("rank", crate::distributed::rank().unwrap_or(0))
+            .int("started_ms", started_ms);
+    }
     let (usr, sys) = cpu_per_io(r).unwrap_or((0.0, 0.0));
     o.float("cpu_ns_per_io", usr + sys)
         .float("usr_ns_per_io", usr)
