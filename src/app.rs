@@ -13,6 +13,9 @@ const OUTPUT_FORMATS: &[&str] = &["normal", "terse", "minimal", "csv", "json", "
 
 /// Runs ferrio with `argv` (without the program name); returns the exit status.
 pub fn run(argv: &[String]) -> i32 {
+    if is_merge(argv) {
+        return crate::merge::run(&argv[1..]);
+    }
     let args = match cli::parse(argv) {
         Ok(a) => a,
         Err(e) => {
@@ -28,6 +31,15 @@ pub fn run(argv: &[String]) -> i32 {
         Ok(code) => code,
         Err(code) => code,
     }
+}
+
+/// `ferrio merge ...`: only as the first argument, only when ferrio does
+/// not answer as fio, and only when no file named `merge` is there to be
+/// read as a job file (fio's reading of the same command line).
+fn is_merge(argv: &[String]) -> bool {
+    argv.first().is_some_and(|a| a == "merge")
+        && !crate::persona::as_fio()
+        && !std::path::Path::new("merge").exists()
 }
 
 fn out(text: &str) {
@@ -89,6 +101,14 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     }
     let demo = args.has("demo").then(demo_job);
     let mut env = Environment::capture();
+    if !crate::persona::as_fio() {
+        // Job files name per-instance targets with ${FERRIO_RANK}.
+        let rank = crate::distributed::rank().map_err(|e| {
+            eprintln!("ferrio: {e}");
+            1
+        })?;
+        env.vars.insert("FERRIO_RANK".to_string(), rank.to_string());
+    }
     let mut files = args.files.clone();
     let target = demo_target();
     if let Some((path, _)) = &demo {
@@ -199,6 +219,12 @@ fn check_flags(args: &Args) -> Result<(), i32> {
         eprintln!("fio: bad terse version format");
         crate::persona::explain(&format!("--terse-version={v}: expected 2, 3, 4 or 5"));
         return Err(1);
+    }
+    if let Some(at) = args.flag("start-at") {
+        crate::distributed::parse_start_at(at.unwrap_or_default()).map_err(|e| {
+            eprintln!("ferrio: {e}");
+            1
+        })?;
     }
     if args.has("latency-log") {
         eprintln!("fio: --latency-log is deprecated. Use per-job latency log options.");

@@ -199,6 +199,11 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::Optional,
         "ferrio: link DIR/fio (default ~/.local/bin/fio) to ferrio, which then answers as fio",
     ),
+    (
+        "start-at",
+        Takes::Required,
+        "ferrio: start the jobs at this Unix time in seconds (fractions allowed), e.g. on every host of a distributed run",
+    ),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -403,7 +408,7 @@ fn closest_long_option(arg: &str) -> Option<&'static str> {
 }
 
 /// Flags that fio does not have.
-const FERRIO_ONLY: &[&str] = &["explain", "demo"];
+const FERRIO_ONLY: &[&str] = &["explain", "demo", "install-alias", "start-at"];
 
 /// Puts clap's matches back in command-line order.
 fn collect(m: &ArgMatches) -> Args {

@@ -103,6 +103,10 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         interim,
         jobs: &jobs,
         progress: &progress,
+        start_at: args
+            .flag("start-at")
+            .flatten()
+            .and_then(|at| crate::distributed::parse_start_at(at).ok()),
     };
     let (results, disks) = crate::run::run(&jobs, &progress, stop, &mut watcher);
     if args.has("bandwidth-log")
@@ -168,6 +172,9 @@ struct Watcher<'a> {
     interim: Interim,
     jobs: &'a [JobConfig],
     progress: &'a [JobProgress],
+    /// `--start-at`: when the jobs start, on every host of a distributed
+    /// run.
+    start_at: Option<std::time::SystemTime>,
 }
 
 /// Interim reports: every `--status-interval`, on SIGUSR1, or when the
@@ -235,6 +242,15 @@ impl Observer for Watcher<'_> {
         if self.normal {
             self.sink.say(&format!("{line}\n"));
         }
+    }
+
+    /// Files are laid out before the wait, so that every instance starts
+    /// its I/O at the instant, however long its layout took.
+    fn starting(&mut self) {
+        if let Some(at) = self.start_at {
+            crate::distributed::wait_until(at);
+        }
+        crate::distributed::mark_started();
     }
 
     fn tick(&mut self, disks: &DiskWatch) {

@@ -48,6 +48,9 @@ pub fn usage() -> String {
             "  --explain\t\tferrio: show the plan, where each value came from, and lint hints
   --demo\t\tferrio: run the built-in default job against a temporary file
   --install-alias=dir\tferrio: make dir/fio run ferrio as fio (default ~/.local/bin)
+  --start-at=time\tferrio: start the jobs at this Unix time (seconds, fractions allowed)
+  merge a.json b.json [--output file]
+\t\t\tferrio: merge instances' JSON results (first argument only)
 ",
         );
     }

@@ -8,11 +8,13 @@
 pub mod app;
 pub mod ceph;
 pub mod cli;
+pub mod distributed;
 pub mod engine;
 pub mod execute;
 pub mod explain;
 pub mod help;
 pub mod jobfile;
+pub mod merge;
 pub mod options;
 pub mod persona;
 pub mod plan;

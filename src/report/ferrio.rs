@@ -2,7 +2,7 @@
 //! percentiles from the high-resolution histograms (unclipped, never above
 //! the largest latency), ferrio's own CPU cost per I/O, the queue depth it
 //! actually held over time, and whether the tool rather than the device
-//! limited the result.
+//! limited the result; and the state `ferrio merge` folds.
 
 use super::json::{Json, Obj};
 use crate::run::result::JobResult;
@@ -81,10 +81,19 @@ pub fn verdict(r: &JobResult) -> Verdict {
     }
 }
 
-/// The `ferrio` object of a JSON job.
-pub fn section(r: &JobResult) -> Obj {
+/// The `ferrio` object of a JSON job; `group_agg` is its group's
+/// aggregate bandwidth per direction, kept for `ferrio merge`.
+pub fn section(r: &JobResult, group_agg: [u64; 3]) -> Obj {
     let mut o = Obj::default();
     o.str("version", env!("CARGO_PKG_VERSION"));
+    // Who ran the job and when it began; a merged result (`ferrio merge`,
+    // which runs nothing) has neither.
+    let started_ms = crate::distributed::started_ms();
+    if started_ms > 0 {
+        o.str("hostname", &crate::distributed::hostname())
+            .int("rank", crate::distributed::rank().unwrap_or(0))
+            .int("started_ms", started_ms);
+    }
     let (usr, sys) = cpu_per_io(r).unwrap_or((0.0, 0.0));
     o.float("cpu_ns_per_io", usr + sys)
         .float("usr_ns_per_io", usr)
@@ -122,6 +131,7 @@ pub fn section(r: &JobResult) -> Obj {
     o.obj("percentiles", pct);
     let v = verdict(r);
     o.int("tool_limited", u64::from(v.tool_limited))
-        .arr("warnings", v.warnings.into_iter().map(Json::Str).collect());
+        .arr("warnings", v.warnings.into_iter().map(Json::Str).collect())
+        .obj("state", super::state::save(r, group_agg));
     o
 }

@@ -45,6 +45,18 @@ impl Obj {
         self
     }
 
+    /// Drops the members named `keys`.
+    pub fn remove(&mut self, keys: &[&str]) -> &mut Self {
+        self.0.retain(|(k, _)| !keys.contains(&k.as_str()));
+        self
+    }
+
+    /// Any value, as it is (an empty string included).
+    pub fn value(&mut self, key: &str, v: Json) -> &mut Self {
+        self.0.push((key.to_string(), v));
+        self
+    }
+
     pub fn obj(&mut self, key: &str, v: Obj) -> &mut Self {
         self.0.push((key.to_string(), Json::Obj(v)));
         self
@@ -172,7 +184,7 @@ fn options(list: &[(String, String)]) -> Obj {
     o
 }
 
-fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
+pub fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
     let opts = &r.report;
     let group = report.group(r.group);
     let elapsed_ms = report.elapsed.as_millis() as u64;
@@ -243,7 +255,8 @@ fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
     }
     o.str("desc", &opts.description);
     if !crate::persona::as_fio() {
-        o.obj("ferrio", super::ferrio::section(r));
+        let agg = [0, 1, 2].map(|d| group.dirs[d].agg);
+        o.obj("ferrio", super::ferrio::section(r, agg));
     }
     o
 }

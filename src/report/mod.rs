@@ -9,6 +9,7 @@ pub mod json;
 pub mod normal;
 pub mod num2str;
 pub mod options;
+pub mod state;
 pub mod terse;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -64,6 +64,9 @@ pub trait Observer {
     /// Called every ~20 ms while jobs run (the status line's and the
     /// interim reports' chance), with the disks watched so far.
     fn tick(&mut self, disks: &DiskWatch);
+    /// Called once, when the first group's files are laid out and its
+    /// jobs are about to start (where `--start-at` waits).
+    fn starting(&mut self) {}
 }
 
 /// How often the main thread looks at running jobs.
@@ -122,6 +125,9 @@ pub fn run(
                     laid_out.push(Err(Box::new(failed)));
                 }
             }
+        }
+        if start == 0 {
+            observer.starting();
         }
         let group_stop = AtomicBool::new(false);
         let stops = job::Stops {

@@ -64,6 +64,29 @@ impl FineHistogram {
     /// exact extremes are `m.min` and `m.max`: the middle of the bucket
     /// that holds the ⌈p/100·N⌉-th smallest sample, kept within the
     /// extremes, so never above the largest latency seen.
+    /// The non-empty buckets by index, with their counts (for `ferrio
+    /// merge`).
+    pub fn buckets(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.counts
+            .iter()
+            .flat_map(|c| c.iter().enumerate())
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, c)| (i, *c))
+    }
+
+    /// Adds `n` samples to bucket `bucket` (a saved histogram read back);
+    /// `None` for a bucket the layout does not have.
+    pub fn add_to_bucket(&mut self, bucket: usize, n: u64) -> Option<()> {
+        if bucket >= BUCKETS {
+            return None;
+        }
+        let counts = self
+            .counts
+            .get_or_insert_with(|| vec![0; BUCKETS].into_boxed_slice());
+        counts[bucket] += n;
+        Some(())
+    }
+
     pub fn percentile(&self, p: f64, m: &LatencyMoments) -> u64 {
         let Some(counts) = &self.counts else { return 0 };
         let total = m.count;

@@ -82,6 +82,24 @@ impl Histogram {
     }
 
     /// Non-empty buckets as (reported value, count), in order: json+ `bins`.
+    /// The non-empty buckets by index, with their counts: the compact form
+    /// a result saves for `ferrio merge`.
+    pub fn buckets(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, c)| (i, *c))
+    }
+
+    /// Adds `n` samples to bucket `bucket` (a saved histogram read back);
+    /// `None` for a bucket fio's layout does not have.
+    pub fn add_to_bucket(&mut self, bucket: usize, n: u64) -> Option<()> {
+        *self.counts.get_mut(bucket)? += n;
+        self.total += n;
+        Some(())
+    }
+
     pub fn bins(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.counts
             .iter()

@@ -55,6 +55,23 @@ impl LatencyMoments {
     }
 
     /// Adds another series (merging jobs or directions).
+    /// The sum and the sum of squares of the samples, which with count,
+    /// min and max are the whole state (saved for `ferrio merge`).
+    pub fn sums(&self) -> (u128, u128) {
+        (self.sum, self.sum_sq)
+    }
+
+    /// The moments of saved parts (see [`LatencyMoments::sums`]).
+    pub fn from_parts(count: u64, min: u64, max: u64, sum: u128, sum_sq: u128) -> Self {
+        LatencyMoments {
+            count,
+            min,
+            max,
+            sum,
+            sum_sq,
+        }
+    }
+
     pub fn merge(&mut self, other: &LatencyMoments) {
         if other.count == 0 {
             return;

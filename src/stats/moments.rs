@@ -42,6 +42,23 @@ impl Moments {
 
     /// Combines two series (parallel form of Welford's update), with
     /// fio's formula so that merged means round as fio's do.
+    /// The sum of squared deviations from the mean (saved, with the
+    /// mean, for `ferrio merge`).
+    pub fn squared_deviations(&self) -> f64 {
+        self.m2
+    }
+
+    /// The moments of saved parts (see [`Moments::squared_deviations`]).
+    pub fn from_parts(count: u64, min: u64, max: u64, mean: f64, m2: f64) -> Self {
+        Moments {
+            count,
+            min,
+            max,
+            mean,
+            m2,
+        }
+    }
+
     pub fn merge(&mut self, other: &Moments) {
         if other.count == 0 {
             return;
