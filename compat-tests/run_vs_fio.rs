@@ -649,7 +649,7 @@ fn random_distributions_have_fio_s_shape() {
             "{spec}: fio issued one I/O per block of size"
         );
         // ferrio's generator, drawn as often.
-        let d = Distribution::new(&shape, blocks);
+        let d = Distribution::new(&shape, blocks, 4096);
         let mut rng = Rng::new(7);
         let mut ours = vec![0u64; blocks as usize];
         for _ in 0..draws {

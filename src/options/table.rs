@@ -124,6 +124,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "How offsets are produced between the new ones requested by an rw ':N' suffix",
     )
+    .runs()
     .def("sequential"),
     OptDef::new(
         "ioengine",
@@ -496,6 +497,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "How the next file is picked; a ':N' tail sets I/Os per pick",
     )
+    .runs()
     .def("roundrobin")
     .parent("nrfiles"),
     OptDef::new(
@@ -983,6 +985,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "How the target is divided into zones",
     )
+    .runs()
     .def("none"),
     OptDef::new(
         "zonesize",
@@ -990,6 +993,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Bytes of I/O done in each zone (for zbd: the zone size)",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(
@@ -1006,6 +1010,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Size of the region each zone spans",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(
@@ -1014,6 +1019,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Bytes skipped once a zone is done; a z suffix counts zones",
     )
+    .runs()
     .str_val()
     .def("0")
     .check(Check::Zone),

@@ -128,6 +128,56 @@ pub struct JobConfig {
     pub wait_for: Option<String>,
     /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify.
     pub continue_on_error: u8,
+    /// `rw=read:N` and the like: bytes skipped after each sequential I/O,
+    /// or stepped back when negative (fio's ddir_seq_add).
+    pub seq_step: i64,
+    /// `rw=randread:N`: a new random offset only every N I/Os (fio's
+    /// ddir_seq_nr); between them, `repeat_offset` (rw_sequencer=identical)
+    /// repeats the last offset, else I/O goes on sequentially.
+    pub new_offset_every: u64,
+    pub repeat_offset: bool,
+    /// How the next file is chosen (file_service_type).
+    pub file_service: FileService,
+    /// zonemode=strided: the region moves along the file.
+    pub zones: Option<StridedZones>,
+    /// Passes over the files (loops), and whether io_size was given, which
+    /// decide whether a pass that ran out of offsets is followed by another.
+    pub loops: u64,
+    pub io_size_given: bool,
+}
+
+/// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
+/// then `skip` bytes are skipped to the next zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StridedZones {
+    pub size: u64,
+    pub range: u64,
+    pub skip: u64,
+}
+
+/// file_service_type: which file the next I/O goes to, and for how many
+/// I/Os in a row (its `:N`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileService {
+    pub kind: ServiceKind,
+    pub per_pick: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceKind {
+    RoundRobin,
+    /// Stay on one file until it is done.
+    Sequential,
+    Random,
+    /// zipf, pareto or normal over the files.
+    Skewed(Shape),
+}
+
+impl FileService {
+    /// Skewed choices reuse a finished file rather than retire it.
+    pub fn skewed(&self) -> bool {
+        matches!(self.kind, ServiceKind::Skewed(_))
+    }
 }
 
 /// What a job measures per I/O.
@@ -274,6 +324,13 @@ impl JobConfig {
             )));
         }
         let pattern = pattern(job)?;
+        if matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
+            return Err(Refusal(format!(
+                "job '{}': zonemode=zbd (zoned block devices) is not run by ferrio yet",
+                job.name
+            )));
+        }
+        let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
         if readonly && (pattern.write || pattern.trim) {
             return Err(Refusal(format!(
                 "job '{}': it writes, and --readonly is set",
@@ -354,7 +411,7 @@ impl JobConfig {
         }
         let offset = offset + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
         let loops = job.num("loops").unwrap_or(1).max(1);
-        let io_bytes = job.setting("io_size").and_then(|s| match s.value {
+        let io_size = job.setting("io_size").and_then(|s| match s.value {
             Value::Nums(v) if v[0] > 0 => Some(v[0]),
             _ => None,
         });
@@ -363,7 +420,7 @@ impl JobConfig {
         let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
         let whole = (size / min_bs * min_bs * files).min(total / min_bs * min_bs);
         // trimwrite writes every block it trims: twice the bytes.
-        let pass_bytes = io_bytes.unwrap_or(whole).max(1) * if pattern.trimwrite { 2 } else { 1 };
+        let pass_bytes = io_size.unwrap_or(whole).max(1) * if pattern.trimwrite { 2 } else { 1 };
         let io_bytes = pass_bytes.saturating_mul(loops);
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
@@ -526,6 +583,19 @@ impl JobConfig {
             },
             engine_options: engine_options(job),
             report: Arc::new(report),
+            seq_step,
+            new_offset_every,
+            repeat_offset: matches!(
+                job.value("rw_sequencer"),
+                Some(Value::Word {
+                    word: "identical",
+                    ..
+                })
+            ),
+            file_service: file_service(job)?,
+            zones: strided_zones(job)?,
+            loops,
+            io_size_given: io_size.is_some(),
         })
     }
 
@@ -655,6 +725,26 @@ fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
             deviation: value.unwrap_or(0.0),
             center,
         },
+        "zoned_abs" => {
+            let kb_base = job.num("kb_base").filter(|&b| b != 0).unwrap_or(1024);
+            let zones = |text: &str| -> Vec<(u32, u64)> {
+                text.split(':')
+                    .filter_map(|z| z.split_once('/'))
+                    .filter_map(|(a, s)| {
+                        let size = match crate::options::number::size(s.trim(), kb_base)? {
+                            crate::options::number::SizeValue::Bytes(b) => b,
+                            crate::options::number::SizeValue::Percent(_) => return None,
+                        };
+                        Some((a.trim().parse().ok()?, size))
+                    })
+                    .collect()
+            };
+            let parts: Vec<&str> = tail.splitn(3, ',').collect();
+            let read = zones(parts[0]);
+            let write = parts.get(1).map_or(read.clone(), |p| zones(p));
+            let trim = parts.get(2).map_or(write.clone(), |p| zones(p));
+            Shape::ZonedAbs([read, write, trim])
+        }
         "zoned" => {
             let parts: Vec<&str> = tail.splitn(3, ',').collect();
             let zones = |text: &str| -> Vec<(u32, u32)> {
@@ -759,16 +849,10 @@ pub fn rate_due(cfg: &JobConfig, dir: usize, ios: u64, bytes: u64) -> Option<Dur
 }
 
 fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
-    let (word, tail) = match job.value("rw") {
-        Some(Value::Word { word, tail }) => (*word, tail.clone()),
-        _ => ("read", None),
+    let word = match job.value("rw") {
+        Some(Value::Word { word, .. }) => *word,
+        _ => "read",
     };
-    if tail.is_some() {
-        return Err(Refusal(format!(
-            "job '{}': rw={word}:N modifiers are not run by ferrio yet",
-            job.name
-        )));
-    }
     let p = |read, write, random| {
         Ok(Pattern {
             read,
@@ -803,4 +887,125 @@ fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
             job.name
         ))),
     }
+}
+
+/// The `:N` after `rw`: for sequential patterns, the bytes skipped after
+/// each I/O (negative: stepped back); for random ones, how many I/Os share
+/// each new random offset. fio reads the first as a size and the second
+/// with atoi.
+fn rw_modifier(job: &JobSpec, pattern: &Pattern) -> Result<(i64, u64), Refusal> {
+    let Some(Value::Word {
+        tail: Some(tail), ..
+    }) = job.value("rw")
+    else {
+        return Ok((0, 1));
+    };
+    if pattern.random {
+        let digits: &str = {
+            let t = tail.trim_start();
+            let end = t
+                .char_indices()
+                .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && matches!(c, '+' | '-'))))
+                .map_or(t.len(), |(i, _)| i);
+            &t[..end]
+        };
+        let every = digits.parse::<i64>().unwrap_or(0);
+        if every <= 0 {
+            return Err(Refusal(format!(
+                "job '{}': rw={tail}: the number of I/Os per random offset must be at least 1",
+                job.name
+            )));
+        }
+        return Ok((0, every as u64));
+    }
+    let kb_base = job.num("kb_base").filter(|&b| b != 0).unwrap_or(1024);
+    match crate::options::number::size(tail.trim(), kb_base) {
+        Some(crate::options::number::SizeValue::Bytes(b)) => Ok((b as i64, 1)),
+        _ => Err(Refusal(format!(
+            "job '{}': rw postfix '{tail}' is not a size",
+            job.name
+        ))),
+    }
+}
+
+/// file_service_type and its `:N` (I/Os per pick) or distribution
+/// parameter.
+fn file_service(job: &JobSpec) -> Result<FileService, Refusal> {
+    let Some(Value::Word { word, tail }) = job.value("file_service_type") else {
+        return Ok(FileService {
+            kind: ServiceKind::RoundRobin,
+            per_pick: 1,
+        });
+    };
+    let tail = tail.as_deref().unwrap_or("");
+    let count = || {
+        // fio reads the count with atoi: leading digits, else 0.
+        let t = tail.trim_start();
+        let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        t[..end]
+            .parse::<u64>()
+            .unwrap_or(if tail.is_empty() { 1 } else { 0 })
+    };
+    let mut numbers = tail
+        .split(':')
+        .map(|t| crate::options::number::c_float(t.trim()));
+    let value = numbers.next().flatten();
+    let center = numbers.next().flatten();
+    let kind = match *word {
+        "roundrobin" => ServiceKind::RoundRobin,
+        "sequential" => ServiceKind::Sequential,
+        "random" => ServiceKind::Random,
+        "zipf" => ServiceKind::Skewed(Shape::Zipf {
+            theta: value.unwrap_or(1.1),
+            center,
+        }),
+        "pareto" => ServiceKind::Skewed(Shape::Pareto {
+            h: value.unwrap_or(0.2),
+            center,
+        }),
+        "normal" | "gauss" => ServiceKind::Skewed(Shape::Normal {
+            deviation: value.unwrap_or(0.0),
+            center,
+        }),
+        other => {
+            return Err(Refusal(format!(
+                "job '{}': file_service_type={other} is not known",
+                job.name
+            )));
+        }
+    };
+    let per_pick = match kind {
+        ServiceKind::Skewed(_) => 1,
+        _ => count(),
+    };
+    Ok(FileService { kind, per_pick })
+}
+
+/// zonemode=strided: zonerange defaults to zonesize. As in fio 3.33, a
+/// zonesize needs zonemode=strided (or zbd), and strided zones need a
+/// zonesize; with more than one file open at a time they are off.
+fn strided_zones(job: &JobSpec) -> Result<Option<StridedZones>, Refusal> {
+    let size = job.num("zonesize").unwrap_or(0);
+    let mode = match job.value("zonemode") {
+        Some(Value::Word { word, .. }) => *word,
+        _ => "none",
+    };
+    let fail = |text: &str| Err(Refusal(format!("job '{}': fio: {text}", job.name)));
+    match (mode, size) {
+        ("none", 0) | ("zbd", _) => return Ok(None),
+        ("none", _) => return fail("--zonemode=none and --zonesize are not compatible."),
+        (_, 0) => return fail("--zonesize must be specified when using --zonemode=strided."),
+        _ => {}
+    }
+    let files = job.num("nrfiles").unwrap_or(1).max(1);
+    let open = job.num("openfiles").filter(|&n| n > 0).unwrap_or(files);
+    if open > 1 {
+        return Ok(None);
+    }
+    let range = job.num("zonerange").filter(|&r| r > 0).unwrap_or(size);
+    Ok(Some(StridedZones {
+        size,
+        range,
+        skip: job.num("zoneskip").unwrap_or(0),
+    }))
 }

@@ -35,16 +35,33 @@ pub enum Distribution {
         blocks: u64,
         zones: [Vec<(u32, u32)>; 3],
     },
+    /// Per direction, for each of the 100 possible draws: the first block
+    /// of its zone and the block past its end (fio's zone index table).
+    ZonedAbs {
+        blocks: u64,
+        table: [Vec<(u64, u64)>; 3],
+    },
 }
 
 /// What `random_distribution` asked for, before the file size is known.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
     Uniform,
-    Zipf { theta: f64, center: Option<f64> },
-    Pareto { h: f64, center: Option<f64> },
-    Normal { deviation: f64, center: Option<f64> },
+    Zipf {
+        theta: f64,
+        center: Option<f64>,
+    },
+    Pareto {
+        h: f64,
+        center: Option<f64>,
+    },
+    Normal {
+        deviation: f64,
+        center: Option<f64>,
+    },
     Zoned([Vec<(u32, u32)>; 3]),
+    /// Per direction: (share of accesses in percent, zone size in bytes).
+    ZonedAbs([Vec<(u32, u64)>; 3]),
 }
 
 /// Scatters a rank over the file (a 64-bit mixing function).
@@ -56,8 +73,8 @@ fn scatter(x: u64) -> u64 {
 }
 
 impl Distribution {
-    /// The generator for a file of `blocks` blocks.
-    pub fn new(shape: &Shape, blocks: u64) -> Self {
+    /// The generator for a file of `blocks` blocks of `block` bytes.
+    pub fn new(shape: &Shape, blocks: u64, block: u64) -> Self {
         let blocks = blocks.max(1);
         let offset = |center: Option<f64>| center.map_or(0, |c| (blocks as f64 * c) as u64);
         match shape {
@@ -92,6 +109,10 @@ impl Distribution {
                 blocks,
                 zones: zones.clone(),
             },
+            Shape::ZonedAbs(zones) => Distribution::ZonedAbs {
+                blocks,
+                table: zones.clone().map(|z| zone_table(&z, block)),
+            },
         }
     }
 
@@ -99,8 +120,9 @@ impl Distribution {
         matches!(self, Distribution::Uniform)
     }
 
-    /// The next block for an I/O in direction `dir` (uniform: `None`, the
-    /// caller draws it).
+    /// The next block for an I/O in direction `dir`; `None` when there is
+    /// none to draw (uniform: the caller draws it; zoned_abs: the zones
+    /// reach past the file, which ends fio's job on that file).
     pub fn next(&self, rng: &mut Rng, dir: usize) -> Option<u64> {
         let unit = |rng: &mut Rng| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         Some(match self {
@@ -166,8 +188,41 @@ impl Distribution {
                 }
                 rng.below(*blocks)
             }
+            Distribution::ZonedAbs { blocks, table } => {
+                let table = &table[dir];
+                if table.is_empty() {
+                    return Some(rng.below(*blocks));
+                }
+                let (first, end) = table[rng.below(100) as usize];
+                if end > *blocks {
+                    return None;
+                }
+                first + rng.below((end - first).max(1))
+            }
         })
     }
+}
+
+/// fio's zone index for zoned_abs: for each draw 1..=100, the zone it
+/// falls in as (first block, block past the end).
+fn zone_table(zones: &[(u32, u64)], block: u64) -> Vec<(u64, u64)> {
+    if zones.is_empty() {
+        return Vec::new();
+    }
+    let mut table = Vec::with_capacity(100);
+    let (mut start, mut covered) = (0u64, 0u32);
+    for &(share, size) in zones {
+        let end = start + size;
+        for _ in 0..share {
+            table.push((start / block, end / block));
+        }
+        covered += share;
+        start = end;
+    }
+    // Shares add up to 100 (the parser checks): pad defensively.
+    let last = *table.last().unwrap_or(&(0, 1));
+    table.resize(100.max(covered as usize), last);
+    table
 }
 
 #[cfg(test)]
@@ -194,6 +249,7 @@ mod tests {
                 center: None,
             },
             blocks,
+            4096,
         );
         let pareto = Distribution::new(
             &Shape::Pareto {
@@ -201,6 +257,7 @@ mod tests {
                 center: None,
             },
             blocks,
+            4096,
         );
         assert!(top_share(&zipf, blocks, 200_000) > 0.6);
         assert!(top_share(&pareto, blocks, 200_000) > 0.45);
@@ -210,6 +267,7 @@ mod tests {
                 center: None,
             },
             blocks,
+            4096,
         );
         let share = top_share(&normal, blocks, 200_000);
         assert!(share > 0.02 && share < 0.2, "{share}");
@@ -219,7 +277,7 @@ mod tests {
     fn zones_get_their_share_of_accesses() {
         let blocks = 1000;
         let zones = [vec![(60, 10), (40, 90)], vec![], vec![]];
-        let d = Distribution::new(&Shape::Zoned(zones), blocks);
+        let d = Distribution::new(&Shape::Zoned(zones), blocks, 4096);
         let mut rng = Rng::new(1);
         let first: u64 = (0..100_000)
             .filter(|_| d.next(&mut rng, 0).unwrap() < 100)

@@ -12,10 +12,11 @@ use super::clock::{self, Nanos, ms_between, nanos};
 
 use super::config::{BufferFill, JobConfig};
 use super::depth::DepthTracker;
-use super::distribution::Distribution;
+use super::files::FileChooser;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
-use super::offsets::{RandomMap, Rng};
+use super::offsets::Rng;
+use super::placement::{Placer, used_dirs};
 use super::progress::{JobProgress, State};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
@@ -94,110 +95,6 @@ impl Slot {
         let start = self.memory.as_ptr().align_offset(ALIGN);
         &mut self.memory[start..start + self.len]
     }
-}
-
-/// Where the next I/O of each direction goes.
-struct Placement {
-    next_seq: [u64; 3],
-    map: Option<RandomMap>,
-    distribution: Distribution,
-    block: u64,
-}
-
-impl Placement {
-    /// Back to the start of the region with every block unvisited.
-    fn restart(&mut self) {
-        self.next_seq = [0; 3];
-        if let Some(map) = &mut self.map {
-            map.reset();
-        }
-    }
-
-    fn new(cfg: &JobConfig) -> Self {
-        // Random offsets fall on multiples of blockalign, which defaults
-        // to the smallest block size.
-        let block = used_dirs(cfg)
-            .map(|d| {
-                if cfg.blockalign[d] > 0 {
-                    cfg.blockalign[d]
-                } else {
-                    cfg.bs[d].min()
-                }
-            })
-            .min()
-            .unwrap_or(4096)
-            .max(1);
-        let distribution = Distribution::new(&cfg.distribution, (cfg.size / block).max(1));
-        // fio gives up the random map for non-uniform distributions.
-        let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
-            .then(|| RandomMap::new(cfg.size / block));
-        Placement {
-            next_seq: [0; 3],
-            map,
-            distribution,
-            block,
-        }
-    }
-
-    /// The offset for an I/O of up to `len` bytes in direction `dir`,
-    /// and its length: a random I/O is shortened to the free blocks the
-    /// random map has at its offset, as fio does.
-    fn next(&mut self, cfg: &JobConfig, dir: Dir, len: u64, rng: &mut Rng) -> (u64, u64) {
-        let last_start = cfg.size - len;
-        let random = cfg.pattern.random
-            && (cfg.percentage_random[dir as usize] >= 100
-                || rng.below(100) < cfg.percentage_random[dir as usize]);
-        if !random {
-            let pos = &mut self.next_seq[dir as usize];
-            if *pos > last_start {
-                *pos = 0;
-            }
-            let offset = *pos;
-            *pos += len;
-            return (cfg.offset + offset, len);
-        }
-        let (start, len) = self.random(cfg, dir, len, last_start, rng);
-        // A sequential I/O after a random one continues from where that
-        // one ended, as fio keeps one last position per direction.
-        self.next_seq[dir as usize] = start + len;
-        (cfg.offset + start, len)
-    }
-
-    /// A random I/O's start within the region and its (maybe shortened)
-    /// length.
-    fn random(
-        &mut self,
-        cfg: &JobConfig,
-        dir: Dir,
-        len: u64,
-        last_start: u64,
-        rng: &mut Rng,
-    ) -> (u64, u64) {
-        let Some(map) = &mut self.map else {
-            let block = match self.distribution.next(rng, dir as usize) {
-                Some(block) => block,
-                None => rng.below(last_start / self.block + 1),
-            };
-            return ((block * self.block).min(last_start), len);
-        };
-        if map.is_exhausted() {
-            map.reset();
-        }
-        let blocks = (cfg.size / self.block).max(1);
-        let pick = rng.below(blocks);
-        let first = map.take_from(pick).unwrap_or(pick);
-        let wanted = len.div_ceil(self.block);
-        let got = 1 + map.extend(first, wanted - 1);
-        (first * self.block, len.min(got * self.block))
-    }
-}
-
-fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
-    [cfg.pattern.read, cfg.pattern.write, cfg.pattern.trim]
-        .into_iter()
-        .enumerate()
-        .filter(|(_, on)| *on)
-        .map(|(d, _)| d)
 }
 
 /// The flags that end a job early: a terminating signal, and another job
@@ -308,9 +205,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let mut places: Vec<Placement> = cfg.paths.iter().map(|_| Placement::new(cfg)).collect();
-    // fio's default file service: each I/O goes to the next file in turn.
-    let mut next_file = 0usize;
+    let lens: Vec<u64> = cfg.paths.iter().map(|p| file_length(cfg, p)).collect();
+    let mut placer = Placer::new(cfg, &lens);
+    let mut chooser = FileChooser::new(&cfg.file_service, files.len());
+    // Set when every file ran out of offsets before the pass's bytes were
+    // done, and when no further pass follows (the job is over).
+    let mut out_of_offsets = false;
+    let finished = std::cell::Cell::new(false);
+    let mut passes = 0u64;
     // trimwrite's write to come: (file, offset, length) of the last trim.
     let mut pending_write: Option<(usize, u64, u64)> = None;
     // Queued but not yet submitted, and submitted but not yet reaped.
@@ -358,6 +260,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let may_issue = |clock: Nanos, work: &[(u64, u64); 3]| {
         let (ios, bytes) = issued(work);
         !stop.any()
+            && !finished.get()
             && deadline.is_none_or(|d| clock < d)
             && (cfg.time_based || bytes < cfg.io_bytes)
             && cfg.number_ios.is_none_or(|n| ios < n)
@@ -430,9 +333,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     draining = true;
                 } else {
                     let before = clock::now();
-                    // Like fio, sync the file the next I/O would go to.
-                    if let Err(e) = eng.sync(files[next_file], data_only) {
-                        let path = cfg.paths[next_file].display();
+                    // Like fio, sync the file the next I/O would go to
+                    // (the sync takes that file's turn).
+                    let target = chooser.pick(&mut rng).unwrap_or(0);
+                    if let Err(e) = eng.sync(files[target], data_only) {
+                        let path = cfg.paths[target].display();
                         let text = format!("fio: sync of {path} failed: {e}");
                         result.fail(errno(&e), "fsync", text);
                         break;
@@ -452,10 +357,25 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // job that has covered its size): fio waits for the I/O in
             // flight and reopens the files, which drops their cached
             // pages again; offsets and the random map start over.
-            if issued(&work).1 - pass_start >= cfg.pass_bytes {
+            if out_of_offsets || issued(&work).1 - pass_start >= cfg.pass_bytes {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
+                    passes += 1;
+                    // A pass that ran out of offsets is followed by another
+                    // only as fio's keep_running allows.
+                    if out_of_offsets
+                        && !cfg.time_based
+                        && passes >= cfg.loops
+                        && !(cfg.io_size_given
+                            && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
+                    {
+                        finished.set(true);
+                        draining = false;
+                        continue;
+                    }
+                    out_of_offsets = false;
+                    chooser.restart();
                     pass_start = issued(&work).1;
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
@@ -467,9 +387,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                             }
                         }
                     }
-                    for place in &mut places {
-                        place.restart();
-                    }
+                    placer.restart();
                     draining = false;
                     continue;
                 }
@@ -532,10 +450,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         .min(room)
                         // A block never reaches past the file's region.
                         .min(cfg.size);
-                    let file_index = next_file;
-                    next_file = (next_file + 1) % files.len();
-                    let (offset, len) = places[file_index].next(cfg, dir, len, &mut rng);
-                    (file_index, offset, len)
+                    match next_io(cfg, &mut chooser, &mut placer, dir, len, &mut rng) {
+                        Some(io) => io,
+                        None => {
+                            free.push(index);
+                            out_of_offsets = true;
+                            continue;
+                        }
+                    }
                 }
             };
             if cfg.pattern.trimwrite && dir == Dir::Trim {
@@ -739,6 +661,46 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     result
 }
 
+/// The file, offset and length of the next I/O: fio's set_io_u_file,
+/// which retires each file that has no offset left and tries the next;
+/// `None` once every file is done.
+fn next_io(
+    cfg: &JobConfig,
+    chooser: &mut FileChooser,
+    placer: &mut Placer,
+    dir: Dir,
+    len: u64,
+    rng: &mut Rng,
+) -> Option<(usize, u64, u64)> {
+    // A skewed choice starts a finished file over; give up if even that
+    // yields nothing (zones past the file's end).
+    for _ in 0..=2 * placer.files.len() {
+        let file = chooser.pick(rng)?;
+        if let Some((offset, len)) = placer.next(cfg, file, dir, len, rng) {
+            return Some((file, offset, len));
+        }
+        chooser.finished(file);
+        if cfg.file_service.skewed() {
+            placer.files[file].reset();
+        }
+    }
+    None
+}
+
+/// The length fio sees for a job file (its real_file_size): the file's
+/// or device's size, or the region's end for the null engine and for a
+/// file that cannot be measured.
+fn file_length(cfg: &JobConfig, path: &std::path::Path) -> u64 {
+    use std::io::{Seek, SeekFrom};
+    let region_end = cfg.offset + cfg.size;
+    if cfg.engine == "null" {
+        return region_end;
+    }
+    std::fs::File::open(path)
+        .and_then(|mut f| f.seek(SeekFrom::End(0)))
+        .unwrap_or(region_end)
+}
+
 /// Which periodic sync is due before the next I/O, if any: `Some(true)`
 /// for fdatasync, `Some(false)` for fsync.
 fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
@@ -914,59 +876,4 @@ fn complete(
         logs.completed(&io, &stats.clat_hist);
     }
     true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::plan_for_test;
-
-    fn config(text: &str) -> JobConfig {
-        let p = plan_for_test(text, &[], &[], false).unwrap();
-        JobConfig::from_spec(p.jobs().next().unwrap(), false).unwrap()
-    }
-
-    fn offsets(cfg: &JobConfig, n: usize) -> Vec<u64> {
-        let mut place = Placement::new(cfg);
-        let mut rng = Rng::new(3);
-        (0..n)
-            .map(|_| place.next(cfg, Dir::Read, 4096, &mut rng).0)
-            .collect()
-    }
-
-    #[test]
-    fn percentage_random_zero_is_sequential_and_full_is_random() {
-        let seq = offsets(
-            &config("[j]\nrw=randread\nsize=1m\npercentage_random=0\n"),
-            8,
-        );
-        assert_eq!(seq, (0..8).map(|i| i * 4096).collect::<Vec<_>>());
-        let random = offsets(&config("[j]\nrw=randread\nsize=1m\n"), 64);
-        let in_order = random.windows(2).filter(|w| w[1] == w[0] + 4096).count();
-        assert!(in_order < 8, "{in_order} of 63 steps were sequential");
-        let half = offsets(
-            &config("[j]\nrw=randread\nsize=64m\npercentage_random=50\n"),
-            2000,
-        );
-        let in_order = half.windows(2).filter(|w| w[1] == w[0] + 4096).count();
-        assert!(
-            (700..1300).contains(&in_order),
-            "{in_order} of 1999 steps were sequential"
-        );
-    }
-
-    #[test]
-    fn blockalign_puts_random_offsets_on_its_multiples() {
-        let cfg = config("[j]\nrw=randread\nbs=4k\nba=64k\nsize=1m\n");
-        assert!(!cfg.random_map);
-        assert!(offsets(&cfg, 200).iter().all(|o| o % 65536 == 0));
-    }
-
-    #[test]
-    fn random_pass_touches_every_block_once() {
-        let cfg = config("[j]\nrw=randread\nsize=1m\n");
-        let mut seen = offsets(&cfg, 256);
-        seen.sort_unstable();
-        assert_eq!(seen, (0..256).map(|i| i * 4096).collect::<Vec<_>>());
-    }
 }
