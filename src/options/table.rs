@@ -54,6 +54,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Template for generated file names ($jobname, $jobnum, $filenum, $clientuid)",
     )
     .def("$jobname.$jobnum.$filenum")
+    .runs()
     .prio(-1),
     OptDef::new(
         "unique_filename",

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::distribution::Shape;
 use super::logs::{LogPlan, log_name};
-use super::offsets::Rng;
+use super::offsets::{Rng, Taus88};
 use super::result::JobError;
 use crate::engine::{self, Dir, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
@@ -144,6 +144,9 @@ pub struct JobConfig {
     /// decide whether a pass that ran out of offsets is followed by another.
     pub loops: u64,
     pub io_size_given: bool,
+    /// Each file's region in bytes: `size` for every file, unless a
+    /// filesize range sized each file on its own.
+    pub regions: Vec<u64>,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -344,15 +347,25 @@ impl JobConfig {
                 Some(Value::Text(d)) => PathBuf::from(d),
                 _ => PathBuf::from("."),
             };
-            // fio's default data file names: jobname.clone.file
+            // Names from filename_format (fio's default: jobname.clone.file).
+            // A clone leaves out the names its first instance already
+            // uses, as fio does (and so may have no file at all).
+            let format = match job.value("filename_format") {
+                Some(Value::Text(t)) => t.as_str(),
+                _ => "",
+            };
             let count = job.num("nrfiles").unwrap_or(1).max(1);
+            let name = |jobnum: u32, i: u64| make_filename(format, &job.name, jobnum, i);
             (0..count)
-                .map(|i| dir.join(format!("{}.{}.{i}", job.name, job.subjob)))
+                .filter(|&i| {
+                    job.subjob == 0 || (0..count).all(|j| name(0, j) != name(job.subjob, i))
+                })
+                .map(|i| dir.join(name(job.subjob, i)))
                 .collect()
         } else {
             named.iter().map(PathBuf::from).collect()
         };
-        let files = paths.len() as u64;
+        let files = (paths.len() as u64).max(1);
         // The size of each existing file, which percentages and a missing
         // size refer to (fio's null engine has no files to measure).
         let known = existing_size(&named)
@@ -373,9 +386,15 @@ impl JobConfig {
             },
             None => 0,
         };
-        let filesize = file_size(job)?;
+        let (filesize, size_range) = match file_size(job) {
+            Some((lo, hi)) if lo != hi => (None, Some((lo, hi))),
+            Some((lo, _)) => (Some(lo), None),
+            None => (None, None),
+        };
         // Bytes per file (the region each file's I/O covers) and in all.
         let (size, total) = match (filesize, job.value("size")) {
+            (None, Some(Value::Nums(v))) if size_range.is_some() && v[0] > 0 => (v[0], v[0]),
+            (None, _) if size_range.is_some() => (u64::MAX, u64::MAX),
             (Some(per_file), Some(Value::Nums(v))) if v[0] > 0 => {
                 (per_file, v[0].min(per_file * files))
             }
@@ -392,6 +411,39 @@ impl JobConfig {
                 let per_file = known.map_or(0, |s| s.saturating_sub(offset));
                 (per_file, per_file * files)
             }
+        };
+        // A filesize range sizes each file at random within it, as fio
+        // does (with fio's generator and seed, so the sizes are fio's); a
+        // file already sized within the range keeps its size.
+        let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
+        let regions: Vec<u64> = match size_range {
+            Some((lo, hi)) => {
+                let seed =
+                    Taus88::job_seed(job.num("randseed").unwrap_or(0x89), job.number as u64, 7);
+                let mut taus = Taus88::new(seed);
+                paths
+                    .iter()
+                    .map(|p| {
+                        let len = std::fs::metadata(p).map_or(0, |m| m.len());
+                        let len = if (lo..=hi).contains(&len) {
+                            len
+                        } else {
+                            let r = taus.next_u32() as f64 / (u32::MAX as f64 + 1.0);
+                            let drawn = lo + ((hi - lo) as f64 * r) as u64;
+                            drawn - drawn % min_bs
+                        };
+                        len.saturating_sub(offset)
+                    })
+                    .collect()
+            }
+            None => vec![size; paths.len()],
+        };
+        let (size, total) = match size_range {
+            Some(_) => {
+                let sum: u64 = regions.iter().sum();
+                (regions.iter().copied().max().unwrap_or(0), total.min(sum))
+            }
+            None => (size, total),
         };
         // fio sets such a job up, fails it, and reports it with the rest.
         let setup_failure = (size == 0 || unknown_size).then(|| JobError {
@@ -417,8 +469,11 @@ impl JobConfig {
         });
         // Without io_size, each file is done in whole blocks of the
         // smallest size, as fio does.
-        let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
-        let whole = (size / min_bs * min_bs * files).min(total / min_bs * min_bs);
+        let whole = regions
+            .iter()
+            .map(|r| r / min_bs * min_bs)
+            .sum::<u64>()
+            .min(total / min_bs * min_bs);
         // trimwrite writes every block it trims: twice the bytes.
         let pass_bytes = io_size.unwrap_or(whole).max(1) * if pattern.trimwrite { 2 } else { 1 };
         let io_bytes = pass_bytes.saturating_mul(loops);
@@ -596,6 +651,7 @@ impl JobConfig {
             zones: strided_zones(job)?,
             loops,
             io_size_given: io_size.is_some(),
+            regions,
         })
     }
 
@@ -796,19 +852,14 @@ fn percent_of(v: &Value) -> Option<u64> {
     }
 }
 
-/// `filesize`: each file's size (a lo-hi range, whose files fio sizes at
-/// random, is refused).
-fn file_size(job: &JobSpec) -> Result<Option<u64>, Refusal> {
-    let Some(s) = job.setting("filesize") else {
-        return Ok(None);
-    };
-    match &s.value {
-        Value::Nums([lo, hi, _]) if *hi == 0 || hi == lo => Ok(Some(*lo)),
-        Value::Ranges([(lo, hi), ..]) if lo == hi => Ok(Some(*lo)),
-        _ => Err(Refusal(format!(
-            "job '{}': filesize ranges (each file sized at random) are not run by ferrio yet",
-            job.name
-        ))),
+/// `filesize`: each file's size, or the lo-hi range fio sizes each file
+/// within.
+fn file_size(job: &JobSpec) -> Option<(u64, u64)> {
+    match &job.setting("filesize")?.value {
+        Value::Nums([lo, hi, _]) if *hi == 0 || hi == lo => Some((*lo, *lo)),
+        Value::Nums([lo, hi, _]) => Some((*lo.min(hi), *lo.max(hi))),
+        Value::Ranges([(lo, hi), ..]) => Some((*lo, *hi)),
+        _ => None,
     }
 }
 
@@ -1008,4 +1059,34 @@ fn strided_zones(job: &JobSpec) -> Result<Option<StridedZones>, Refusal> {
         range,
         skip: job.num("zoneskip").unwrap_or(0),
     }))
+}
+
+/// A generated file name, as fio's make_filename writes it: each of
+/// `$jobname`, `$jobnum`, `$filenum` and `$clientuid` (empty outside
+/// client/server runs), matched without regard to case, is replaced
+/// wherever it occurs. An empty format means `jobname.jobnum.filenum`.
+pub fn make_filename(format: &str, job: &str, jobnum: u32, filenum: u64) -> String {
+    if format.is_empty() {
+        return format!("{job}.{jobnum}.{filenum}");
+    }
+    let mut name = format.to_string();
+    for (keyword, value) in [
+        ("$jobname", job.to_string()),
+        ("$jobnum", jobnum.to_string()),
+        ("$filenum", filenum.to_string()),
+        ("$clientuid", String::new()),
+    ] {
+        // Search on past each replacement, so that a value holding the
+        // keyword cannot loop.
+        let mut from = 0;
+        while let Some(at) = name[from..]
+            .to_ascii_lowercase()
+            .find(keyword)
+            .map(|i| i + from)
+        {
+            name.replace_range(at..at + keyword.len(), &value);
+            from = at + value.len();
+        }
+    }
+    name
 }

@@ -151,6 +151,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut result = JobResult::new(cfg);
     // SAFETY: gettid has no preconditions.
     result.pid = unsafe { libc::gettid() };
+    // A clone whose generated file names were all taken by its first
+    // instance has nothing to do (as in fio).
+    if cfg.paths.is_empty() {
+        result.finish(std::time::Duration::ZERO);
+        return result;
+    }
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,
@@ -205,7 +211,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let lens: Vec<u64> = cfg.paths.iter().map(|p| file_length(cfg, p)).collect();
+    let lens: Vec<u64> = cfg
+        .paths
+        .iter()
+        .zip(&cfg.regions)
+        .map(|(p, &region)| file_length(cfg, p, region))
+        .collect();
     let mut placer = Placer::new(cfg, &lens);
     let mut chooser = FileChooser::new(&cfg.file_service, files.len());
     // Set when every file ran out of offsets before the pass's bytes were
@@ -690,9 +701,9 @@ fn next_io(
 /// The length fio sees for a job file (its real_file_size): the file's
 /// or device's size, or the region's end for the null engine and for a
 /// file that cannot be measured.
-fn file_length(cfg: &JobConfig, path: &std::path::Path) -> u64 {
+fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
-    let region_end = cfg.offset + cfg.size;
+    let region_end = cfg.offset + region;
     if cfg.engine == "null" {
         return region_end;
     }

@@ -15,10 +15,10 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
     if cfg.engine == "null" {
         return Ok(None);
     }
-    let needed = cfg.offset + cfg.size;
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
-    for path in &cfg.paths {
+    for (path, region) in cfg.paths.iter().zip(&cfg.regions) {
+        let needed = cfg.offset + region;
         let current = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         if current >= needed {
             continue;

@@ -28,6 +28,55 @@ impl Rng {
     }
 }
 
+/// fio's 32-bit Tausworthe generator (taus88) with fio's seeding, for
+/// the draws whose results must equal fio's (each file's size in a
+/// `filesize` range).
+#[derive(Debug, Clone)]
+pub struct Taus88 {
+    s: [u32; 3],
+}
+
+impl Taus88 {
+    /// Seeded as fio's init_rand_seed seeds a 32-bit state.
+    pub fn new(seed: u64) -> Self {
+        let seed = seed as u32;
+        let lcg = |x: u32| x.wrapping_mul(69069) ^ seed;
+        let at_least = |x: u32, m: u32| if x < m { x + m } else { x };
+        // fio's starting value is written (2^31)+(2^17)+(2^7) in C,
+        // where ^ is exclusive or: 29 + 19 + 5.
+        let s1 = at_least(lcg(53), 1);
+        let s2 = at_least(lcg(s1), 7);
+        let s3 = at_least(lcg(s2), 15);
+        let mut t = Taus88 { s: [s1, s2, s3] };
+        for _ in 0..6 {
+            t.next_u32();
+        }
+        t
+    }
+
+    pub fn next_u32(&mut self) -> u32 {
+        let step = |s: u32, a: u32, b: u32, c: u32, d: u32| ((s & c) << d) ^ (((s << a) ^ s) >> b);
+        self.s[0] = step(self.s[0], 13, 19, 4_294_967_294, 12);
+        self.s[1] = step(self.s[1], 2, 25, 4_294_967_288, 4);
+        self.s[2] = step(self.s[2], 3, 11, 4_294_967_280, 17);
+        self.s[0] ^ self.s[1] ^ self.s[2]
+    }
+
+    /// fio's per-job seed number `index` (its rand_seeds table) for the
+    /// job numbered `thread_number`, from `randseed`.
+    pub fn job_seed(randseed: u64, thread_number: u64, index: u64) -> u64 {
+        const MIX: u64 = 0x9e37_0001;
+        let mut seed = randseed;
+        for _ in 0..4 {
+            seed = seed.wrapping_mul(MIX);
+        }
+        for _ in 0..index {
+            seed = seed.wrapping_mul(MIX);
+        }
+        seed.wrapping_mul(thread_number).wrapping_add(index)
+    }
+}
+
 /// Which blocks have been used, with a summary level so that finding a
 /// free block near a random start costs O(1) amortised.
 #[derive(Debug, Clone)]

@@ -33,8 +33,9 @@ pub struct Placement {
 type Pick = (u64, bool);
 
 impl Placement {
-    /// The positions of a file of `file_len` bytes.
-    pub fn new(cfg: &JobConfig, file_len: u64) -> Self {
+    /// The positions in a region of `io_size` bytes of a file of
+    /// `file_len` bytes.
+    pub fn new(cfg: &JobConfig, io_size: u64, file_len: u64) -> Self {
         // Random offsets fall on multiples of blockalign, which defaults
         // to the smallest block size.
         let block = used_dirs(cfg)
@@ -51,7 +52,7 @@ impl Placement {
         // Strided zones draw random blocks within one zone.
         let span = match &cfg.zones {
             Some(z) => z.range,
-            None => cfg.size.min(file_len.saturating_sub(cfg.offset).max(1)),
+            None => io_size.min(file_len.saturating_sub(cfg.offset).max(1)),
         };
         let distribution = Distribution::new(&cfg.distribution, (span / block).max(1), block);
         // fio gives up the random map for non-uniform distributions.
@@ -60,7 +61,7 @@ impl Placement {
         Placement {
             start: cfg.offset,
             first_start: cfg.offset,
-            io_size: cfg.size,
+            io_size,
             file_len,
             last_pos: [cfg.offset; 3],
             last_start: [None; 3],
@@ -190,7 +191,11 @@ impl Placer {
     /// `file_lens`: each file's length.
     pub fn new(cfg: &JobConfig, file_lens: &[u64]) -> Self {
         Placer {
-            files: file_lens.iter().map(|&l| Placement::new(cfg, l)).collect(),
+            files: file_lens
+                .iter()
+                .zip(&cfg.regions)
+                .map(|(&len, &io_size)| Placement::new(cfg, io_size, len))
+                .collect(),
             // So that the first I/O gets a new offset.
             until_new_offset: 1,
             zone_bytes: 0,
