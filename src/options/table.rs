@@ -518,6 +518,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "How space is reserved when the job's files are laid out",
     )
+    .runs()
     .def("native"),
     OptDef::new(
         "fadvise_hint",
@@ -1318,6 +1319,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "fsync each file after it has been laid out",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "create_on_open",
@@ -1325,6 +1327,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Defer creating each file until it is opened for I/O",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "create_only",

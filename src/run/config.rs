@@ -147,6 +147,13 @@ pub struct JobConfig {
     /// Each file's region in bytes: `size` for every file, unless a
     /// filesize range sized each file on its own.
     pub regions: Vec<u64>,
+    /// How the files' space is reserved when they are laid out.
+    pub fallocate: crate::engine::Allocation,
+    /// fsync each file once it has been laid out (create_fsync).
+    pub create_fsync: bool,
+    /// Create each file when it is opened for I/O instead of laying it
+    /// out first.
+    pub create_on_open: bool,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -652,6 +659,18 @@ impl JobConfig {
             loops,
             io_size_given: io_size.is_some(),
             regions,
+            fallocate: match job.value("fallocate") {
+                Some(Value::Word { word, .. }) => match *word {
+                    "none" | "0" => crate::engine::Allocation::None,
+                    "posix" | "1" => crate::engine::Allocation::Posix,
+                    "keep" => crate::engine::Allocation::KeepSize,
+                    "truncate" => crate::engine::Allocation::Truncate,
+                    _ => crate::engine::Allocation::Native,
+                },
+                _ => crate::engine::Allocation::Native,
+            },
+            create_on_open: job.flag("create_on_open"),
+            create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
         })
     }
 

@@ -163,6 +163,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         direct: cfg.direct,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
+        create: cfg.create_on_open,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, cfg.engine_options) {
         Some(Ok(e)) => e,
@@ -375,12 +376,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     passes += 1;
                     // A pass that ran out of offsets is followed by another
                     // only as fio's keep_running allows.
-                    if out_of_offsets
-                        && !cfg.time_based
-                        && passes >= cfg.loops
-                        && !(cfg.io_size_given
-                            && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
-                    {
+                    // A pass that issued nothing would repeat forever.
+                    let idle = issued(&work).1 == pass_start;
+                    let another = cfg.time_based
+                        || passes < cfg.loops
+                        || (cfg.io_size_given
+                            && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64);
+                    if out_of_offsets && (idle || !another) {
                         finished.set(true);
                         draining = false;
                         continue;
@@ -699,17 +701,18 @@ fn next_io(
 }
 
 /// The length fio sees for a job file (its real_file_size): the file's
-/// or device's size, or the region's end for the null engine and for a
-/// file that cannot be measured.
+/// or device's size, but at least the region's end (fio counts a file it
+/// laid out for a writing job at its full size, data or not).
 fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
     let region_end = cfg.offset + region;
-    if cfg.engine == "null" {
+    // A file created on open counts as its region's size, as in fio.
+    if cfg.engine == "null" || cfg.create_on_open {
         return region_end;
     }
     std::fs::File::open(path)
         .and_then(|mut f| f.seek(SeekFrom::End(0)))
-        .unwrap_or(region_end)
+        .map_or(region_end, |len| len.max(region_end))
 }
 
 /// Which periodic sync is due before the next I/O, if any: `Some(true)`

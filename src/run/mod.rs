@@ -102,9 +102,12 @@ pub fn run(
                 }
             }
             match laid {
-                Ok(line) => {
+                Ok((line, warnings)) => {
                     if let Some(line) = line {
                         observer.notice(&line);
+                    }
+                    for warning in &warnings {
+                        observer.notice(warning);
                     }
                     laid_out.push(Ok(()));
                 }
