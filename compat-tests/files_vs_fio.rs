@@ -1,0 +1,258 @@
+//! Offsets and files beside fio 3.33: the offsets each tool issues (read
+//! from its per-I/O latency log, which carries them with log_offset=1),
+//! the files it creates and their sizes and allocated blocks.
+
+mod common;
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+
+use common::{Scratch, ferrio, fio, run};
+use serde_json::Value;
+
+/// Runs `job` with `tool` in a fresh scratch folder and returns it.
+fn run_in(tool: &str, job: &str) -> Scratch {
+    let s = Scratch::new("files");
+    s.write("job.fio", job);
+    let out = run(
+        tool,
+        &["--output-format=json", "--output=out.json", "job.fio"],
+        &s.0,
+        &HashMap::new(),
+    );
+    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+    s
+}
+
+/// (direction, length, offset) of every I/O in a folder's `x_lat.1.log`.
+fn issued(s: &Scratch) -> Vec<(u64, u64, u64)> {
+    let text = std::fs::read_to_string(s.0.join("x_lat.1.log")).unwrap();
+    text.lines()
+        .map(|l| {
+            let f: Vec<u64> = l.split(", ").map(|v| v.trim().parse().unwrap()).collect();
+            (f[2], f[3], f[4])
+        })
+        .collect()
+}
+
+/// A psync job at depth 1 (so the log is in issue order) on `file`
+/// (`None`: fio's generated names), logging each I/O's offset.
+fn logged(file: Option<&str>, options: &str) -> String {
+    let file = file.map_or(String::new(), |f| format!("filename={f}\n"));
+    format!("[j]\nioengine=psync\n{file}write_lat_log=x\nlog_offset=1\n{options}")
+}
+
+/// Runs the job with both tools; returns (fio's, ferrio's) issued I/Os.
+fn both(job: &str, prepare: impl Fn(&Scratch)) -> (Vec<(u64, u64, u64)>, Vec<(u64, u64, u64)>) {
+    let run_prepared = |tool| {
+        let s = Scratch::new("files");
+        prepare(&s);
+        s.write("job.fio", job);
+        let out = run(
+            tool,
+            &["--output=/dev/null", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+        issued(&s)
+    };
+    (run_prepared(fio()), run_prepared(ferrio()))
+}
+
+/// A 1 MiB data file, so regions can sit inside a longer file.
+fn megabyte_file(s: &Scratch) {
+    std::fs::write(s.0.join("data"), vec![7u8; 1 << 20]).unwrap();
+}
+
+#[test]
+fn sequential_holes_and_backward_steps_issue_fios_offsets() {
+    for options in [
+        "rw=read:8k\nbs=4k\nsize=1m\n",
+        "rw=read:-8k\nbs=4k\nsize=64k\n",
+        "rw=read:-8k\nbs=4k\nsize=64k\noffset=16k\n",
+        "rw=read:-4k\nbs=4k\nsize=256k\noffset=512k\n",
+        "rw=write:12k\nbs=4k\nsize=1m\nloops=3\n",
+        "rw=read:4k\nbs=16k\nsize=64k\nio_size=128k\n",
+        "rw=read\nbs=16k\nsize=64k\nio_size=128k\n",
+    ] {
+        let (want, got) = both(&logged(Some("data"), options), megabyte_file);
+        assert_eq!(got, want, "{options}");
+    }
+}
+
+#[test]
+fn random_modifiers_keep_fios_structure() {
+    // Random offsets come from different generators, so compare what
+    // rw_sequencer fixes: every new offset is a multiple of the block,
+    // `identical` repeats it N times, `sequential` continues from it.
+    let job = logged(
+        Some("data"),
+        "rw=randread:4\nrw_sequencer=identical\nbs=4k\nsize=64k\n",
+    );
+    let (want, got) = both(&job, megabyte_file);
+    assert_eq!(got.len(), want.len());
+    for run in got.chunks(4) {
+        assert!(run.iter().all(|io| io.2 == run[0].2), "{got:?}");
+    }
+    let job = logged(
+        Some("data"),
+        "rw=randread:4\nrw_sequencer=sequential\nbs=4k\nsize=1m\nnumber_ios=64\n",
+    );
+    let (want, got) = both(&job, megabyte_file);
+    assert_eq!(got.len(), want.len());
+    for run in got.chunks(4) {
+        for pair in run.windows(2) {
+            assert_eq!(pair[1].2, pair[0].2 + 4096, "{got:?}");
+        }
+    }
+}
+
+#[test]
+fn strided_zones_issue_fios_offsets() {
+    for options in [
+        "zonesize=16k\nzonerange=64k\nsize=256k\n",
+        "zonesize=16k\nzonerange=64k\nzoneskip=32k\nsize=256k\n",
+        "zonesize=8k\nzonerange=4k\nsize=1m\n",
+        "zonesize=64k\nzoneskip=64k\noffset=128k\nsize=1m\n",
+    ] {
+        let job = logged(
+            Some("data"),
+            &format!("rw=read\nbs=4k\nzonemode=strided\n{options}"),
+        );
+        let (want, got) = both(&job, megabyte_file);
+        assert_eq!(got, want, "{options}");
+    }
+    // A zonesize without zonemode=strided is refused by both.
+    let s = Scratch::new("files");
+    s.write("job.fio", "[j]\nfilename=data\nsize=64k\nzonesize=16k\n");
+    let want = run(fio(), &["job.fio"], &s.0, &HashMap::new());
+    let got = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_ne!(want.code, 0);
+    assert_ne!(got.code, 0);
+    assert!(
+        got.stderr
+            .contains("--zonemode=none and --zonesize are not compatible")
+    );
+}
+
+#[test]
+fn file_service_types_go_through_files_as_fio_does() {
+    for options in [
+        "file_service_type=sequential\nrw=read\n",
+        "file_service_type=roundrobin:3\nrw=read\n",
+        "rw=read:4k\n",
+        "file_service_type=sequential\nrw=read:-4k\n",
+    ] {
+        let job = logged(None, &format!("nrfiles=4\nsize=256k\nbs=4k\n{options}"));
+        let (want, got) = both(&job, |_| {});
+        assert_eq!(got, want, "{options}");
+    }
+    // Random choices: the same I/O count, and each file's offsets run
+    // through its region.
+    for kind in ["random", "random:4", "zipf:1.2", "pareto", "normal"] {
+        let job = logged(
+            None,
+            &format!("nrfiles=4\nsize=256k\nbs=4k\nrw=read\nfile_service_type={kind}\n"),
+        );
+        let (want, got) = both(&job, |_| {});
+        assert_eq!(got.len(), want.len(), "{kind}");
+        assert!(got.iter().all(|io| io.2 < 65536), "{kind}");
+    }
+}
+
+/// (name, size) of each file a run left, other than its own.
+fn files_left(s: &Scratch) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = std::fs::read_dir(&s.0)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            !n.ends_with(".fio") && !n.ends_with(".json") && !n.ends_with(".log")
+        })
+        .map(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            (n, e.metadata().unwrap().len())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// (job name, read I/Os, write I/Os) of each job of a folder's out.json.
+fn io_counts(s: &Scratch) -> Vec<(String, u64, u64)> {
+    let text = std::fs::read_to_string(s.0.join("out.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn filename_format_and_filesize_ranges_make_fios_files() {
+    let job = "[j]\nnrfiles=5\nfilesize=64k-1m\nbs=4k\nrw=read\n\
+               [k]\nnrfiles=3\nfilesize=100k-300k\nbs=8k\nrw=write\n\
+               [f]\nnumjobs=2\nnrfiles=2\nsize=32k\nrw=write\n\
+               filename_format=f.$JOBNAME.$jobnum.$filenum.x\n\
+               [shared]\nnumjobs=2\nnrfiles=2\nsize=64k\nrw=read\n\
+               filename_format=shared.$filenum\n";
+    let (want, got) = (run_in(fio(), job), run_in(ferrio(), job));
+    // The same names, and each file of a filesize range sized as fio
+    // sized it (fio's generator, fio's seed).
+    assert_eq!(files_left(&got), files_left(&want));
+    // A clone whose names are all taken has no file and does nothing.
+    assert_eq!(io_counts(&got), io_counts(&want));
+}
+
+#[test]
+fn fallocate_modes_reserve_what_fio_reserves() {
+    // A write job that writes 64k of a 1m file: what each mode leaves
+    // shows in the file's size and its allocated blocks.
+    for mode in ["none", "native", "posix", "keep", "truncate"] {
+        let job = format!(
+            "[j]\nioengine=psync\nfilename=f\nsize=1m\nio_size=64k\nbs=4k\nrw=write\nfallocate={mode}\n"
+        );
+        let shape = |s: &Scratch| {
+            let m = std::fs::metadata(s.0.join("f")).unwrap();
+            (m.len(), m.blocks())
+        };
+        let (want, got) = (run_in(fio(), &job), run_in(ferrio(), &job));
+        assert_eq!(shape(&got), shape(&want), "fallocate={mode}");
+    }
+    // create_on_open: no layout; the writes make the file.
+    let job = "[j]\nioengine=psync\nfilename=c\nsize=64k\nbs=4k\nrw=write\ncreate_on_open=1\n";
+    let (want, got) = (run_in(fio(), job), run_in(ferrio(), job));
+    assert_eq!(files_left(&got), files_left(&want));
+    assert_eq!(io_counts(&got), io_counts(&want));
+}
+
+#[test]
+fn zoned_abs_keeps_each_zone_to_its_bytes() {
+    // 80% of the accesses in the first 64k, 20% in the next 192k.
+    let job = logged(
+        Some("data"),
+        "rw=randread\nbs=4k\nsize=1m\nio_size=8m\nnorandommap\n\
+         random_distribution=zoned_abs:80/64k:20/192k\n",
+    );
+    let (want, got) = both(&job, megabyte_file);
+    assert_eq!(got.len(), want.len());
+    let share = |ios: &[(u64, u64, u64)]| {
+        ios.iter().filter(|io| io.2 < 65536).count() as f64 / ios.len() as f64
+    };
+    assert!(
+        (share(&got) - share(&want)).abs() < 0.05,
+        "{} {}",
+        share(&got),
+        share(&want)
+    );
+    assert!(got.iter().all(|io| io.2 < 256 << 10));
+}
