@@ -24,8 +24,11 @@ fn run_in(tool: &str, job: &str) -> Scratch {
     s
 }
 
-/// (direction, length, offset) of every I/O in a folder's `x_lat.1.log`.
-fn issued(s: &Scratch) -> Vec<(u64, u64, u64)> {
+/// (direction, length, offset) of one logged I/O.
+type Io = (u64, u64, u64);
+
+/// Every I/O in a folder's `x_lat.1.log`.
+fn issued(s: &Scratch) -> Vec<Io> {
     let text = std::fs::read_to_string(s.0.join("x_lat.1.log")).unwrap();
     text.lines()
         .map(|l| {
@@ -43,7 +46,7 @@ fn logged(file: Option<&str>, options: &str) -> String {
 }
 
 /// Runs the job with both tools; returns (fio's, ferrio's) issued I/Os.
-fn both(job: &str, prepare: impl Fn(&Scratch)) -> (Vec<(u64, u64, u64)>, Vec<(u64, u64, u64)>) {
+fn both(job: &str, prepare: impl Fn(&Scratch)) -> (Vec<Io>, Vec<Io>) {
     let run_prepared = |tool| {
         let s = Scratch::new("files");
         prepare(&s);
@@ -245,9 +248,7 @@ fn zoned_abs_keeps_each_zone_to_its_bytes() {
     );
     let (want, got) = both(&job, megabyte_file);
     assert_eq!(got.len(), want.len());
-    let share = |ios: &[(u64, u64, u64)]| {
-        ios.iter().filter(|io| io.2 < 65536).count() as f64 / ios.len() as f64
-    };
+    let share = |ios: &[Io]| ios.iter().filter(|io| io.2 < 65536).count() as f64 / ios.len() as f64;
     assert!(
         (share(&got) - share(&want)).abs() < 0.05,
         "{} {}",
