@@ -559,7 +559,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         if in_flight == 0 {
-            if draining || !unsubmitted.is_empty() {
+            // Drained for a sync or a new pass: go on, unless the job is
+            // over meanwhile (its runtime is up), which ends the drain.
+            if (draining && may_issue(clock, &work)) || !unsubmitted.is_empty() {
                 continue;
             }
             break;
