@@ -146,6 +146,9 @@ fn file_service_types_go_through_files_as_fio_does() {
         "file_service_type=roundrobin:3\nrw=read\n",
         "rw=read:4k\n",
         "file_service_type=sequential\nrw=read:-4k\n",
+        "openfiles=1\nrw=read\n",
+        "openfiles=2\nrw=read\nloops=2\n",
+        "openfiles=3\nrw=read:4k\nfile_service_type=roundrobin:2\n",
     ] {
         let job = logged(None, &format!("nrfiles=4\nsize=256k\nbs=4k\n{options}"));
         let (want, got) = both(&job, |_| {});
@@ -256,4 +259,64 @@ fn zoned_abs_keeps_each_zone_to_its_bytes() {
         share(&want)
     );
     assert!(got.iter().all(|io| io.2 < 256 << 10));
+}
+
+/// Mounts a 2 MiB tmpfs at `dir`; false where mounting is not allowed.
+fn small_tmpfs(dir: &std::path::Path) -> bool {
+    std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(dir)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
+    // (exit status, error, write I/Os, bytes written, stderr) of a run.
+    let outcome = |tool: &str, job: &str, dir: &std::path::Path| {
+        let _ = std::fs::remove_file(dir.join("f"));
+        let s = Scratch::new("fill");
+        s.write("job.fio", &job.replace("DIR", &dir.display().to_string()));
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        let doc: Value =
+            serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+        let j = &doc["jobs"][0];
+        (
+            out.code,
+            j["error"].as_u64().unwrap(),
+            j["write"]["total_ios"].as_u64().unwrap(),
+            j["write"]["io_bytes"].as_u64().unwrap(),
+            out.stderr.trim().to_string(),
+        )
+    };
+    let job =
+        |extra: &str| format!("[w]\nfilename=DIR/f\nioengine=psync\nrw=write\nbs=64k\n{extra}");
+    // With a size, fill_device changes nothing.
+    let s = Scratch::new("fill");
+    let sized = job("fill_device=1\nsize=1m\n");
+    assert_eq!(
+        outcome(ferrio(), &sized, &s.0),
+        outcome(fio(), &sized, &s.0)
+    );
+    let mount = Scratch::new("tmpfs");
+    if !small_tmpfs(&mount.0) {
+        eprintln!("no tmpfs could be mounted: the full-device cases are not run");
+        return;
+    }
+    // Without a size: write until ENOSPC, report that I/O's error, end
+    // without failing. Without fill_device the same ENOSPC fails the job.
+    for extra in ["fill_device=1\n", "size=4m\n"] {
+        let job = job(extra);
+        let want = outcome(fio(), &job, &mount.0);
+        let got = outcome(ferrio(), &job, &mount.0);
+        assert_eq!(got, want, "{extra}");
+    }
+    let _ = std::fs::remove_file(mount.0.join("f"));
+    let _ = std::process::Command::new("umount").arg(&mount.0).status();
 }

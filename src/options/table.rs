@@ -258,6 +258,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Keep writing until the device or filesystem is full (ENOSPC)",
     )
+    .runs()
     .alias(&["fill_fs"])
     .def("0"),
     OptDef::new(
@@ -480,7 +481,8 @@ pub static OPTIONS: &[OptDef] = &[
         Int,
         Files,
         "Cap on how many of the job's files may be open simultaneously",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "file_service_type",
         Choice(&[

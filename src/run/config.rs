@@ -154,6 +154,11 @@ pub struct JobConfig {
     /// Create each file when it is opened for I/O instead of laying it
     /// out first.
     pub create_on_open: bool,
+    /// Write until the device is full: ENOSPC (or EDQUOT) ends the job
+    /// without failing it (fill_device).
+    pub fill_device: bool,
+    /// At most this many files in use at once (openfiles; 0: all).
+    pub open_files: usize,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -398,8 +403,19 @@ impl JobConfig {
             Some((lo, _)) => (Some(lo), None),
             None => (None, None),
         };
+        // fill_device without a size writes until the device is full.
+        let fill_device = job.flag("fill_device");
+        if fill_device && pattern.read {
+            return Err(Refusal(format!(
+                "job '{}': fill_device on a job that reads is not run by ferrio yet",
+                job.name
+            )));
+        }
         // Bytes per file (the region each file's I/O covers) and in all.
         let (size, total) = match (filesize, job.value("size")) {
+            (None, _) if fill_device && job.setting("size").is_none() && size_range.is_none() => {
+                (u64::MAX / files, u64::MAX)
+            }
             (None, Some(Value::Nums(v))) if size_range.is_some() && v[0] > 0 => (v[0], v[0]),
             (None, _) if size_range.is_some() => (u64::MAX, u64::MAX),
             (Some(per_file), Some(Value::Nums(v))) if v[0] > 0 => {
@@ -447,7 +463,7 @@ impl JobConfig {
         };
         let (size, total) = match size_range {
             Some(_) => {
-                let sum: u64 = regions.iter().sum();
+                let sum = regions.iter().copied().fold(0u64, u64::saturating_add);
                 (regions.iter().copied().max().unwrap_or(0), total.min(sum))
             }
             None => (size, total),
@@ -479,10 +495,13 @@ impl JobConfig {
         let whole = regions
             .iter()
             .map(|r| r / min_bs * min_bs)
-            .sum::<u64>()
+            .fold(0u64, u64::saturating_add)
             .min(total / min_bs * min_bs);
         // trimwrite writes every block it trims: twice the bytes.
-        let pass_bytes = io_size.unwrap_or(whole).max(1) * if pattern.trimwrite { 2 } else { 1 };
+        let pass_bytes = io_size
+            .unwrap_or(whole)
+            .max(1)
+            .saturating_mul(if pattern.trimwrite { 2 } else { 1 });
         let io_bytes = pass_bytes.saturating_mul(loops);
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
@@ -670,6 +689,8 @@ impl JobConfig {
                 _ => crate::engine::Allocation::Native,
             },
             create_on_open: job.flag("create_on_open"),
+            fill_device,
+            open_files: job.num("openfiles").unwrap_or(0) as usize,
             create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
         })
     }

@@ -1,6 +1,9 @@
 //! Which of a job's files the next I/O goes to (file_service_type), as
 //! fio's get_next_file picks it: in turn, one file until it is done, or
 //! at random (uniformly or skewed), keeping each pick for `:N` I/Os.
+//! With `openfiles` below the file count, a file not in use yet is passed
+//! over while that many are in use (fio's busy open), and a file leaves
+//! use when it is done.
 
 use super::config::{FileService, ServiceKind};
 use super::distribution::Distribution;
@@ -20,10 +23,15 @@ pub struct FileChooser {
     left: u64,
     /// The next file in turn.
     next: usize,
+    /// Files in use (fio's open files), and how many may be at once.
+    in_use: Vec<bool>,
+    in_use_count: usize,
+    limit: usize,
 }
 
 impl FileChooser {
-    pub fn new(service: &FileService, files: usize) -> Self {
+    /// `limit`: openfiles (0: every file).
+    pub fn new(service: &FileService, files: usize, limit: usize) -> Self {
         let skew = match &service.kind {
             ServiceKind::Skewed(shape) => {
                 Some(Distribution::new(shape, (files as u64) << SLOT_SHIFT, 1))
@@ -38,7 +46,24 @@ impl FileChooser {
             current: None,
             left: 0,
             next: 0,
+            in_use: vec![false; files],
+            in_use_count: 0,
+            limit: if limit == 0 { files } else { limit.min(files) },
         }
+    }
+
+    /// Whether `f` may take the next I/O: not done, and in use already or
+    /// with room for one more file in use.
+    fn available(&self, f: usize) -> bool {
+        !self.done[f] && (self.in_use[f] || self.in_use_count < self.limit)
+    }
+
+    fn take(&mut self, f: usize) -> usize {
+        if !self.in_use[f] {
+            self.in_use[f] = true;
+            self.in_use_count += 1;
+        }
+        f
     }
 
     /// The file for the next I/O; `None` once every file is done.
@@ -60,22 +85,26 @@ impl FileChooser {
             ServiceKind::RoundRobin | ServiceKind::Sequential => loop {
                 let f = self.next;
                 self.next = (self.next + 1) % files;
-                if !self.done[f] {
+                if self.available(f) {
                     break f;
                 }
             },
             ServiceKind::Random => loop {
                 let f = rng.below(files as u64) as usize;
-                if !self.done[f] {
+                if self.available(f) {
                     break f;
                 }
             },
-            ServiceKind::Skewed(_) => {
+            ServiceKind::Skewed(_) => loop {
                 let skew = self.skew.as_ref()?;
                 let slot = skew.next(rng, 0).unwrap_or(0);
-                ((slot >> SLOT_SHIFT) as usize).min(files - 1)
-            }
+                let f = ((slot >> SLOT_SHIFT) as usize).min(files - 1);
+                if self.available(f) {
+                    break f;
+                }
+            },
         };
+        let f = self.take(f);
         self.current = Some(f);
         self.left = self.service.per_pick.saturating_sub(1);
         Some(f)
@@ -88,6 +117,10 @@ impl FileChooser {
         if self.current == Some(file) {
             self.current = None;
         }
+        if self.in_use[file] {
+            self.in_use[file] = false;
+            self.in_use_count -= 1;
+        }
         if !self.service.skewed() && !self.done[file] {
             self.done[file] = true;
             self.done_count += 1;
@@ -98,6 +131,8 @@ impl FileChooser {
     pub fn restart(&mut self) {
         self.done.iter_mut().for_each(|d| *d = false);
         self.done_count = 0;
+        self.in_use.iter_mut().for_each(|u| *u = false);
+        self.in_use_count = 0;
         self.current = None;
         self.left = 0;
     }

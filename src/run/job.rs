@@ -219,7 +219,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         .map(|(p, &region)| file_length(cfg, p, region))
         .collect();
     let mut placer = Placer::new(cfg, &lens);
-    let mut chooser = FileChooser::new(&cfg.file_service, files.len());
+    let mut chooser = FileChooser::new(&cfg.file_service, files.len(), cfg.open_files);
     // Set when every file ran out of offsets before the pass's bytes were
     // done, and when no further pass follows (the job is over).
     let mut out_of_offsets = false;
@@ -707,7 +707,7 @@ fn next_io(
 /// laid out for a writing job at its full size, data or not).
 fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
-    let region_end = cfg.offset + region;
+    let region_end = cfg.offset.saturating_add(region);
     // A file created on open counts as its region's size, as in fio.
     if cfg.engine == "null" || cfg.create_on_open {
         return region_end;
@@ -783,6 +783,22 @@ fn errno(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(5)
 }
 
+/// fio's line for a failed I/O.
+fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
+    let what = match slot.dir {
+        Dir::Read => "read",
+        Dir::Write => "write",
+        Dir::Trim => "trim",
+    };
+    format!(
+        "fio: io_u error on file {}: {}: {what} offset={}, buflen={}",
+        cfg.paths[slot.file].display(),
+        strerror(code),
+        slot.offset,
+        slot.len
+    )
+}
+
 /// Accounts one finished I/O (in the statistics and logs only after
 /// `epoch`, the end of ramp_time); on an error, marks the job failed as
 /// fio does and returns false.
@@ -798,6 +814,12 @@ fn complete(
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
         let code = (-r) as i32;
+        // fill_device: a full device is the expected end. fio reports the
+        // I/O's error, then ends the job without failing it.
+        if cfg.fill_device && matches!(code, libc::ENOSPC | libc::EDQUOT) {
+            eprintln!("{}", io_error_text(cfg, slot, code));
+            return false;
+        }
         // continue_on_error counts every error; the kinds it names go on
         // past EIO and EILSEQ (fio's non-fatal errors), others still end
         // the job.
@@ -812,22 +834,7 @@ fn complete(
                 return true;
             }
         }
-        let what = match slot.dir {
-            Dir::Read => "read",
-            Dir::Write => "write",
-            Dir::Trim => "trim",
-        };
-        let text = strerror(code);
-        result.fail(
-            code,
-            "io_u error",
-            format!(
-                "fio: io_u error on file {}: {text}: {what} offset={}, buflen={}",
-                cfg.paths[slot.file].display(),
-                slot.offset,
-                slot.len
-            ),
-        );
+        result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;
     }
     let queued = std::mem::take(&mut slot.queued);

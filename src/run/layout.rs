@@ -24,7 +24,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
     for (path, region) in cfg.paths.iter().zip(&cfg.regions) {
-        let needed = cfg.offset + region;
+        let needed = cfg.offset.saturating_add(*region);
         // Files created on open are not laid out.
         if cfg.create_on_open {
             continue;
@@ -34,7 +34,9 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
             continue;
         }
         files += 1;
-        bytes += needed;
+        // fio adds offset and size as they are: a fill_device job's
+        // unbounded size shows as 2^64 - 1 bytes.
+        bytes = bytes.wrapping_add(cfg.offset.wrapping_add(*region));
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
@@ -51,7 +53,13 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
             .truncate(cfg.pattern.read)
             .write(true)
             .open(path)?;
-        if let Err(e) = engine::allocate(&file, cfg.fallocate, needed) {
+        // fill_device reserves nothing: the writes fill the device.
+        let how = if cfg.fill_device {
+            engine::Allocation::None
+        } else {
+            cfg.fallocate
+        };
+        if let Err(e) = engine::allocate(&file, how, needed) {
             match cfg.fallocate {
                 engine::Allocation::Posix => {
                     warnings.push(format!("fio: posix_fallocate fails: {e}"));
