@@ -20,7 +20,7 @@ pub fn run(argv: &[String]) -> i32 {
             for line in &e.fio_stderr {
                 eprintln!("{line}");
             }
-            eprintln!("ferrio: {}", e.detail);
+            crate::persona::explain(&e.detail);
             return 1;
         }
     };
@@ -38,12 +38,31 @@ fn out(text: &str) {
 
 fn run_args(args: &Args) -> Result<i32, i32> {
     if args.has("version") {
-        out(&format!(
-            "{} (ferrio {})\n",
-            crate::FIO_VERSION,
-            env!("CARGO_PKG_VERSION")
-        ));
+        if crate::persona::as_fio() {
+            out(&format!("{}\n", crate::FIO_VERSION));
+        } else {
+            out(&format!(
+                "{} (ferrio {})\n",
+                crate::FIO_VERSION,
+                env!("CARGO_PKG_VERSION")
+            ));
+        }
         return Ok(0);
+    }
+    if let Some(dir) = args.flag("install-alias") {
+        return match crate::persona::install_alias(dir) {
+            Ok(link) => {
+                out(&format!(
+                    "ferrio: {} now runs ferrio as fio; put its directory first in PATH\n",
+                    link.display()
+                ));
+                Ok(0)
+            }
+            Err(e) => {
+                eprintln!("ferrio: --install-alias: {e}");
+                Err(1)
+            }
+        };
     }
     if args.has("help") {
         out(&help::usage());
@@ -97,7 +116,7 @@ fn run_args(args: &Args) -> Result<i32, i32> {
             for line in &e.fio_stderr {
                 eprintln!("{line}");
             }
-            eprintln!("ferrio: {e}");
+            crate::persona::explain(&e.to_string());
             return Err(1);
         }
     };
@@ -162,13 +181,14 @@ fn demo_target() -> String {
 fn check_flags(args: &Args) -> Result<(), i32> {
     for value in args.all("output-format") {
         for format in value.split(',') {
-            if !OUTPUT_FORMATS.contains(&format) {
+            let ferrio_only = format == "html" && crate::persona::as_fio();
+            if !OUTPUT_FORMATS.contains(&format) || ferrio_only {
                 eprintln!("fio: invalid output format {format}");
                 eprintln!("fio: failed parsing output-format");
-                eprintln!(
-                    "ferrio: --output-format={value}: expected a comma list of {}",
+                crate::persona::explain(&format!(
+                    "--output-format={value}: expected a comma list of {}",
                     OUTPUT_FORMATS.join(", ")
-                );
+                ));
                 return Err(1);
             }
         }
@@ -177,12 +197,12 @@ fn check_flags(args: &Args) -> Result<(), i32> {
         && !matches!(v, "2" | "3" | "4" | "5")
     {
         eprintln!("fio: bad terse version format");
-        eprintln!("ferrio: --terse-version={v}: expected 2, 3, 4 or 5");
+        crate::persona::explain(&format!("--terse-version={v}: expected 2, 3, 4 or 5"));
         return Err(1);
     }
     if args.has("latency-log") {
         eprintln!("fio: --latency-log is deprecated. Use per-job latency log options.");
-        eprintln!("ferrio: --latency-log: expected write_lat_log=NAME in the job instead");
+        crate::persona::explain("--latency-log: expected write_lat_log=NAME in the job instead");
         return Err(1);
     }
     for flag in [

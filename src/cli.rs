@@ -194,6 +194,11 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::None,
         "ferrio: run the built-in default job against a temporary file",
     ),
+    (
+        "install-alias",
+        Takes::Optional,
+        "ferrio: link DIR/fio (default ~/.local/bin/fio) to ferrio, which then answers as fio",
+    ),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -254,7 +259,11 @@ fn command() -> Command {
         .disable_version_flag(true)
         .infer_long_args(true)
         .arg(Arg::new("files").action(ArgAction::Append).num_args(0..));
-    for (name, takes, help) in FLAGS {
+    // Answering as fio, ferrio's own flags are unknown, as they are to fio.
+    let flags = FLAGS
+        .iter()
+        .filter(|(_, _, help)| !(crate::persona::as_fio() && help.starts_with("ferrio:")));
+    for (name, takes, help) in flags {
         cmd = cmd.arg(with_takes(
             Arg::new(format!("flag:{name}")).long(*name).help(*help),
             *takes,
@@ -343,7 +352,10 @@ fn usage_error(argv: &[String], e: &clap::Error) -> UsageError {
                 .unwrap_or_default();
             // getopt reports the option, then fio reports it again and
             // suggests the nearest long option.
-            let unknown = format!("fio: unrecognized option '{original}'");
+            let unknown = format!(
+                "{}: unrecognized option '{original}'",
+                crate::persona::program()
+            );
             let mut fio_stderr = vec![unknown.clone(), unknown];
             fio_stderr.extend(closest.map(|s| format!("Did you mean {s}?")));
             UsageError {

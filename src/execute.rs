@@ -141,7 +141,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     // ferrio's own warnings, when the tool rather than the device set the
     // pace; machine formats alone keep stderr clean (they carry them in
     // JSON under `ferrio`).
-    if formats.normal {
+    if formats.normal && !crate::persona::as_fio() {
         for r in &results {
             for w in crate::report::ferrio::verdict(r).warnings {
                 eprintln!("ferrio: warning: {w}");

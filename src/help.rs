@@ -8,12 +8,16 @@ use crate::options::{self, FIO_ENGINES, Kind, OptDef, def::Check, table::OPTIONS
 /// The usage text (`--help`, and after "No job(s) defined").
 pub fn usage() -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{} (ferrio {})",
-        crate::FIO_VERSION,
-        env!("CARGO_PKG_VERSION")
-    );
+    if crate::persona::as_fio() {
+        let _ = writeln!(s, "{}", crate::FIO_VERSION);
+    } else {
+        let _ = writeln!(
+            s,
+            "{} (ferrio {})",
+            crate::FIO_VERSION,
+            env!("CARGO_PKG_VERSION")
+        );
+    }
     s.push_str(
         "fio [options] [job options] <job file(s)>
   --parse-only\t\tRead and check the job files; start no I/O
@@ -36,10 +40,17 @@ pub fn usage() -> String {
   --section=name\tRun only this section (repeatable)
   --warnings-fatal\tTreat option warnings as errors
   --max-jobs=nr\t\tLargest number of jobs allowed
-  --explain\t\tferrio: show the plan, where each value came from, and lint hints
   --client/--server\tNot supported by ferrio
 ",
     );
+    if !crate::persona::as_fio() {
+        s.push_str(
+            "  --explain\t\tferrio: show the plan, where each value came from, and lint hints
+  --demo\t\tferrio: run the built-in default job against a temporary file
+  --install-alias=dir\tferrio: make dir/fio run ferrio as fio (default ~/.local/bin)
+",
+        );
+    }
     s
 }
 

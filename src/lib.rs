@@ -6,6 +6,7 @@
 //! command line ([`cli`]).
 
 pub mod app;
+pub mod ceph;
 pub mod cli;
 pub mod engine;
 pub mod execute;
@@ -13,6 +14,7 @@ pub mod explain;
 pub mod help;
 pub mod jobfile;
 pub mod options;
+pub mod persona;
 pub mod plan;
 pub mod report;
 pub mod run;

@@ -36,10 +36,11 @@ pub struct Uring {
     files: Vec<File>,
     in_flight: usize,
     options: EngineOptions,
-    /// Whether the files are registered (done at the first request, once
-    /// every file is open).
-    files_registered: bool,
-    /// Whether the runner's buffers are registered (fixedbufs).
+    /// How many of the files are registered: `None` until the first
+    /// request, when the job's files are open; a file opened later goes
+    /// by its descriptor.
+    registered_files: Option<usize>,
+    /// Whether the runner's buffers are registered.
     buffers_registered: bool,
     /// One iovec per slot for the vectored operations; each lives until
     /// its slot's I/O completes.
@@ -54,29 +55,55 @@ pub struct Uring {
     deferred: usize,
 }
 
+fn build_ring(
+    entries: u32,
+    options: &EngineOptions,
+    deferred_task_work: bool,
+) -> io::Result<IoUring> {
+    let mut builder = IoUring::builder();
+    if deferred_task_work {
+        builder
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_taskrun_flag();
+    }
+    if options.sq_poll {
+        builder.setup_sqpoll(2000);
+        if let Some(cpu) = options.sq_poll_cpu {
+            builder.setup_sqpoll_cpu(cpu);
+        }
+    }
+    if options.polled {
+        builder.setup_iopoll();
+    }
+    builder.build(entries)
+}
+
 impl Uring {
     pub fn new(depth: usize, options: EngineOptions) -> io::Result<Self> {
         let entries = (depth as u32).next_power_of_two().max(1);
-        let mut builder = IoUring::builder();
-        if options.sq_poll {
-            builder.setup_sqpoll(2000);
-            if let Some(cpu) = options.sq_poll_cpu {
-                builder.setup_sqpoll_cpu(cpu);
+        // One thread submits and reaps, so completions can wait for its
+        // next enter instead of interrupting it: task work deferred to
+        // io_uring_enter is less kernel work per I/O. A polling kernel
+        // thread cannot be combined with that; kernels before 6.1 refuse
+        // it, and then the ring is built without.
+        let deferred_task_work = !options.sq_poll;
+        let ring = match build_ring(entries, &options, deferred_task_work) {
+            Err(e) if deferred_task_work && e.raw_os_error() == Some(libc::EINVAL) => {
+                build_ring(entries, &options, false)?
             }
-        }
-        if options.polled {
-            builder.setup_iopoll();
-        }
+            built => built?,
+        };
         let iovec = libc::iovec {
             iov_base: std::ptr::null_mut(),
             iov_len: 0,
         };
         Ok(Uring {
-            ring: builder.build(entries)?,
+            ring,
             files: Vec::new(),
             in_flight: 0,
             options,
-            files_registered: false,
+            registered_files: None,
             buffers_registered: false,
             iovecs: IoVecs(vec![iovec; depth]),
             queued: 0,
@@ -85,11 +112,17 @@ impl Uring {
         })
     }
 
+    /// Registers the open files. Registered files spare the kernel a file
+    /// lookup per I/O, so ferrio registers them even when the job did not
+    /// ask (`registerfiles`); only a job that asked fails without them.
     fn register_files(&mut self) -> io::Result<()> {
         let fds: Vec<i32> = self.files.iter().map(|f| f.as_raw_fd()).collect();
-        self.ring.submitter().register_files(&fds)?;
-        self.files_registered = true;
-        Ok(())
+        let registered = self.ring.submitter().register_files(&fds);
+        self.registered_files = Some(if registered.is_ok() { fds.len() } else { 0 });
+        match registered {
+            Err(e) if self.options.registered_files => Err(e),
+            _ => Ok(()),
+        }
     }
 
     fn entry(&mut self, req: &mut Request<'_>) -> Result<Entry, i64> {
@@ -98,14 +131,15 @@ impl Uring {
         let slot = req.slot;
         macro_rules! with_fd {
             ($build:expr) => {
-                if self.options.registered_files {
+                if req.file < self.registered_files.unwrap_or(0) {
                     $build(types::Fixed(req.file as u32))
                 } else {
                     $build(types::Fd(self.files[req.file].as_raw_fd()))
                 }
             };
         }
-        let entry = match (req.dir, self.options.fixed_buffers, self.options.vectored) {
+        let fixed = self.buffers_registered && !self.options.vectored;
+        let entry = match (req.dir, fixed, self.options.vectored) {
             (Dir::Trim, ..) => {
                 let fd = self.files[req.file].as_raw_fd();
                 return Err(super::discard(fd, req.offset, req.buf.len()));
@@ -161,19 +195,26 @@ impl Engine for Uring {
     }
 
     fn register_buffers(&mut self, buffers: &[libc::iovec]) -> io::Result<()> {
-        if !self.options.fixed_buffers || self.buffers_registered {
+        // Registered buffers spare the kernel pinning each buffer's pages
+        // per I/O, so ferrio registers them even when the job did not ask
+        // (`fixedbufs`) and it changes nothing the job can observe; only a
+        // job that asked fails without them. Vectored operations
+        // (nonvectored=0) cannot use them.
+        if self.buffers_registered || self.options.vectored {
             return Ok(());
         }
         // SAFETY: the runner keeps these buffers allocated and in place
         // for as long as the engine exists.
-        unsafe { self.ring.submitter().register_buffers(buffers)? };
-        self.buffers_registered = true;
+        match unsafe { self.ring.submitter().register_buffers(buffers) } {
+            Ok(()) => self.buffers_registered = true,
+            Err(e) if self.options.fixed_buffers => return Err(e),
+            Err(_) => {}
+        }
         Ok(())
     }
 
     fn queue(&mut self, mut req: Request<'_>) -> Queued {
-        if self.options.registered_files
-            && !self.files_registered
+        if self.registered_files.is_none()
             && let Err(e) = self.register_files()
         {
             return Queued::Done(-(e.raw_os_error().unwrap_or(libc::EIO) as i64));
@@ -227,8 +268,14 @@ impl Engine for Uring {
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         let want = min.min(self.in_flight);
         // Polled rings (hipri) complete only when asked, so they are
-        // always entered; others only when too few completions are there.
-        if self.options.polled || self.deferred > 0 || self.ring.completion().len() < want {
+        // always entered; others only when too few completions are there,
+        // or when finished I/Os wait for an enter to be posted (deferred
+        // task work).
+        if self.options.polled
+            || self.deferred > 0
+            || self.ring.completion().len() < want
+            || self.ring.submission().taskrun()
+        {
             self.ring.submit_and_wait(want)?;
             self.deferred = 0;
         }

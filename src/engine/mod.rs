@@ -8,6 +8,7 @@ pub mod libaio;
 pub mod mmap;
 pub mod null;
 pub mod psync;
+pub mod rbd;
 
 use std::io;
 use std::path::Path;
@@ -68,7 +69,7 @@ pub struct OpenMode {
 }
 
 /// fio's engine options that ferrio's engines honour.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EngineOptions {
     /// io_uring: register the buffers once, use READ_FIXED/WRITE_FIXED.
     pub fixed_buffers: bool,
@@ -84,6 +85,8 @@ pub struct EngineOptions {
     pub vectored: bool,
     /// io_uring: issue every N-th entry asynchronously (0: none).
     pub force_async: u32,
+    /// rbd: which cluster, pool and image, as whom.
+    pub rbd: rbd::RbdTarget,
 }
 
 /// An I/O engine.
@@ -228,7 +231,7 @@ pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<(
 
 /// Engines ferrio runs, by fio's name.
 pub const ENGINES: &[&str] = &[
-    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
+    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap", "rbd",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -242,7 +245,7 @@ pub fn exists(name: &str) -> bool {
 pub fn create(
     name: &str,
     depth: usize,
-    options: EngineOptions,
+    options: &EngineOptions,
 ) -> Option<io::Result<Box<dyn Engine>>> {
     let engine: io::Result<Box<dyn Engine>> = match name {
         "null" => Ok(Box::new(null::Null::new(depth))),
@@ -262,7 +265,10 @@ pub fn create(
             }))
         }
         "libaio" => libaio::Libaio::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
-        "io_uring" => io_uring::Uring::new(depth, options).map(|e| Box::new(e) as Box<dyn Engine>),
+        "io_uring" => {
+            io_uring::Uring::new(depth, options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
+        }
+        "rbd" => rbd::Rbd::new(depth, options.rbd.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
         _ => return None,
     };
     Some(engine)

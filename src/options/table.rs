@@ -427,6 +427,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Pseudo-random generator used for offsets",
     )
+    .runs()
     .def("tausworthe"),
     OptDef::new(
         "random_distribution",
@@ -466,6 +467,7 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Seed every random generator of the job, not only offsets, reproducibly",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "nrfiles",
@@ -2352,11 +2354,18 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .engines(&["sg"]),
-    OptDef::new("clustername", Text(&[]), Ioengine, "Ceph cluster name").engines(&["rados", "rbd"]),
-    OptDef::new("rbdname", Text(&[]), Ioengine, "RBD image to use").engines(&["rbd"]),
-    OptDef::new("pool", Text(&[]), Ioengine, "Ceph pool to work in").engines(&["rados", "rbd"]),
+    OptDef::new("clustername", Text(&[]), Ioengine, "Ceph cluster name")
+        .engines(&["rados", "rbd"])
+        .runs(),
+    OptDef::new("rbdname", Text(&[]), Ioengine, "RBD image to use")
+        .engines(&["rbd"])
+        .runs(),
+    OptDef::new("pool", Text(&[]), Ioengine, "Ceph pool to work in")
+        .engines(&["rados", "rbd"])
+        .runs(),
     OptDef::new("clientname", Text(&[]), Ioengine, "Ceph client (user) name")
-        .engines(&["rados", "rbd"]),
+        .engines(&["rados", "rbd"])
+        .runs(),
     OptDef::new(
         "conf",
         Text(&[]),
@@ -2372,7 +2381,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Spin on the completion queue rather than sleeping",
     )
     .def("0")
-    .engines(&["rados", "rbd"]),
+    .engines(&["rados", "rbd"])
+    .runs(),
     OptDef::new(
         "touch_objects",
         Bool,

@@ -239,7 +239,9 @@ fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
         .float("latency_percentile", opts.latency_percentile)
         .int("latency_window", opts.latency_window_us)
         .str("desc", &opts.description);
-    o.obj("ferrio", super::ferrio::section(r));
+    if !crate::persona::as_fio() {
+        o.obj("ferrio", super::ferrio::section(r));
+    }
     o
 }
 

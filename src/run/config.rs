@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::distribution::Shape;
+use super::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
-use super::offsets::{Rng, Taus88};
 use super::result::JobError;
-use crate::engine::{self, Dir, EngineOptions};
+use crate::engine::{self, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
@@ -105,7 +105,14 @@ pub struct JobConfig {
     /// Per direction, the share of a random workload's I/Os that are
     /// random (the rest continue sequentially), in percent.
     pub percentage_random: [u64; 3],
+    /// Seed for ferrio's own generator (buffer contents, layout).
     pub seed: u64,
+    /// fio's seed table for this job: directions, block sizes and random
+    /// offsets are drawn from fio's generators with it.
+    pub seeds: Seeds,
+    /// Draw from fio's 64-bit generator (random_generator=tausworthe64,
+    /// or a file with more blocks than a 32-bit draw reaches).
+    pub wide_draws: bool,
     /// Which latencies are measured (disable_* and gtod_reduce turn
     /// them off).
     pub measure: Measure,
@@ -240,29 +247,40 @@ impl BlockSizes {
         }
     }
 
-    /// The size of the next I/O, from a uniform random draw, as fio's
-    /// get_next_buflen picks it: a range adds a share of the maximum to
-    /// the minimum, a split takes the first size whose cumulative share
-    /// covers the draw; both are then rounded down to a multiple of the
-    /// minimum (unless unaligned) and capped at the maximum.
-    pub fn pick(&self, rng: &mut Rng, unaligned: bool) -> u64 {
+    /// The size of the next I/O, as fio's get_next_buflen picks it: a
+    /// range adds a share of the maximum to the minimum, a split takes the
+    /// first size that fits whose cumulative share covers the draw; both
+    /// are then rounded down to a multiple of the minimum (unless
+    /// unaligned) and capped at the maximum, and drawn again until the
+    /// size `fits` (ends within the region).
+    pub fn pick(&self, rng: &mut FioRng, unaligned: bool, fits: impl Fn(u64) -> bool) -> u64 {
         let (min, max) = (self.min(), self.max());
-        if min == max {
+        if min == max || !fits(min) {
             return min;
         }
-        let r = rng.next_u64();
+        loop {
+            let picked = self.draw(rng, unaligned, &fits);
+            if fits(picked) {
+                return picked;
+            }
+        }
+    }
+
+    /// One draw of get_next_buflen's loop.
+    fn draw(&self, rng: &mut FioRng, unaligned: bool, fits: &impl Fn(u64) -> bool) -> u64 {
+        let (min, max) = (self.min(), self.max());
+        let top = rng.max();
+        let r = rng.draw();
         let picked = match self {
             BlockSizes::Fixed(b) => *b,
-            BlockSizes::Range { .. } => {
-                min + (max as f64 * (r as f64 / (u64::MAX as f64 + 1.0))) as u64
-            }
+            BlockSizes::Range { .. } => min + (max as f64 * (r as f64 / (top as f64 + 1.0))) as u64,
             BlockSizes::Split { entries, .. } => {
                 let mut cumulative = 0u64;
                 let mut chosen = max;
                 for e in entries.iter().filter(|e| e.percent > 0) {
                     chosen = e.bs;
                     cumulative += e.percent as u64;
-                    if r / cumulative <= u64::MAX / 100 {
+                    if r / cumulative <= top / 100 && fits(e.bs) {
                         break;
                     }
                 }
@@ -346,6 +364,19 @@ impl JobConfig {
             )));
         }
         let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
+        // fio queues an rbd job's periodic flushes asynchronously, beside
+        // its reads and writes, which changes how many it issues; ferrio
+        // flushes synchronously, so it does not claim to run them yet.
+        let periodic_sync = ["fsync", "fdatasync"]
+            .into_iter()
+            .find(|&name| job.num(name).is_some_and(|n| n > 0));
+        if let Some(name) = periodic_sync.filter(|_| job.engine == "rbd") {
+            return Err(Refusal(format!(
+                "job '{}': {name}= with ioengine=rbd is not run by ferrio yet \
+                 (fio queues those flushes asynchronously; end_fsync=1 runs)",
+                job.name
+            )));
+        }
         if readonly && (pattern.write || pattern.trim) {
             return Err(Refusal(format!(
                 "job '{}': it writes, and --readonly is set",
@@ -354,10 +385,16 @@ impl JobConfig {
         }
         let bs = block_sizes(job)?;
         let named = job.filenames();
-        let paths: Vec<PathBuf> = if named.is_empty() {
+        let rbd = job.engine == "rbd";
+        let paths: Vec<PathBuf> = if named.is_empty() && rbd {
+            // fio names an rbd job's one file after the engine.
+            vec![PathBuf::from("rbd")]
+        } else if named.is_empty() {
+            // Without a directory the name stands alone, as in fio (whose
+            // file name seeds the skewed distributions).
             let dir = match job.value("directory") {
                 Some(Value::Text(d)) => PathBuf::from(d),
-                _ => PathBuf::from("."),
+                _ => PathBuf::new(),
             };
             // Names from filename_format (fio's default: jobname.clone.file).
             // A clone leaves out the names its first instance already
@@ -380,9 +417,15 @@ impl JobConfig {
         let files = (paths.len() as u64).max(1);
         // The size of each existing file, which percentages and a missing
         // size refer to (fio's null engine has no files to measure).
-        let known = existing_size(&named)
-            .filter(|_| job.engine != "null")
-            .map(|total| total / files);
+        // An rbd job's files are its image: fio reads the image's size in
+        // its setup, and fails the job there when it cannot.
+        let image = rbd.then(|| engine::rbd::image_size(&rbd_target(job)));
+        let known = match &image {
+            Some(probe) => probe.as_ref().ok().copied(),
+            None => existing_size(&named)
+                .filter(|_| job.engine != "null")
+                .map(|total| total / files),
+        };
         let mut unknown_size = false;
         let mut share = |p: u64| match known {
             Some(s) => s * p / 100,
@@ -439,11 +482,23 @@ impl JobConfig {
         // does (with fio's generator and seed, so the sizes are fio's); a
         // file already sized within the range keeps its size.
         let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
+        let seeds = Seeds::new(SeedOptions {
+            randseed: job.num("randseed").unwrap_or(0x89),
+            randseed_set: job.setting("randseed").is_some(),
+            randrepeat: job.flag("randrepeat"),
+            allrandrepeat: job.flag("allrandrepeat"),
+            thread_number: u64::from(job.number),
+        });
         let regions: Vec<u64> = match size_range {
             Some((lo, hi)) => {
-                let seed =
-                    Taus88::job_seed(job.num("randseed").unwrap_or(0x89), job.number as u64, 7);
-                let mut taus = Taus88::new(seed);
+                let wide = matches!(
+                    job.value("random_generator"),
+                    Some(Value::Word {
+                        word: "tausworthe64",
+                        ..
+                    })
+                );
+                let mut draws = seeds.generator(Purpose::FileSize, wide);
                 paths
                     .iter()
                     .map(|p| {
@@ -451,8 +506,7 @@ impl JobConfig {
                         let len = if (lo..=hi).contains(&len) {
                             len
                         } else {
-                            let r = taus.next_u32() as f64 / (u32::MAX as f64 + 1.0);
-                            let drawn = lo + ((hi - lo) as f64 * r) as u64;
+                            let drawn = lo + draws.scaled(hi - lo);
                             drawn - drawn % min_bs
                         };
                         len.saturating_sub(offset)
@@ -469,11 +523,18 @@ impl JobConfig {
             None => (size, total),
         };
         // fio sets such a job up, fails it, and reports it with the rest.
-        let setup_failure = (size == 0 || unknown_size).then(|| JobError {
-            errno: libc::EINVAL,
-            func: "total_file_size".to_string(),
-            message: format!("{}: you need to specify size=", job.name),
-        });
+        let setup_failure = match image {
+            Some(Err(e)) => Some(JobError {
+                errno: e.errno(),
+                func: "rbd setup".to_string(),
+                message: format!("fio_rbd_connect failed: {e}"),
+            }),
+            _ => (size == 0 || unknown_size).then(|| JobError {
+                errno: libc::EINVAL,
+                func: "total_file_size".to_string(),
+                message: format!("{}: you need to specify size=", job.name),
+            }),
+        };
         let used = [pattern.read, pattern.write, pattern.trim];
         if let Some(dir) = (0..3).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
             return Err(Refusal(format!(
@@ -529,6 +590,16 @@ impl JobConfig {
         } else {
             job.num("randseed").unwrap_or(0)
                 ^ (job.number as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        };
+        let wide_draws = match job.value("random_generator") {
+            Some(Value::Word { word, .. }) if *word == "tausworthe64" => true,
+            Some(Value::Word { word, .. }) if *word == "lfsr" => {
+                return Err(Refusal(
+                    "random_generator=lfsr is not supported yet (tausworthe and tausworthe64 are)"
+                        .into(),
+                ));
+            }
+            _ => false,
         };
         let runtime = job
             .num("runtime")
@@ -616,6 +687,8 @@ impl JobConfig {
                 _ => [100; 3],
             },
             seed,
+            seeds,
+            wide_draws,
             offset,
             io_bytes,
             pass_bytes,
@@ -702,19 +775,6 @@ impl JobConfig {
             .chain(&self.rate_iops)
             .any(|&r| r > 0)
     }
-
-    /// The direction of the next I/O for a mix, from a random draw in 0..100.
-    pub fn direction(&self, draw: u64) -> Dir {
-        if self.pattern.trim {
-            return Dir::Trim;
-        }
-        match (self.pattern.read, self.pattern.write) {
-            (true, true) if draw < self.read_percent => Dir::Read,
-            (true, true) => Dir::Write,
-            (true, false) => Dir::Read,
-            _ => Dir::Write,
-        }
-    }
 }
 
 /// fio's engine options, as set for the job.
@@ -732,6 +792,26 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
             .setting("nonvectored")
             .is_some_and(|s| matches!(&s.value, Value::Nums(v) if v[0] == 0)),
         force_async: set("force_async").unwrap_or(0) as u32,
+        rbd: if job.engine == "rbd" {
+            rbd_target(job)
+        } else {
+            engine::rbd::RbdTarget::default()
+        },
+    }
+}
+
+/// fio's rbd options: which cluster, pool and image, as whom.
+fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
+    let text = |name| match job.value(name) {
+        Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
+        _ => None,
+    };
+    engine::rbd::RbdTarget {
+        cluster_name: text("clustername"),
+        client_name: text("clientname"),
+        pool: text("pool"),
+        image: text("rbdname"),
+        busy_poll: job.flag("busy_poll"),
     }
 }
 
@@ -780,7 +860,9 @@ fn block_sizes(job: &JobSpec) -> Result<[BlockSizes; 3], Refusal> {
     if let Some(Value::Text(text)) = job.setting("bssplit").map(|s| &s.value) {
         let splits = parse_bssplit(text, kb_base)
             .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))?;
-        return Ok(splits.map(|entries| {
+        return Ok(splits.map(|mut entries| {
+            // fio looks sizes up from the smallest share to the largest.
+            entries.sort_by_key(|e| e.percent);
             let min = entries.iter().map(|e| e.bs).min().unwrap_or(4096);
             let max = entries.iter().map(|e| e.bs).max().unwrap_or(4096);
             BlockSizes::Split { entries, min, max }
@@ -821,26 +903,6 @@ fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
             deviation: value.unwrap_or(0.0),
             center,
         },
-        "zoned_abs" => {
-            let kb_base = job.num("kb_base").filter(|&b| b != 0).unwrap_or(1024);
-            let zones = |text: &str| -> Vec<(u32, u64)> {
-                text.split(':')
-                    .filter_map(|z| z.split_once('/'))
-                    .filter_map(|(a, s)| {
-                        let size = match crate::options::number::size(s.trim(), kb_base)? {
-                            crate::options::number::SizeValue::Bytes(b) => b,
-                            crate::options::number::SizeValue::Percent(_) => return None,
-                        };
-                        Some((a.trim().parse().ok()?, size))
-                    })
-                    .collect()
-            };
-            let parts: Vec<&str> = tail.splitn(3, ',').collect();
-            let read = zones(parts[0]);
-            let write = parts.get(1).map_or(read.clone(), |p| zones(p));
-            let trim = parts.get(2).map_or(write.clone(), |p| zones(p));
-            Shape::ZonedAbs([read, write, trim])
-        }
         "zoned" => {
             let parts: Vec<&str> = tail.splitn(3, ',').collect();
             let zones = |text: &str| -> Vec<(u32, u32)> {
@@ -853,6 +915,35 @@ fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
             let write = parts.get(1).map_or(read.clone(), |p| zones(p));
             let trim = parts.get(2).map_or(write.clone(), |p| zones(p));
             Shape::Zoned([read, write, trim])
+        }
+        "zoned_abs" => {
+            let kb_base = job.num("kb_base").unwrap_or(1024);
+            let parts: Vec<&str> = tail.splitn(3, ',').collect();
+            let zones = |text: &str| -> Result<Vec<(u32, u64)>, Refusal> {
+                text.split(':')
+                    .filter(|z| !z.trim().is_empty())
+                    .map(|z| {
+                        let bad = || {
+                            Refusal(format!(
+                                "job '{}': random_distribution=zoned_abs: expected \
+                                 access%/size pairs, found '{z}'",
+                                job.name
+                            ))
+                        };
+                        let (a, s) = z.split_once('/').ok_or_else(bad)?;
+                        let access = a.trim().parse().map_err(|_| bad())?;
+                        let size = match crate::options::number::size(s.trim(), kb_base) {
+                            Some(crate::options::number::SizeValue::Bytes(b)) => b,
+                            _ => return Err(bad()),
+                        };
+                        Ok((access, size))
+                    })
+                    .collect()
+            };
+            let read = zones(parts[0])?;
+            let write = parts.get(1).map_or(Ok(read.clone()), |p| zones(p))?;
+            let trim = parts.get(2).map_or(Ok(write.clone()), |p| zones(p))?;
+            Shape::ZonedAbs([read, write, trim])
         }
         other => {
             return Err(Refusal(format!(

@@ -5,15 +5,17 @@
 //! over while that many are in use (fio's busy open), and a file leaves
 //! use when it is done.
 
-use super::config::{FileService, ServiceKind};
-use super::distribution::Distribution;
-use super::offsets::Rng;
+use super::config::{FileService, JobConfig, ServiceKind};
+use super::distribution::{Distribution, Seeding};
+use super::fio_rand::{FioRng, Purpose};
 
 /// fio spreads a skewed file choice over this many slots per file.
 const SLOT_SHIFT: u32 = 10;
 
 pub struct FileChooser {
     service: FileService,
+    /// fio's generator for file choices, and the skewed shape over them.
+    rng: FioRng,
     skew: Option<Distribution>,
     /// Done files are skipped; when all are, the pass is over.
     done: Vec<bool>,
@@ -30,16 +32,26 @@ pub struct FileChooser {
 }
 
 impl FileChooser {
-    /// `limit`: openfiles (0: every file).
-    pub fn new(service: &FileService, files: usize, limit: usize) -> Self {
+    /// The choice among `files` files of the job `cfg`, of which at most
+    /// openfiles (0: all) are in use at once.
+    pub fn new(cfg: &JobConfig, files: usize) -> Self {
+        let service = &cfg.file_service;
+        let limit = cfg.open_files;
         let skew = match &service.kind {
-            ServiceKind::Skewed(shape) => {
-                Some(Distribution::new(shape, (files as u64) << SLOT_SHIFT, 1))
-            }
+            ServiceKind::Skewed(shape) => Some(Distribution::new(
+                shape,
+                (files as u64) << SLOT_SHIFT,
+                Seeding {
+                    file_seed: cfg.seeds.seed(Purpose::File) as u32,
+                    zones: cfg.seeds.generator(Purpose::Zone, false),
+                    hashed: false,
+                },
+            )),
             _ => None,
         };
         FileChooser {
             service: service.clone(),
+            rng: cfg.seeds.generator(Purpose::File, false),
             skew,
             done: vec![false; files],
             done_count: 0,
@@ -67,7 +79,7 @@ impl FileChooser {
     }
 
     /// The file for the next I/O; `None` once every file is done.
-    pub fn pick(&mut self, rng: &mut Rng) -> Option<usize> {
+    pub fn pick(&mut self) -> Option<usize> {
         let files = self.done.len();
         if self.done_count >= files {
             return None;
@@ -90,14 +102,15 @@ impl FileChooser {
                 }
             },
             ServiceKind::Random => loop {
-                let f = rng.below(files as u64) as usize;
+                let f = self.rng.scaled(files as u64) as usize;
                 if self.available(f) {
                     break f;
                 }
             },
             ServiceKind::Skewed(_) => loop {
-                let skew = self.skew.as_ref()?;
-                let slot = skew.next(rng, 0).unwrap_or(0);
+                let skew = self.skew.as_mut()?;
+                let slots = (files as u64) << SLOT_SHIFT;
+                let slot = skew.next(0, slots, 1, &mut self.rng).unwrap_or(0);
                 let f = ((slot >> SLOT_SHIFT) as usize).min(files - 1);
                 if self.available(f) {
                     break f;

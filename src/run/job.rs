@@ -13,6 +13,7 @@ use super::clock::{self, Nanos, ms_between, nanos};
 use super::config::{BufferFill, JobConfig};
 use super::depth::DepthTracker;
 use super::files::FileChooser;
+use super::fio_rand::Draws;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
@@ -165,7 +166,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         advice: cfg.advice,
         create: cfg.create_on_open,
     };
-    let mut eng = match engine::create(&cfg.engine, cfg.iodepth, cfg.engine_options) {
+    let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,
         Some(Err(e)) => {
             result.fail(
@@ -201,6 +202,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         .max()
         .unwrap_or(4096) as usize;
     let mut rng = Rng::new(cfg.seed);
+    let mut draws = job_draws(cfg);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
@@ -219,7 +221,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         .map(|(p, &region)| file_length(cfg, p, region))
         .collect();
     let mut placer = Placer::new(cfg, &lens);
-    let mut chooser = FileChooser::new(&cfg.file_service, files.len(), cfg.open_files);
+    let mut chooser = FileChooser::new(cfg, files.len());
     // Set when every file ran out of offsets before the pass's bytes were
     // done, and when no further pass follows (the job is over).
     let mut out_of_offsets = false;
@@ -267,14 +269,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Set while in-flight I/O is reaped ahead of a periodic sync or a new
     // pass over the files.
     let mut draining = false;
-    // Bytes issued when the current pass over the files began.
+    // Bytes issued when the current pass over the files began, and the
+    // bytes the job may issue in all.
     let mut pass_start = 0u64;
-    let may_issue = |clock: Nanos, work: &[(u64, u64); 3]| {
+    let budget = cfg.io_bytes;
+    let may_issue = |clock: Nanos, work: &[(u64, u64); 3], budget: u64| {
         let (ios, bytes) = issued(work);
         !stop.any()
             && !finished.get()
             && deadline.is_none_or(|d| clock < d)
-            && (cfg.time_based || bytes < cfg.io_bytes)
+            && (cfg.time_based || bytes < budget)
             && cfg.number_ios.is_none_or(|n| ios < n)
     };
     // fio's loop: queue one I/O at a time, submit every `batch_submit`,
@@ -288,7 +292,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     let rate_capped = cfg.rate_capped();
     'run: loop {
-        let issuing = may_issue(clock, &work);
+        let issuing = may_issue(clock, &work, budget);
         if clock >= next_tick {
             if clock >= sampler.next && issuing {
                 let ms = ms_between(ramp_end, clock);
@@ -347,7 +351,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     let before = clock::now();
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
-                    let target = chooser.pick(&mut rng).unwrap_or(0);
+                    let target = chooser.pick().unwrap_or(0);
                     if let Err(e) = eng.sync(files[target], data_only) {
                         let path = cfg.paths[target].display();
                         let text = format!("fio: sync of {path} failed: {e}");
@@ -401,6 +405,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         }
                     }
                     placer.restart();
+                    // fio's next loop draws again from the start of each
+                    // sequence when the job repeats its randomness.
+                    if cfg.seeds.repeat && !cfg.time_based {
+                        draws.start_over(job_draws(cfg));
+                    }
                     draining = false;
                     continue;
                 }
@@ -409,7 +418,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
         if issuing && room && !draining {
-            let drawn = cfg.direction(rng.below(100));
+            let mixed = cfg.pattern.read && cfg.pattern.write;
+            let drawn = if cfg.pattern.trim {
+                Dir::Trim
+            } else if mixed {
+                [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
+            } else if cfg.pattern.read {
+                Dir::Read
+            } else {
+                Dir::Write
+            };
             // Rate caps (fio's rate_ddir): a direction ahead of its rate
             // gives way to the other if that one is due, else the job
             // sleeps until the earlier of the two is due.
@@ -425,7 +443,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             } else {
                 Dir::Read
             };
-            let mixed = cfg.pattern.read && cfg.pattern.write;
             // trimwrite: the write that follows each trim goes to the
             // block just trimmed.
             let follow = pending_write.take();
@@ -453,25 +470,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             let room = if cfg.time_based {
                 u64::MAX
             } else {
-                cfg.io_bytes - issued(&work).1
+                budget - issued(&work).1
             };
             let (file_index, offset, len) = match follow {
                 Some(block) => block,
-                None => {
-                    let len = cfg.bs[dir as usize]
-                        .pick(&mut rng, cfg.bs_unaligned)
-                        .min(room)
-                        // A block never reaches past the file's region.
-                        .min(cfg.size);
-                    match next_io(cfg, &mut chooser, &mut placer, dir, len, &mut rng) {
-                        Some(io) => io,
-                        None => {
-                            free.push(index);
-                            out_of_offsets = true;
-                            continue;
-                        }
+                None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
+                    Some(io) => io,
+                    None => {
+                        free.push(index);
+                        out_of_offsets = true;
+                        continue;
                     }
-                }
+                },
             };
             if cfg.pattern.trimwrite && dir == Dir::Trim {
                 pending_write = Some((file_index, offset, len));
@@ -523,7 +533,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
             }
             let full = in_flight + unsubmitted.len() == cfg.iodepth || (may_be_busy && eng.busy());
-            let last = !may_issue(clock, &work);
+            let last = !may_issue(clock, &work, budget);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
             }
@@ -561,7 +571,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         if in_flight == 0 {
             // Drained for a sync or a new pass: go on, unless the job is
             // over meanwhile (its runtime is up), which ends the drain.
-            if (draining && may_issue(clock, &work)) || !unsubmitted.is_empty() {
+            if (draining && may_issue(clock, &work, budget)) || !unsubmitted.is_empty() {
                 continue;
             }
             break;
@@ -571,7 +581,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         let full = in_flight + unsubmitted.len() >= cfg.iodepth || (may_be_busy && eng.busy());
         loop {
             // At the end fio waits for everything in flight in one call.
-            let ending = !draining && !may_issue(clock, &work);
+            let ending = !draining && !may_issue(clock, &work, budget);
             let (min, max) = if ending {
                 (in_flight, in_flight)
             } else {
@@ -607,7 +617,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
             }
             depth.set(clock, in_flight);
-            let draining = draining || !may_issue(clock, &work);
+            let draining = draining || !may_issue(clock, &work, budget);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
                 break;
@@ -684,14 +694,14 @@ fn next_io(
     chooser: &mut FileChooser,
     placer: &mut Placer,
     dir: Dir,
-    len: u64,
-    rng: &mut Rng,
+    room: u64,
+    draws: &mut Draws,
 ) -> Option<(usize, u64, u64)> {
     // A skewed choice starts a finished file over; give up if even that
     // yields nothing (zones past the file's end).
     for _ in 0..=2 * placer.files.len() {
-        let file = chooser.pick(rng)?;
-        if let Some((offset, len)) = placer.next(cfg, file, dir, len, rng) {
+        let file = chooser.pick()?;
+        if let Some((offset, len)) = placer.next(cfg, file, dir, room, draws) {
             return Some((file, offset, len));
         }
         chooser.finished(file);
@@ -719,6 +729,24 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
 
 /// Which periodic sync is due before the next I/O, if any: `Some(true)`
 /// for fdatasync, `Some(false)` for fsync.
+/// The job's draws from fio's generators. A file with more blocks than a
+/// 32-bit draw can reach makes fio switch to its 64-bit generator.
+pub fn job_draws(cfg: &JobConfig) -> Draws {
+    let smallest = used_dirs(cfg)
+        .map(|d| cfg.bs[d].min())
+        .min()
+        .unwrap_or(4096)
+        .max(1);
+    let wide = cfg.wide_draws || cfg.size / smallest > u64::from(u32::MAX);
+    Draws::new(
+        &cfg.seeds,
+        wide,
+        cfg.read_percent,
+        false,
+        cfg.pattern.trimwrite,
+    )
+}
+
 fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
     if writes == 0 || last_was_sync {
         return None;

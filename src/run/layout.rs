@@ -17,8 +17,8 @@ use crate::engine;
 /// a failed posix_fallocate.
 pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     let mut warnings = Vec::new();
-    // fio's null engine touches no file.
-    if cfg.engine == "null" {
+    // fio's null engine touches no file; an rbd job's file is its image.
+    if cfg.engine == "null" || cfg.engine == "rbd" {
         return Ok((None, warnings));
     }
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);

@@ -6,6 +6,7 @@ pub mod config;
 pub mod depth;
 pub mod distribution;
 pub mod files;
+pub mod fio_rand;
 pub mod job;
 pub mod layout;
 pub mod logs;

@@ -28,55 +28,6 @@ impl Rng {
     }
 }
 
-/// fio's 32-bit Tausworthe generator (taus88) with fio's seeding, for
-/// the draws whose results must equal fio's (each file's size in a
-/// `filesize` range).
-#[derive(Debug, Clone)]
-pub struct Taus88 {
-    s: [u32; 3],
-}
-
-impl Taus88 {
-    /// Seeded as fio's init_rand_seed seeds a 32-bit state.
-    pub fn new(seed: u64) -> Self {
-        let seed = seed as u32;
-        let lcg = |x: u32| x.wrapping_mul(69069) ^ seed;
-        let at_least = |x: u32, m: u32| if x < m { x + m } else { x };
-        // fio's starting value is written (2^31)+(2^17)+(2^7) in C,
-        // where ^ is exclusive or: 29 + 19 + 5.
-        let s1 = at_least(lcg(53), 1);
-        let s2 = at_least(lcg(s1), 7);
-        let s3 = at_least(lcg(s2), 15);
-        let mut t = Taus88 { s: [s1, s2, s3] };
-        for _ in 0..6 {
-            t.next_u32();
-        }
-        t
-    }
-
-    pub fn next_u32(&mut self) -> u32 {
-        let step = |s: u32, a: u32, b: u32, c: u32, d: u32| ((s & c) << d) ^ (((s << a) ^ s) >> b);
-        self.s[0] = step(self.s[0], 13, 19, 4_294_967_294, 12);
-        self.s[1] = step(self.s[1], 2, 25, 4_294_967_288, 4);
-        self.s[2] = step(self.s[2], 3, 11, 4_294_967_280, 17);
-        self.s[0] ^ self.s[1] ^ self.s[2]
-    }
-
-    /// fio's per-job seed number `index` (its rand_seeds table) for the
-    /// job numbered `thread_number`, from `randseed`.
-    pub fn job_seed(randseed: u64, thread_number: u64, index: u64) -> u64 {
-        const MIX: u64 = 0x9e37_0001;
-        let mut seed = randseed;
-        for _ in 0..4 {
-            seed = seed.wrapping_mul(MIX);
-        }
-        for _ in 0..index {
-            seed = seed.wrapping_mul(MIX);
-        }
-        seed.wrapping_mul(thread_number).wrapping_add(index)
-    }
-}
-
 /// Which blocks have been used, with a summary level so that finding a
 /// free block near a random start costs O(1) amortised.
 #[derive(Debug, Clone)]
@@ -112,42 +63,39 @@ impl RandomMap {
         self.used >= self.blocks
     }
 
-    /// Marks and returns the first free block at or after `start`,
-    /// wrapping around; `None` when every block is used.
-    pub fn take_from(&mut self, start: u64) -> Option<u64> {
-        if self.is_exhausted() {
-            return None;
-        }
-        let words = self.bits.len();
-        let first = (start / 64) as usize % words;
-        let masked = self.bits[first] | !(!0u64 << (start % 64));
-        let word = if masked != !0 {
-            first
-        } else {
-            self.next_word_with_room((first + 1) % words)
-        };
-        let free = if word == first && masked != !0 {
-            !masked
-        } else {
-            !self.bits[word]
-        };
-        let bit = free.trailing_zeros() as usize;
-        self.bits[word] |= 1 << bit;
-        if self.bits[word] == !0 {
-            self.full[word / 64] |= 1 << (word % 64);
-        }
-        self.used += 1;
-        Some(word as u64 * 64 + bit as u64)
+    /// Whether `block` has been used (a block past the end never has).
+    pub fn is_used(&self, block: u64) -> bool {
+        block < self.blocks && self.bits[(block / 64) as usize] & (1 << (block % 64)) != 0
     }
 
-    /// After `take_from` returned `first`, claims up to `more` further
-    /// blocks that follow it while they are free; returns how many it got.
-    /// fio shortens an I/O to the free blocks it finds, so that a random
-    /// pass never touches a block twice.
-    pub fn extend(&mut self, first: u64, more: u64) -> u64 {
+    /// The first free block after `block`, wrapping around to the start
+    /// (fio's axmap_next_free); `None` when every block is used.
+    pub fn next_free_after(&self, block: u64) -> Option<u64> {
+        if self.is_exhausted() || block >= self.blocks {
+            return None;
+        }
+        let start = if block + 1 == self.blocks {
+            0
+        } else {
+            block + 1
+        };
+        let words = self.bits.len();
+        let first = (start / 64) as usize;
+        let masked = self.bits[first] | !(!0u64 << (start % 64));
+        if masked != !0 {
+            return Some(first as u64 * 64 + (!masked).trailing_zeros() as u64);
+        }
+        let word = self.next_word_with_room((first + 1) % words);
+        Some(word as u64 * 64 + (!self.bits[word]).trailing_zeros() as u64)
+    }
+
+    /// Marks up to `count` blocks from `first` on as used, stopping at the
+    /// first one already used; returns how many it marked. fio shortens an
+    /// I/O to these, so that a random pass never touches a block twice.
+    pub fn claim(&mut self, first: u64, count: u64) -> u64 {
         let mut got = 0;
-        while got < more {
-            let block = first + 1 + got;
+        while got < count {
+            let block = first + got;
             if block >= self.blocks {
                 break;
             }
@@ -203,12 +151,18 @@ mod tests {
             let mut rng = Rng::new(blocks);
             let mut seen = vec![false; blocks as usize];
             for _ in 0..blocks {
-                let b = map.take_from(rng.below(blocks)).unwrap();
+                let pick = rng.below(blocks);
+                let b = if map.is_used(pick) {
+                    map.next_free_after(pick).unwrap()
+                } else {
+                    pick
+                };
+                assert_eq!(map.claim(b, 1), 1);
                 assert!(!seen[b as usize], "block {b} twice");
                 seen[b as usize] = true;
             }
             assert!(map.is_exhausted());
-            assert_eq!(map.take_from(0), None);
+            assert_eq!(map.next_free_after(0), None);
         }
     }
 

@@ -5,9 +5,12 @@
 //! file. A file whose next offset falls outside its region is done, as
 //! in fio; the caller then picks another file or ends the pass.
 
+use std::path::Path;
+
 use super::config::JobConfig;
-use super::distribution::Distribution;
-use super::offsets::{RandomMap, Rng};
+use super::distribution::{Distribution, Seeding, jhash};
+use super::fio_rand::{Draws, Purpose};
+use super::offsets::RandomMap;
 use crate::engine::Dir;
 
 /// One file's positions.
@@ -24,8 +27,9 @@ pub struct Placement {
     last_start: [Option<u64>; 3],
     map: Option<RandomMap>,
     distribution: Distribution,
-    /// Random offsets are multiples of this (blockalign).
-    block: u64,
+    /// Random offsets fall on multiples of this, per direction (fio's
+    /// blockalign, which defaults to the direction's smallest size).
+    align: [u64; 3],
 }
 
 /// A random pick: the offset within the region, and whether it came
@@ -33,31 +37,44 @@ pub struct Placement {
 type Pick = (u64, bool);
 
 impl Placement {
-    /// The positions in a region of `io_size` bytes of a file of
-    /// `file_len` bytes.
-    pub fn new(cfg: &JobConfig, io_size: u64, file_len: u64) -> Self {
-        // Random offsets fall on multiples of blockalign, which defaults
-        // to the smallest block size.
-        let block = used_dirs(cfg)
-            .map(|d| {
-                if cfg.blockalign[d] > 0 {
-                    cfg.blockalign[d]
-                } else {
-                    cfg.bs[d].min()
-                }
-            })
-            .min()
-            .unwrap_or(4096)
-            .max(1);
+    /// The positions in a region of `io_size` bytes of the file at
+    /// `path`, `file_len` bytes long.
+    pub fn new(cfg: &JobConfig, path: &Path, io_size: u64, file_len: u64) -> Self {
+        let align = [0, 1, 2].map(|d| match cfg.blockalign[d] {
+            0 => cfg.bs[d].min().max(1),
+            a => a,
+        });
         // Strided zones draw random blocks within one zone.
         let span = match &cfg.zones {
             Some(z) => z.range,
             None => io_size.min(file_len.saturating_sub(cfg.offset).max(1)),
         };
-        let distribution = Distribution::new(&cfg.distribution, (span / block).max(1), block);
-        // fio gives up the random map for non-uniform distributions.
+        // fio spreads the skewed shapes over the region in units of the
+        // smaller of the read and write minimum sizes, seeded from the
+        // file's name and the job's thread number (or the offset seed,
+        // without randrepeat).
+        let unit = cfg.bs[0].min().min(cfg.bs[1].min()).max(1);
+        let file_seed = if cfg.seeds.repeat {
+            let name = path.as_os_str().as_encoded_bytes();
+            jhash(name).wrapping_mul(cfg.seeds.thread_number as u32)
+        } else {
+            cfg.seeds.seed(Purpose::Block) as u32
+        };
+        let seeding = Seeding {
+            file_seed,
+            zones: cfg.seeds.generator(Purpose::Zone, false),
+            hashed: true,
+        };
+        let distribution = Distribution::new(&cfg.distribution, span.div_ceil(unit), seeding);
+        // fio gives up the random map for non-uniform distributions. Its
+        // map has a bit per smallest block size of the job.
+        let map_unit = used_dirs(cfg)
+            .map(|d| cfg.bs[d].min())
+            .min()
+            .unwrap_or(4096)
+            .max(1);
         let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
-            .then(|| RandomMap::new((span / block).max(1)));
+            .then(|| RandomMap::new(span / map_unit));
         Placement {
             start: cfg.offset,
             first_start: cfg.offset,
@@ -67,7 +84,7 @@ impl Placement {
             last_start: [None; 3],
             map,
             distribution,
-            block,
+            align,
         }
     }
 
@@ -120,36 +137,47 @@ impl Placement {
     }
 
     /// fio's get_next_rand_block: a random block of the region. With the
-    /// random map used up, a time-based job starts the map over; any
-    /// other job is done with the file.
-    fn random(&mut self, cfg: &JobConfig, d: usize, len: u64, rng: &mut Rng) -> Option<Pick> {
-        if let Some(pick) = self.draw(cfg, d, len, rng) {
+    /// random map used up, a time-based job (or a skewed file choice)
+    /// starts the map over; any other job is done with the file.
+    fn random(&mut self, cfg: &JobConfig, d: usize, draws: &mut Draws) -> Option<Pick> {
+        if let Some(pick) = self.draw(cfg, d, draws) {
             return Some(pick);
         }
         if cfg.time_based || cfg.file_service.skewed() {
             self.reset();
-            return self.draw(cfg, d, len, rng);
+            return self.draw(cfg, d, draws);
         }
         None
     }
 
-    fn draw(&mut self, cfg: &JobConfig, d: usize, len: u64, rng: &mut Rng) -> Option<Pick> {
+    /// fio's get_next_rand_offset: one draw scaled to the direction's
+    /// blocks; with a random map, a used block gives way to the next free
+    /// one after it.
+    fn draw(&mut self, cfg: &JobConfig, d: usize, draws: &mut Draws) -> Option<Pick> {
         let span = match &cfg.zones {
             Some(z) => z.range,
             None => self.io_size.min(self.file_len),
         };
+        let align = self.align[d];
+        let min = cfg.bs[d].min();
+        let blocks = span.saturating_sub(min.saturating_sub(align)) / align;
+        if blocks == 0 {
+            return None;
+        }
         let Some(map) = &mut self.map else {
             let block = if self.distribution.is_uniform() {
-                rng.below(span.saturating_sub(len) / self.block + 1)
+                draws.offsets.scaled(blocks)
             } else {
-                self.distribution.next(rng, d)?
+                self.distribution
+                    .next(d, blocks, align, &mut draws.offsets)?
             };
-            return Some(((block * self.block).min(span.saturating_sub(len)), false));
+            return Some((block * align, false));
         };
-        let blocks = (span / self.block).max(1);
-        let pick = rng.below(blocks);
-        let first = map.take_from(pick)?;
-        Some((first * self.block, true))
+        let mut pick = draws.offsets.scaled(blocks);
+        if map.is_used(pick) {
+            pick = map.next_free_after(pick)?;
+        }
+        Some((pick * align, true))
     }
 
     /// Records an issued I/O (fio's last_start and last_pos).
@@ -191,10 +219,12 @@ impl Placer {
     /// `file_lens`: each file's length.
     pub fn new(cfg: &JobConfig, file_lens: &[u64]) -> Self {
         Placer {
-            files: file_lens
+            files: cfg
+                .paths
                 .iter()
+                .zip(file_lens)
                 .zip(&cfg.regions)
-                .map(|(&len, &io_size)| Placement::new(cfg, io_size, len))
+                .map(|((path, &len), &io_size)| Placement::new(cfg, path, io_size, len))
                 .collect(),
             // So that the first I/O gets a new offset.
             until_new_offset: 1,
@@ -210,15 +240,18 @@ impl Placer {
     }
 
     /// The absolute offset and length of the next I/O to `file` in
-    /// direction `dir`, of up to `len` bytes; `None` when the file is done
+    /// direction `dir`, in fio's order: the offset (sequential, random,
+    /// or the last one again), then a block size that fits in the region
+    /// (at most `room` bytes), then the random map's claim, which shortens
+    /// the I/O to the free blocks there. `None` when the file is done
     /// (fio's fill_io_u failing).
     pub fn next(
         &mut self,
         cfg: &JobConfig,
         file: usize,
         dir: Dir,
-        len: u64,
-        rng: &mut Rng,
+        room: u64,
+        draws: &mut Draws,
     ) -> Option<(u64, u64)> {
         let d = dir as usize;
         let place = &mut self.files[file];
@@ -228,12 +261,15 @@ impl Placer {
         if new_offset {
             self.until_new_offset = cfg.new_offset_every;
         }
-        let (rel, from_map) = if new_offset && cfg.pattern.random && should_be_random(cfg, d, rng) {
-            place.random(cfg, d, len, rng)?
+        let (rel, from_map) = if new_offset && cfg.pattern.random && should_be_random(cfg, d, draws)
+        {
+            place.random(cfg, d, draws)?
         } else if new_offset || !cfg.repeat_offset {
             match place.sequential(cfg, d) {
                 Some(pos) => (pos, false),
-                None if cfg.pattern.random => (place.random(cfg, d, len, rng)?.0, false),
+                // A random job's sequential run that ran out goes on from
+                // a random block, which fio does not mark as used.
+                None if cfg.pattern.random => (place.random(cfg, d, draws)?.0, false),
                 None => return None,
             }
         } else {
@@ -246,31 +282,27 @@ impl Placer {
         if at >= place.file_len {
             return None;
         }
+        // A drawn size must fit in the region; fio draws again until one
+        // does (a fixed size is not checked).
+        let end = place.io_size + place.first_start;
+        let fits = |len: u64| at + len <= end;
         let bs = &cfg.bs[d];
-        let len = if bs.min() == bs.max() {
-            len
-        } else {
-            // A drawn size must fit in the region (fio draws again until
-            // one does; the largest multiple of the minimum that fits is
-            // the same bound).
-            let room = (place.io_size + place.first_start).saturating_sub(at);
-            if room < bs.min() {
-                return None;
-            }
-            len.min(room - room % bs.min())
-        };
+        if bs.min() != bs.max() && !fits(bs.min()) {
+            return None;
+        }
+        let mut len = bs
+            .pick(&mut draws.sizes[d], cfg.bs_unaligned, fits)
+            .min(room);
         if at + len > place.file_len {
             return None;
         }
-        let len = match (&mut place.map, from_map) {
-            (Some(map), true) => {
-                let first = rel / place.block;
-                let wanted = len.div_ceil(place.block);
-                let got = 1 + map.extend(first, wanted - 1);
-                len.min(got * place.block)
-            }
-            _ => len,
-        };
+        if let (Some(map), true) = (&mut place.map, from_map) {
+            // fio marks the map in units of this direction's smallest
+            // size, whatever the map's own unit.
+            let unit = bs.min().max(1);
+            let got = map.claim(rel / unit, len.div_ceil(unit));
+            len = len.min(got * unit);
+        }
         place.issued(d, at, len);
         self.zone_bytes += len;
         Some((at, len))
@@ -278,8 +310,9 @@ impl Placer {
 }
 
 /// Whether a new offset of a random job is random (percentage_random).
-fn should_be_random(cfg: &JobConfig, d: usize, rng: &mut Rng) -> bool {
-    cfg.percentage_random[d] >= 100 || rng.below(100) < cfg.percentage_random[d]
+fn should_be_random(cfg: &JobConfig, d: usize, draws: &mut Draws) -> bool {
+    let percent = cfg.percentage_random[d];
+    percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent
 }
 
 pub fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
@@ -304,9 +337,9 @@ mod tests {
     /// until the file is done.
     fn offsets_in(cfg: &JobConfig, file_len: u64, n: usize) -> Vec<u64> {
         let mut placer = Placer::new(cfg, &[file_len]);
-        let mut rng = Rng::new(3);
+        let mut draws = super::super::job::job_draws(cfg);
         (0..n)
-            .map_while(|_| placer.next(cfg, 0, Dir::Read, 4096, &mut rng))
+            .map_while(|_| placer.next(cfg, 0, Dir::Read, u64::MAX, &mut draws))
             .map(|(o, _)| o)
             .collect()
     }

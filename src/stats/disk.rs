@@ -101,7 +101,13 @@ impl DiskWatch {
 /// The sysfs name of the whole disk that holds `path`.
 fn disk_of(path: &Path) -> Option<String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let meta = std::fs::metadata(path).ok()?;
+    // A path that is no file (an rbd job's "rbd") counts, as in fio, for
+    // the disk of its directory.
+    let meta = std::fs::metadata(path).or_else(|_| {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::metadata(dir.unwrap_or(Path::new(".")))
+    });
+    let meta = meta.ok()?;
     let dev = if meta.file_type().is_block_device() {
         meta.rdev()
     } else {

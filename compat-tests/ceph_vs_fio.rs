@@ -1,0 +1,476 @@
+//! Tests against a real single-node Ceph cluster made by
+//! `scripts/ceph-local`: the cluster itself, then fio 3.33's own rbd
+//! engine on it (and ferrio's, beside it, once it runs).
+//!
+//! One test function owns one cluster and runs its checks in order, so
+//! the suite pays the start (about 10 s) once. The cluster is stopped
+//! when the test ends, even when a check fails.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// A running cluster, stopped on drop.
+struct Cluster {
+    dir: PathBuf,
+    conf: PathBuf,
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ceph-local")
+}
+
+/// Runs a command with stdin closed and a time limit, so nothing here can
+/// hang the suite.
+fn bounded(seconds: u32, program: &str, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new("timeout");
+    command
+        .args(["-k", "5", &seconds.to_string(), program])
+        .args(args)
+        .stdin(Stdio::null());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ceph-local");
+        // Daemons left by a run that was killed before it could stop them.
+        bounded(
+            60,
+            script().to_str().unwrap(),
+            &["stop", dir.to_str().unwrap()],
+            &[],
+        );
+        let out = bounded(
+            180,
+            script().to_str().unwrap(),
+            &["start", dir.to_str().unwrap()],
+            &[],
+        );
+        let stdout = text(&out.stdout);
+        assert!(
+            out.status.success(),
+            "scripts/ceph-local start failed:\n{stdout}{}",
+            text(&out.stderr)
+        );
+        let conf = dir.join("ceph.conf");
+        assert_eq!(
+            stdout.trim(),
+            format!("export CEPH_CONF={}", conf.display())
+        );
+        Cluster { dir, conf }
+    }
+
+    /// Runs a Ceph command-line tool against this cluster.
+    fn tool(&self, program: &str, args: &[&str]) -> String {
+        let out = bounded(60, program, args, &[("CEPH_CONF", &self.conf)]);
+        assert!(
+            out.status.success(),
+            "{program} {args:?} failed: {}",
+            text(&out.stderr)
+        );
+        text(&out.stdout)
+    }
+
+    /// The pids the cluster's pid files name.
+    fn pids(&self) -> Vec<i32> {
+        ["osd.0", "mgr.x", "mon.a"]
+            .iter()
+            .filter_map(|name| {
+                std::fs::read_to_string(self.dir.join(format!("run/{name}.pid"))).ok()
+            })
+            .filter_map(|pid| pid.trim().parse().ok())
+            .collect()
+    }
+
+    fn stop(&self) -> Output {
+        bounded(
+            60,
+            script().to_str().unwrap(),
+            &["stop", self.dir.to_str().unwrap()],
+            &[],
+        )
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Whether this machine can run the cluster: the packages are there, or
+/// the script may install them (as root).
+fn cluster_possible() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    root || Path::new("/usr/bin/ceph-osd").exists()
+}
+
+/// A job file for an rbd engine against the cluster's image.
+fn rbd_job(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    let text = format!(
+        "[global]\nioengine=rbd\nclientname=admin\npool=rbd\nrbdname=block-device1\n{body}"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn fio_json(cluster: &Cluster, binary: &str, job: &Path) -> Value {
+    let out = bounded(
+        60,
+        binary,
+        &["--output-format=json", job.to_str().unwrap()],
+        &[("CEPH_CONF", &cluster.conf)],
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{binary} on {} failed: {stdout}{}",
+        job.display(),
+        text(&out.stderr)
+    );
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{binary} JSON: {e}\n{stdout}"))
+}
+
+/// ferrio's own librbd/librados bindings against the cluster: image
+/// facts, asynchronous writes read back intact, an object-sized discard
+/// that reads back as zeros, and a RADOS object written, read and removed.
+fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
+    use ferrio::ceph::{self, CompletionQueue, ConnectOptions, ImageIo, ObjectIo};
+
+    let (major, minor, _) = ceph::rbd_version().expect("librbd loads");
+    assert_eq!((major, minor), (1, 16), "Pacific's librbd");
+    let connection = ceph::Cluster::connect(&ConnectOptions {
+        client_name: Some("admin"),
+        conf_file: Some(&cluster.conf),
+        ..Default::default()
+    })
+    .expect("connect");
+    let pool = connection.pool("rbd").expect("pool rbd");
+    let image = pool.open_image("block-device1").expect("open image");
+    let info = image.info().expect("rbd_stat");
+    assert_eq!((info.size, info.object_size), (1 << 30, 4 << 20));
+    assert!(info.block_name_prefix.starts_with("rbd_data."), "{info:?}");
+
+    const DEPTH: usize = 16;
+    const BLOCK: usize = 4096;
+    let queue = CompletionQueue::new(DEPTH).unwrap();
+    let mut written = vec![0u8; DEPTH * BLOCK];
+    for (i, byte) in written.iter_mut().enumerate() {
+        *byte = (i * 7 + i / BLOCK) as u8;
+    }
+    let mut read = vec![0u8; DEPTH * BLOCK];
+    let mut finished = Vec::with_capacity(DEPTH);
+    // Every I/O lands 1 MiB apart, so they span several objects, in the
+    // image's second half, which the fio job above leaves alone.
+    let base = info.size / 2;
+    let offset = |token: usize| base + ((token as u64) << 20);
+    for (token, chunk) in written.chunks(BLOCK).enumerate() {
+        let io = ImageIo::Write {
+            offset: offset(token),
+            buf: chunk.as_ptr(),
+            len: BLOCK,
+        };
+        // SAFETY: `written` outlives the reap below, which takes every token.
+        unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_write");
+    }
+    queue.reap(DEPTH, DEPTH, false, &mut finished);
+    assert!(finished.iter().all(|f| f.result == 0), "{finished:?}");
+    finished.clear();
+    // SAFETY: nothing else is in flight for token 0.
+    unsafe { image.submit(&queue, 0, ImageIo::Flush) }.expect("rbd_aio_flush");
+    queue.reap(1, 1, true, &mut finished);
+    assert_eq!(finished[0].result, 0);
+    finished.clear();
+    for (token, chunk) in read.chunks_mut(BLOCK).enumerate() {
+        let io = ImageIo::Read {
+            offset: offset(token),
+            buf: chunk.as_mut_ptr(),
+            len: BLOCK,
+        };
+        // SAFETY: as for the writes.
+        unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_read");
+    }
+    queue.reap(DEPTH, DEPTH, false, &mut finished);
+    assert!(
+        finished.iter().all(|f| f.result == BLOCK as i64),
+        "{finished:?}"
+    );
+    assert!(
+        read == written,
+        "rbd read back something else than it wrote"
+    );
+    finished.clear();
+
+    // librbd skips discards smaller than its granularity (64 KiB): discard
+    // a whole object.
+    let discard = ImageIo::Discard {
+        offset: base,
+        len: info.object_size,
+    };
+    // SAFETY: no buffer, no other I/O in flight.
+    unsafe { image.submit(&queue, 0, discard) }.expect("rbd_aio_discard");
+    queue.reap(1, 1, false, &mut finished);
+    assert_eq!(finished[0].result, 0);
+    finished.clear();
+    let io = ImageIo::Read {
+        offset: base,
+        buf: read.as_mut_ptr(),
+        len: BLOCK,
+    };
+    // SAFETY: as for the writes.
+    unsafe { image.submit(&queue, 0, io) }.unwrap();
+    queue.reap(1, 1, false, &mut finished);
+    assert!(
+        read[..BLOCK].iter().all(|&b| b == 0),
+        "a discarded block reads as zeros"
+    );
+    finished.clear();
+
+    let oid = c"ferrio-bindings-test";
+    let steps = [
+        ObjectIo::Write {
+            offset: 0,
+            buf: written.as_ptr(),
+            len: BLOCK,
+        },
+        ObjectIo::Read {
+            offset: 0,
+            buf: read.as_mut_ptr(),
+            len: BLOCK,
+        },
+        ObjectIo::Remove,
+    ];
+    let mut results = Vec::new();
+    for io in steps {
+        // SAFETY: each operation is reaped before the next starts, and the
+        // buffers outlive them.
+        unsafe { pool.submit(&queue, 3, oid, io) }.expect("rados_aio");
+        queue.reap(1, 1, false, &mut finished);
+        results.push((finished[0].token, finished[0].result));
+        finished.clear();
+    }
+    assert_eq!(results, [(3, 0), (3, BLOCK as i64), (3, 0)]);
+    assert_eq!(read[..BLOCK], written[..BLOCK]);
+    assert_eq!(queue.in_flight(), 0);
+
+    let missing = connection
+        .pool("no-such-pool")
+        .err()
+        .expect("a missing pool fails");
+    assert_eq!(missing.errno(), libc::ENOENT, "{missing}");
+    assert!(
+        missing.to_string().contains("pool no-such-pool"),
+        "{missing}"
+    );
+    let missing = pool
+        .open_image("no-such-image")
+        .err()
+        .expect("a missing image fails");
+    assert_eq!(missing.errno(), libc::ENOENT, "{missing}");
+}
+
+/// What one job of a JSON report did: name, error, I/Os per direction,
+/// syncs.
+fn issued(doc: &Value) -> Vec<(String, u64, [u64; 3], u64)> {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let ios = ["read", "write", "trim"].map(|d| j[d]["total_ios"].as_u64().unwrap());
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["error"].as_u64().unwrap(),
+                ios,
+                j["sync"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The share of I/Os issued at the job's full depth.
+fn at_depth(doc: &Value, job: usize, depth: &str) -> f64 {
+    doc["jobs"][job]["iodepth_level"][depth].as_f64().unwrap()
+}
+
+/// ferrio's rbd engine beside fio's on the same job file: the same I/Os
+/// issued per direction, the size of an image taken when `size` is absent,
+/// the queue depth held, and the same disks in the report. The last job
+/// names its cluster, which takes fio's other way to connect (a full
+/// `client.admin` name through rados_create2).
+fn rbd_engine_issues_what_fio_issues(cluster: &Cluster) {
+    cluster.tool("rbd", &["create", "--size", "64M", "rbd/small"]);
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-mix.fio",
+        "[image-sized]\nrbdname=small\nrw=write\nbs=1m\niodepth=8\n\
+         [randread]\nstonewall\nrw=randread\nbs=4k\nsize=16m\niodepth=32\n\
+         [randtrim]\nstonewall\nrw=randtrim\nbs=64k\nsize=16m\niodepth=4\nbusy_poll=1\n\
+         [randrw]\nstonewall\nrw=randrw\nbs=16k\nsize=32m\niodepth=16\nend_fsync=1\n\
+         [direct]\nstonewall\nclustername=ceph\nclientname=client.admin\nrw=randwrite\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n",
+    );
+    let want = fio_json(cluster, common::fio(), &job);
+    let got = fio_json(cluster, common::ferrio(), &job);
+    let (want_ios, got_ios) = (issued(&want), issued(&got));
+    assert_eq!(want_ios.len(), 5, "{want_ios:?}");
+    for (w, g) in want_ios.iter().zip(&got_ios) {
+        assert_eq!((&w.0, w.1, w.3), (&g.0, g.1, g.3), "{w:?} vs {g:?}");
+        if w.0 == "randrw" {
+            // The split is drawn at random; the total is fixed.
+            assert_eq!(
+                w.2.iter().sum::<u64>(),
+                g.2.iter().sum::<u64>(),
+                "{w:?} vs {g:?}"
+            );
+        } else {
+            assert_eq!(w.2, g.2, "{w:?} vs {g:?}");
+        }
+    }
+    assert_eq!(got_ios[0].2, [0, 64, 0], "64 MiB image in 1 MiB writes");
+    for (job, depth) in [(1, "32"), (4, "8")] {
+        let (w, g) = (at_depth(&want, job, depth), at_depth(&got, job, depth));
+        assert!(
+            w > 90.0 && g > 90.0,
+            "job {job} at depth {depth}: fio {w}%, ferrio {g}%"
+        );
+    }
+    let disks = |doc: &Value| doc["disk_util"].as_array().map(|a| a.len());
+    assert_eq!(disks(&want), disks(&got));
+}
+
+/// A pool that does not exist fails the job before any I/O, in both, and
+/// ferrio says which call failed on what; so does a machine without
+/// librbd, saying what to install; periodic fsync, which ferrio does not
+/// run on rbd yet, is refused.
+fn rbd_engine_failures_are_clear(cluster: &Cluster) {
+    let job = cluster.dir.join("rbd-no-pool.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=rbd\nclientname=admin\npool=no-such-pool\nrbdname=x\n\
+         [w]\nrw=write\nsize=1m\n",
+    )
+    .unwrap();
+    let env = [("CEPH_CONF", cluster.conf.as_path())];
+    let fio = bounded(60, common::fio(), &[job.to_str().unwrap()], &env);
+    let ferrio = bounded(60, common::ferrio(), &[job.to_str().unwrap()], &env);
+    assert_eq!(fio.status.code(), Some(1));
+    assert_eq!(ferrio.status.code(), Some(1));
+    let said = text(&ferrio.stderr);
+    assert!(
+        said.contains("rados_ioctx_create (pool no-such-pool) failed: No such file or directory"),
+        "{said}"
+    );
+    assert!(
+        !text(&ferrio.stdout).contains("issued rwts"),
+        "no I/O report for a job that never ran"
+    );
+
+    // Without librbd (hidden here, as root, by an empty file mounted over
+    // it in a private mount namespace) the job fails before any I/O, saying what
+    // to install.
+    let library = std::fs::canonicalize("/usr/lib/x86_64-linux-gnu/librbd.so.1").unwrap();
+    let script = format!(
+        "mount --bind /dev/null {} && exec {} {}",
+        library.display(),
+        common::ferrio(),
+        job.display()
+    );
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let hidden = bounded(60, "unshare", &["--mount", "sh", "-c", &script], &env);
+        assert_eq!(hidden.status.code(), Some(1));
+        let said = text(&hidden.stderr);
+        assert!(said.contains("cannot load librbd.so.1"), "{said}");
+        assert!(said.contains("apt-get install librbd1 librados2"), "{said}");
+        assert!(!text(&hidden.stdout).contains("issued rwts"));
+    }
+
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-fsync.fio",
+        "[w]\nrw=write\nsize=1m\nfsync=4\n",
+    );
+    let ferrio = bounded(60, common::ferrio(), &[job.to_str().unwrap()], &env);
+    assert_ne!(ferrio.status.code(), Some(0));
+    assert!(text(&ferrio.stderr).contains("fsync= with ioengine=rbd is not run by ferrio yet"));
+}
+
+#[test]
+fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
+    if !cluster_possible() {
+        eprintln!("skipped: no Ceph packages and not root to install them");
+        return;
+    }
+    let fio = common::fio();
+    let cluster = Cluster::start();
+
+    let status = cluster.tool("ceph", &["-s"]);
+    assert!(status.contains("HEALTH_OK"), "{status}");
+    assert!(status.contains("1 osds: 1 up"), "{status}");
+    let info = cluster.tool("rbd", &["info", "rbd/block-device1"]);
+    assert!(info.contains("size 1 GiB"), "{info}");
+
+    // Every daemon listens on loopback only.
+    let listeners = bounded(10, "ss", &["-Hltnp"], &[]);
+    for line in text(&listeners.stdout).lines() {
+        if cluster
+            .pids()
+            .iter()
+            .any(|pid| line.contains(&format!("pid={pid},")))
+        {
+            assert!(
+                line.contains("127.0.0.1:"),
+                "listens beyond loopback: {line}"
+            );
+        }
+    }
+
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-randwrite.fio",
+        "rw=randwrite\nbs=4k\niodepth=32\nsize=256m\ntime_based=1\nruntime=2\n[rbd_iodepth32]\n",
+    );
+    let doc = fio_json(&cluster, fio, &job);
+    let write = &doc["jobs"][0]["write"];
+    assert_eq!(doc["jobs"][0]["error"], 0);
+    assert!(write["total_ios"].as_u64().unwrap() > 100, "{write}");
+
+    let doc = fio_json(&cluster, common::ferrio(), &job);
+    let write = &doc["jobs"][0]["write"];
+    assert_eq!(doc["jobs"][0]["error"], 0);
+    assert!(write["total_ios"].as_u64().unwrap() > 100, "{write}");
+    let runtime = doc["jobs"][0]["job_runtime"].as_u64().unwrap();
+    // Both tools wait for the I/O in flight at the end, which librbd can
+    // take some hundreds of milliseconds to finish.
+    assert!((1900..4000).contains(&runtime), "ran {runtime} ms of 2 s");
+
+    bindings_read_back_what_they_wrote(&cluster);
+    rbd_engine_issues_what_fio_issues(&cluster);
+    rbd_engine_failures_are_clear(&cluster);
+
+    let pids = cluster.pids();
+    assert_eq!(pids.len(), 3, "one pid file per daemon");
+    let stopped = cluster.stop();
+    assert!(stopped.status.success(), "{}", text(&stopped.stderr));
+    let left: Vec<_> = pids.into_iter().filter(|&pid| alive(pid)).collect();
+    assert!(left.is_empty(), "daemons left running: {left:?}");
+}

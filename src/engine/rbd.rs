@@ -1,0 +1,221 @@
+//! fio's `rbd` engine: I/O to a Ceph RBD image through librbd, with fio's
+//! options `clustername`, `clientname`, `pool`, `rbdname` and
+//! `busy_poll`. Reads, writes and trims (discards) are asynchronous; each
+//! completes through librbd's callback into a queue the reaping thread
+//! waits on (or spins on, with `busy_poll`), so the job's iodepth is held
+//! without polling or sleeping. As in fio, `direct=1` turns librbd's cache
+//! off, a buffered job flushes once after opening (so the cache enters
+//! its write-back mode), and `invalidate` drops the cache. The job's
+//! "file" is the image: its size is the image's when `size` is absent.
+
+use std::io;
+use std::path::Path;
+
+use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use crate::ceph::{self, CephError, CompletionQueue, ConnectOptions, Finished, Image, ImageIo};
+
+/// Where an rbd job's image is: fio's rbd options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RbdTarget {
+    pub cluster_name: Option<String>,
+    pub client_name: Option<String>,
+    pub pool: Option<String>,
+    pub image: Option<String>,
+    /// Spin for completions instead of sleeping (fio's busy_poll).
+    pub busy_poll: bool,
+}
+
+/// Connects and opens the image as fio does: the config from librados'
+/// default search (CEPH_CONF first), librbd's cache off for direct I/O.
+/// The calls are named in fio's words when they fail.
+/// The image holds its pool and connection: dropping it closes the image,
+/// then the pool, then the connection.
+fn open_image(target: &RbdTarget, direct: bool) -> Result<Image, RbdError> {
+    let pool = target
+        .pool
+        .as_deref()
+        .ok_or(RbdError::Usage("rbd pool name must be provided"))?;
+    let name = target
+        .image
+        .as_deref()
+        .ok_or(RbdError::Usage("rbdname must be provided"))?;
+    let cluster = ceph::Cluster::connect(&ConnectOptions {
+        cluster_name: target.cluster_name.as_deref(),
+        client_name: target.client_name.as_deref(),
+        ..Default::default()
+    })?;
+    let pool = cluster.pool(pool)?;
+    if direct {
+        cluster.set("rbd_cache", "false")?;
+    }
+    let image = pool.open_image(name)?;
+    if !direct {
+        // fio ignores a failure here too (it only logs it).
+        let _ = image.flush();
+    }
+    Ok(image)
+}
+
+/// Why an rbd job could not start.
+#[derive(Debug, Clone)]
+pub enum RbdError {
+    /// An option fio requires is missing.
+    Usage(&'static str),
+    Ceph(CephError),
+}
+
+impl From<CephError> for RbdError {
+    fn from(e: CephError) -> Self {
+        RbdError::Ceph(e)
+    }
+}
+
+impl RbdError {
+    pub fn errno(&self) -> i32 {
+        match self {
+            RbdError::Usage(_) => libc::EINVAL,
+            RbdError::Ceph(e) => e.errno(),
+        }
+    }
+}
+
+impl std::fmt::Display for RbdError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RbdError::Usage(text) => f.write_str(text),
+            RbdError::Ceph(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<RbdError> for io::Error {
+    fn from(e: RbdError) -> io::Error {
+        match e {
+            RbdError::Ceph(e) => e.into(),
+            RbdError::Usage(text) => io::Error::new(io::ErrorKind::InvalidInput, text),
+        }
+    }
+}
+
+/// The image's size, which an rbd job without `size` works on (fio reads
+/// it the same way, in its setup, before the job starts).
+pub fn image_size(target: &RbdTarget) -> Result<u64, RbdError> {
+    let size = open_image(target, true)?.info()?.size;
+    if size == 0 {
+        return Err(RbdError::Ceph(CephError::Call {
+            call: "rbd_stat",
+            subject: "image size should be larger than zero".to_string(),
+            errno: libc::EINVAL,
+        }));
+    }
+    Ok(size)
+}
+
+pub struct Rbd {
+    target: RbdTarget,
+    /// Declared before the image, so that dropping the engine first waits
+    /// for the I/O in flight, then closes the image.
+    queue: CompletionQueue,
+    image: Option<Image>,
+    /// The length of the I/O each slot has in flight: what a successful
+    /// completion reports (librbd returns 0 for writes).
+    lens: Vec<i64>,
+    finished: Vec<Finished>,
+}
+
+impl Rbd {
+    /// Loads librbd (failing with what to install when it is missing) and
+    /// prepares a queue for `depth` I/Os; the image opens with the job's
+    /// first file.
+    pub fn new(depth: usize, target: RbdTarget) -> io::Result<Self> {
+        let queue = CompletionQueue::new(depth.max(1))?;
+        Ok(Rbd {
+            target,
+            queue,
+            image: None,
+            lens: vec![0; depth.max(1)],
+            finished: Vec::with_capacity(depth.max(1)),
+        })
+    }
+
+    fn image(&self) -> io::Result<&Image> {
+        match &self.image {
+            Some(image) => Ok(image),
+            None => Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "rbd image not open",
+            )),
+        }
+    }
+}
+
+impl Engine for Rbd {
+    fn name(&self) -> &'static str {
+        "rbd"
+    }
+
+    /// Every file of an rbd job is the image: it is opened once.
+    fn open(&mut self, _path: &Path, mode: OpenMode) -> io::Result<usize> {
+        if self.image.is_none() {
+            let image = open_image(&self.target, mode.direct)?;
+            if mode.invalidate {
+                image.invalidate_cache()?;
+            }
+            self.image = Some(image);
+        }
+        Ok(0)
+    }
+
+    fn queue(&mut self, req: Request<'_>) -> Queued {
+        let len = req.buf.len();
+        let io = match req.dir {
+            Dir::Read => ImageIo::Read {
+                offset: req.offset,
+                buf: req.buf.as_mut_ptr(),
+                len,
+            },
+            Dir::Write => ImageIo::Write {
+                offset: req.offset,
+                buf: req.buf.as_ptr(),
+                len,
+            },
+            Dir::Trim => ImageIo::Discard {
+                offset: req.offset,
+                len: len as u64,
+            },
+        };
+        let Some(image) = &self.image else {
+            return Queued::Done(-i64::from(libc::EBADF));
+        };
+        let Some(slot_len) = self.lens.get_mut(req.slot) else {
+            return Queued::Done(-i64::from(libc::EINVAL));
+        };
+        *slot_len = len as i64;
+        // SAFETY: the runner keeps each slot's buffer in place and
+        // untouched until the slot's completion has been reaped, and gives
+        // a slot a new request only after that.
+        match unsafe { image.submit(&self.queue, req.slot, io) } {
+            Ok(()) => Queued::Pending,
+            Err(e) => Queued::Done(-i64::from(e.errno())),
+        }
+    }
+
+    fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
+        Ok(self.image()?.flush()?)
+    }
+
+    fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+        self.queue
+            .reap(min, max, self.target.busy_poll, &mut self.finished);
+        done.extend(self.finished.drain(..).map(|f| Completion {
+            slot: f.token,
+            // As in fio: any non-negative return is the whole transfer.
+            result: if f.result < 0 {
+                f.result
+            } else {
+                self.lens.get(f.token).copied().unwrap_or(0)
+            },
+        }));
+        Ok(())
+    }
+}
