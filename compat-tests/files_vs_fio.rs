@@ -310,3 +310,28 @@ fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
     let _ = std::fs::remove_file(mount.0.join("f"));
     let _ = std::process::Command::new("umount").arg(&mount.0).status();
 }
+
+#[test]
+fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
+    let job = "[j]\nioengine=psync\nfilename=f\nsize=64k\nbs=4k\nrw=read\ncreate_on_open=1\n";
+    let outcome = |tool: &str| {
+        let s = Scratch::new("files");
+        s.write("job.fio", job);
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        let doc: Value =
+            serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+        let j = &doc["jobs"][0];
+        (
+            out.code,
+            j["error"].as_u64().unwrap(),
+            j["read"]["total_ios"].as_u64().unwrap(),
+            std::fs::metadata(s.0.join("f")).unwrap().len(),
+        )
+    };
+    assert_eq!(outcome(ferrio()), outcome(fio()));
+}

@@ -865,6 +865,12 @@ fn complete(
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;
     }
+    // Nothing transferred at all (a read at the end of a file created on
+    // open, say): fio fails the job with EIO, saying only "full resid".
+    if r == 0 && slot.len > 0 {
+        result.fail(libc::EIO, "full resid", String::new());
+        return false;
+    }
     let queued = std::mem::take(&mut slot.queued);
     if at < epoch {
         return true;
