@@ -217,6 +217,13 @@ const CASES: &[Case] = &[
     case!("cpu list beyond this machine", "[a]\ncpus_allowed=0-255\n"),
     case!("deprecated option", "[a]\nrwmixcycle=10\n"),
     case!("soft-deprecated option", "[a]\nverifysort=1\n"),
+    case!("bad verify_pattern", "[a]\nverify_pattern=zz\n"),
+    case!(
+        "verify_pattern pieces",
+        "[a]\nverify_pattern=0xff0x14\"ab\"%o258\n"
+    ),
+    case!("buffer_pattern takes no %o", "[a]\nbuffer_pattern=0xaa%o\n"),
+    case!("unterminated pattern text", "[a]\nbuffer_pattern=\"abc\n"),
     // --- names and errors ---
     case!("unknown option with a suggestion", "[a]\niodepht=4\n"),
     case!(

@@ -113,7 +113,13 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     // Each failed job says so, and fio's exit status counts them.
     let mut failed = 0;
     for (r, cfg) in results.iter().zip(&jobs) {
-        if let Some(e) = &r.error {
+        // A job that carried on after its errors has not failed; fio
+        // warned at its first direct I/O if that failed.
+        if r.carried_on {
+            if r.warn_direct {
+                sink.say(FIRST_DIRECT_IO_ERRORED);
+            }
+        } else if let Some(e) = &r.error {
             failed += 1;
             // Some errors have no text of their own (fio's "full resid").
             if !e.message.is_empty() {

@@ -19,6 +19,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod verify;
 
 /// The C library's wording for an I/O error, as fio prints it (Rust's
 /// text without its `(os error N)`).

@@ -1,6 +1,11 @@
 //! The `libaio` engine: Linux kernel AIO through its system calls
 //! (io_setup, io_submit, io_getevents), as libaio would make them.
 //!
+//! With `userspace_reap`, completions are taken straight from the ring
+//! the kernel shares with the process (fio's user_io_getevents), without
+//! a system call; like fio, only when completions are polled
+//! (iodepth_batch_complete_min=0), and through io_getevents otherwise.
+//!
 //! This is the only module that talks to kernel AIO, and all of its
 //! unsafe code is here. The runner keeps each request's buffer untouched
 //! until its completion has been reaped, which is what kernel AIO needs.
@@ -41,6 +46,23 @@ struct IoEvent {
     res2: i64,
 }
 
+/// The header of the completion ring the kernel maps at the address of
+/// an AIO context; the events follow it.
+#[repr(C)]
+struct AioRing {
+    id: u32,
+    nr: u32,
+    head: u32,
+    tail: u32,
+    magic: u32,
+    compat_features: u32,
+    incompat_features: u32,
+    header_length: u32,
+}
+
+/// The kernel's mark of a ring laid out as [`AioRing`].
+const AIO_RING_MAGIC: u32 = 0xa10a10a1;
+
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
 
@@ -53,6 +75,11 @@ pub struct Libaio {
     pending: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
     in_flight: usize,
+    /// Reap by polling (iodepth_batch_complete_min=0): ask for no minimum
+    /// and ask again until enough have come.
+    polled: bool,
+    /// Poll the completion ring from user space (userspace_reap).
+    from_ring: bool,
 }
 
 // SAFETY: the raw pointers only ever point into `iocbs`, which this value
@@ -60,7 +87,9 @@ pub struct Libaio {
 unsafe impl Send for Libaio {}
 
 impl Libaio {
-    pub fn new(depth: usize) -> io::Result<Self> {
+    /// A context for `depth` I/Os; `polled` and `from_ring` as fio's
+    /// iodepth_batch_complete_min=0 and userspace_reap.
+    pub fn new(depth: usize, polled: bool, from_ring: bool) -> io::Result<Self> {
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the new context into `ctx`.
         let r = unsafe {
@@ -80,6 +109,8 @@ impl Libaio {
             pending: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
             in_flight: 0,
+            polled,
+            from_ring,
         })
     }
 }
@@ -162,32 +193,90 @@ impl Engine for Libaio {
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         let want = min.min(self.in_flight);
         let max = max.clamp(want.max(1), self.events.len());
+        // fio polls when no minimum is set, and waits in the kernel
+        // otherwise.
+        let wait_for = if self.polled { 0 } else { want };
+        let mut got = 0;
         loop {
-            // SAFETY: `events` has room for `len` events, which the kernel fills.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_getevents,
-                    self.ctx,
-                    want as libc::c_long,
-                    max as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
-                )
+            let room = max - got;
+            let n = if self.polled && self.from_ring && self.ring_is_readable() {
+                self.reap_ring(room)
+            } else {
+                self.get_events(wait_for, room)?
             };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.raw_os_error() == Some(libc::EINTR) {
-                    continue;
-                }
-                return Err(e);
-            }
-            let n = r as usize;
             self.in_flight -= n;
             done.extend(self.events[..n].iter().map(|ev| Completion {
                 slot: ev.data as usize,
                 result: ev.res,
             }));
-            return Ok(());
+            got += n;
+            if got >= want || got == max {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl Libaio {
+    /// io_getevents for between `min` and `max` events into `events`;
+    /// an interrupted call counts as none.
+    fn get_events(&mut self, min: usize, max: usize) -> io::Result<usize> {
+        // SAFETY: `events` has room for `max` events, which the kernel fills.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_getevents,
+                self.ctx,
+                min as libc::c_long,
+                max as libc::c_long,
+                self.events.as_mut_ptr(),
+                std::ptr::null_mut::<libc::timespec>(),
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::EINTR | libc::EAGAIN) => Ok(0),
+                _ => Err(e),
+            };
+        }
+        Ok(r as usize)
+    }
+
+    fn ring(&self) -> *mut AioRing {
+        self.ctx as *mut AioRing
+    }
+
+    /// Whether the context's address holds a ring this code can read.
+    fn ring_is_readable(&self) -> bool {
+        // SAFETY: on Linux the context id is the address of the ring the
+        // kernel mapped into this process, which lives until io_destroy.
+        unsafe { std::ptr::addr_of!((*self.ring()).magic).read_volatile() == AIO_RING_MAGIC }
+    }
+
+    /// Takes up to `max` finished events off the ring into `events`,
+    /// moving its head past them; returns how many.
+    fn reap_ring(&mut self, max: usize) -> usize {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let ring = self.ring();
+        // SAFETY: as in `ring_is_readable`; head and tail are u32s the
+        // kernel updates concurrently, so they are accessed atomically,
+        // and the events after the header number `nr`.
+        unsafe {
+            let head = AtomicU32::from_ptr(std::ptr::addr_of_mut!((*ring).head));
+            let tail = AtomicU32::from_ptr(std::ptr::addr_of_mut!((*ring).tail));
+            let nr = std::ptr::addr_of!((*ring).nr).read_volatile();
+            let first = ring.add(1).cast::<IoEvent>();
+            let mut n = 0;
+            while n < max {
+                let at = head.load(Ordering::Acquire);
+                if at == tail.load(Ordering::Acquire) {
+                    break;
+                }
+                self.events[n] = first.add(at as usize).read_volatile();
+                head.store((at + 1) % nr, Ordering::Release);
+                n += 1;
+            }
+            n
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod io_uring;
 pub mod libaio;
 pub mod mmap;
 pub mod null;
+pub mod posixaio;
 pub mod psync;
 pub mod rbd;
 
@@ -87,6 +88,11 @@ pub struct EngineOptions {
     pub force_async: u32,
     /// rbd: which cluster, pool and image, as whom.
     pub rbd: rbd::RbdTarget,
+    /// Reap without waiting in the kernel, asking again until enough
+    /// have come (iodepth_batch_complete_min=0).
+    pub poll_completions: bool,
+    /// libaio: take completions from the ring in user space.
+    pub userspace_reap: bool,
 }
 
 /// An I/O engine.
@@ -119,6 +125,12 @@ pub trait Engine: Send {
     /// fio's commit makes no call).
     fn counts_submits(&self) -> bool {
         true
+    }
+    /// Whether the engine starts each I/O inside `queue` although it
+    /// completes them later (posixaio): fio counts one submit and one
+    /// reap for every such queue call, besides the real reaps.
+    fn submits_in_queue(&self) -> bool {
+        false
     }
     /// Whether the engine takes no new I/O until completions are reaped
     /// (fio's FIO_Q_BUSY). Only the null engine says so: fio's holds one
@@ -231,7 +243,8 @@ pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<(
 
 /// Engines ferrio runs, by fio's name.
 pub const ENGINES: &[&str] = &[
-    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap", "rbd",
+    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
+    "posixaio", "rbd",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -264,7 +277,9 @@ pub fn create(
                 engine
             }))
         }
-        "libaio" => libaio::Libaio::new(depth).map(|e| Box::new(e) as Box<dyn Engine>),
+        "libaio" => libaio::Libaio::new(depth, options.poll_completions, options.userspace_reap)
+            .map(|e| Box::new(e) as Box<dyn Engine>),
+        "posixaio" => Ok(Box::new(posixaio::PosixAio::new(depth))),
         "io_uring" => {
             io_uring::Uring::new(depth, options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
         }

@@ -30,10 +30,22 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
         Check::CpuList | Check::CpuMask | Check::NumaPolicy | Check::ErrorList if ctx.dry_run => {
             ok(text)
         }
+        Check::ErrorList => match error_lists(raw) {
+            Ok(_) => ok(text),
+            Err(m) => err(m),
+        },
         Check::CpuList => match cpu_list(raw, ctx.ncpus) {
             Ok(()) => ok(text),
             Err(m) => err(m),
         },
+        // Only verify_pattern takes formats (%o), as in fio.
+        Check::Pattern => {
+            let formats = def.name == "verify_pattern";
+            match crate::verify::pattern::DataPattern::parse(raw, formats) {
+                Ok(_) => ok(text),
+                Err(_) => err(format!("fio: failed parsing {}={}", def.name, raw)),
+            }
+        }
         Check::CpuMask => match number::size(raw, ctx.kb_base) {
             Some(_) => ok(text),
             None => err(format!("fio: failed parsing {}={}", def.name, raw)),
@@ -196,6 +208,47 @@ fn split_direction(text: &str, kb_base: u64) -> Result<Vec<SplitEntry>, String> 
 /// negative number wraps to a huge one (then capped at 100 by the caller).
 fn c_atoi(text: &str) -> u64 {
     number::strtoll(text, 10).map_or(0, |(v, _)| v as u64)
+}
+
+/// The error names fio's ignore_error knows, in errno order from EPERM (1).
+const ERROR_NAMES: [&str; 34] = [
+    "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF", "ECHILD",
+    "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST", "EXDEV", "ENODEV",
+    "ENOTDIR", "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG", "ENOSPC",
+    "ESPIPE", "EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE",
+];
+
+/// Reads ignore_error's `read,write,verify` lists, each of errnos or
+/// names separated by ':', as fio does: an empty entry ends a list, a
+/// negative number counts as positive, an empty list leaves that kind
+/// with fio's default (EIO and EILSEQ).
+pub fn error_lists(raw: &str) -> Result<[Vec<i32>; 3], String> {
+    let mut lists: [Vec<i32>; 3] = Default::default();
+    for (kind, part) in raw.trim().split(',').enumerate() {
+        let Some(list) = lists.get_mut(kind) else {
+            return Err("Illegal error type".to_string());
+        };
+        for name in part.split(':') {
+            if name.is_empty() {
+                break;
+            }
+            let errno = if name.starts_with('E') {
+                ERROR_NAMES
+                    .iter()
+                    .position(|&n| n == name)
+                    .map_or(0, |i| i as i32 + 1)
+            } else {
+                // C's atoi: an int, made positive.
+                let n = number::strtoll(name, 10).map_or(0, |(v, _)| v as i32);
+                n.wrapping_abs()
+            };
+            if errno == 0 {
+                return Err(format!("Unknown error {name}, please use number value"));
+            }
+            list.push(errno);
+        }
+    }
+    Ok(lists)
 }
 
 /// `0-3,5,7` style CPU lists; every CPU must exist on this machine.

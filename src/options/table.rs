@@ -651,7 +651,8 @@ pub static OPTIONS: &[OptDef] = &[
         Flag,
         Verify,
         "Do no writes; only check data a previous run wrote",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "ramp_time",
         Time,
@@ -723,6 +724,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Checksum or pattern used to check written data",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "do_verify",
@@ -730,6 +732,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Run the verify pass after writing when verify is set",
     )
+    .runs()
     .def("1")
     .parent("verify"),
     OptDef::new("verifysort", SoftDeprecated, Verify, "Obsolete and ignored"),
@@ -745,6 +748,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Place a verify header every this many bytes (default: the block size)",
     )
+    .runs()
     .min(80)
     .parent("verify"),
     OptDef::new(
@@ -753,6 +757,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Move the verify header to this byte offset in the block",
     )
+    .runs()
     .min(40)
     .parent("verify"),
     OptDef::new(
@@ -761,6 +766,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Pattern written and then checked: hex, quoted text, %o, or a mix",
     )
+    .runs()
     .parent("verify")
     .check(Check::Pattern),
     OptDef::new(
@@ -769,6 +775,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "End the job at the first verify mismatch",
     )
+    .runs()
     .def("0")
     .parent("verify"),
     OptDef::new(
@@ -793,6 +800,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Check written blocks each time this many have been written",
     )
+    .runs()
     .str_val()
     .parent("verify"),
     OptDef::new(
@@ -801,6 +809,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "How many blocks to check each time the backlog is worked off",
     )
+    .runs()
     .parent("verify"),
     OptDef::new(
         "verify_async_cpus",
@@ -1193,6 +1202,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Fail the job if its bandwidth falls below this, per direction",
     )
     .alias(&["ratemin"])
+    .runs()
     .parent("rate")
     .per_dir(3),
     OptDef::new(
@@ -1209,6 +1219,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Fail the job if its IOPS falls below this, per direction",
     )
+    .runs()
     .parent("rate_iops")
     .per_dir(3),
     OptDef::new(
@@ -1221,6 +1232,7 @@ pub static OPTIONS: &[OptDef] = &[
         "How rate-limited I/Os are spaced out in time",
     )
     .def("linear")
+    .runs()
     .parent("rate"),
     OptDef::new(
         "rate_cycle",
@@ -1230,6 +1242,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["ratecycle"])
     .def("1000")
+    .runs()
     .parent("rate"),
     OptDef::new(
         "rate_ignore_thinktime",
@@ -1237,6 +1250,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Do not catch up on time lost to think time when rate limiting",
     )
+    .runs()
     .parent("rate"),
     OptDef::new(
         "max_latency",
@@ -1671,6 +1685,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Fill write buffers with this pattern: hex, quoted text, or a mix",
     )
+    .runs()
     .check(Check::Pattern),
     OptDef::new(
         "buffer_compress_percentage",
@@ -1678,6 +1693,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Make written data compressible by roughly this percentage",
     )
+    .runs()
     .max(100),
     OptDef::new(
         "buffer_compress_chunk",
@@ -1685,6 +1701,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Granularity at which compressible and random data alternate",
     )
+    .runs()
     .def("512")
     .parent("buffer_compress_percentage"),
     OptDef::new(
@@ -1693,6 +1710,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Percentage of written blocks that repeat earlier content",
     )
+    .runs()
     .max(100),
     OptDef::new(
         "dedupe_global",
@@ -1700,6 +1718,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Draw duplicate blocks from a pool shared by all jobs",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "dedupe_mode",
@@ -1713,6 +1732,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "How the content of a duplicate block is chosen",
     )
+    .runs()
     .def("repeat")
     .parent("dedupe_percentage"),
     OptDef::new(
@@ -1721,6 +1741,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Size of the dedupe working set, as a % of the file size",
     )
+    .runs()
     .def("5")
     .max(100)
     .parent("dedupe_percentage"),
@@ -1862,6 +1883,7 @@ pub static OPTIONS: &[OptDef] = &[
         Misc,
         "Error numbers or names to tolerate, as read,write,verify lists",
     )
+    .runs()
     .parent("rw")
     .check(Check::ErrorList),
     OptDef::new(
@@ -1870,6 +1892,7 @@ pub static OPTIONS: &[OptDef] = &[
         Misc,
         "Log every error, not only the one that stops the job",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "profile",
@@ -2081,6 +2104,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Collect completions from user space instead of io_getevents",
     )
+    .runs()
     .engines(&["libaio"]),
     OptDef::new(
         "cmdprio_percentage",

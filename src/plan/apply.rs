@@ -12,8 +12,10 @@ use crate::options::{self, FIO_ENGINES, OptDef, ParseContext, Value};
 /// Where an option's value was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
-    /// The n-th job option on the command line.
-    CommandLine { index: usize },
+    /// The n-th job option on the command line; `global` when it came
+    /// before the first `--name` (or after a `--name=global...`), where
+    /// fio takes it as a global option.
+    CommandLine { index: usize, global: bool },
     /// A `[global]` section.
     Global {
         at: Location,
@@ -29,7 +31,7 @@ pub enum Origin {
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (what, at, inc) = match self {
-            Origin::CommandLine { index } => {
+            Origin::CommandLine { index, .. } => {
                 return write!(f, "command line (option {})", index + 1);
             }
             Origin::Global { at, included_from } => ("global section", at, included_from),

@@ -89,6 +89,42 @@ impl PlanError {
         }
     }
 
+    /// fio's checks of a job's options when it adds the job: caps in
+    /// bytes and in I/Os exclude each other (and so do floors), a floor
+    /// above its cap can never be met, and a dedupe working set needs a
+    /// size, one file, and room beside the duplicates.
+    pub(super) fn option_conflicts(state: &State, job: &super::JobSpec) -> Option<Self> {
+        let per_dir = |name: &str| match job.value(name) {
+            Some(options::Value::Nums(v)) => *v,
+            _ => [0; 3],
+        };
+        let set = |v: [u64; 3]| v.iter().any(|&x| x > 0);
+        let (rate, iops) = (per_dir("rate"), per_dir("rate_iops"));
+        let (rate_min, iops_min) = (per_dir("rate_min"), per_dir("rate_iops_min"));
+        let mut fio = Vec::new();
+        if (set(rate) && set(iops)) || (set(rate_min) && set(iops_min)) {
+            fio.push("fio: rate and rate_iops are mutually exclusive".to_string());
+        }
+        for d in 0..3 {
+            if (rate[d] > 0 && rate[d] < rate_min[d]) || (iops[d] > 0 && iops[d] < iops_min[d]) {
+                fio.push(format!("fio: minimum rate exceeds rate, ddir {d}"));
+            }
+        }
+        let rate_problems = fio.len();
+        fio.extend(dedupe_working_set_problems(job));
+        let detail = if fio.len() > rate_problems {
+            "expected a size, one file, and dedupe_percentage plus dedupe_working_set_percentage at most 100 for dedupe_mode=working_set"
+        } else {
+            "expected rate or rate_iops (not both), each at least its rate_min or rate_iops_min"
+        };
+        (!fio.is_empty()).then(|| PlanError {
+            location: state.location.clone(),
+            fio_stderr: fio,
+            fio_stdout: String::new(),
+            detail: format!("job '{}': {detail}", state.job_name()),
+        })
+    }
+
     pub(super) fn too_many_jobs(max: usize) -> Self {
         PlanError {
             location: None,
@@ -96,6 +132,36 @@ impl PlanError {
             fio_stdout: String::new(),
             detail: format!("the plan has more than {max} jobs (--max-jobs)"),
         }
+    }
+}
+
+/// What fio says of a job whose dedupe working set cannot be made.
+fn dedupe_working_set_problems(job: &super::JobSpec) -> Option<String> {
+    let dedupe = job.num("dedupe_percentage").unwrap_or(0);
+    let working_set = matches!(
+        job.value("dedupe_mode"),
+        Some(options::Value::Word {
+            word: "working_set",
+            ..
+        })
+    );
+    if dedupe == 0 || !working_set {
+        return None;
+    }
+    let files = job.num("nrfiles").unwrap_or(1);
+    let reserved = job.num("dedupe_working_set_percentage").unwrap_or(5);
+    if job.setting("size").is_none() {
+        Some("fio: pregenerated dedupe working set requires size to be set".to_string())
+    } else if files != 1 {
+        Some(format!(
+            "fio: dedupe working set mode supported with single file per job, but {files} files provided"
+        ))
+    } else if reserved + dedupe > 100 {
+        Some(format!(
+            "fio: impossible to reach expected dedupe percentage {dedupe} since {reserved} percentage of size is reserved to dedupe working set (those are unique pages)"
+        ))
+    } else {
+        None
     }
 }
 
@@ -242,6 +308,14 @@ fn expectation(def: &OptDef) -> String {
         Kind::Choice(words) if !words.is_empty() => {
             let list: Vec<&str> = words.iter().map(|w| w.word).collect();
             format!("one of {}", list.join(", "))
+        }
+        Kind::Choice(_) if def.check == crate::options::def::Check::Pattern => {
+            "a pattern: hex (0x...), decimal, \"text\", 'file'".to_string()
+                + if def.name == "verify_pattern" {
+                    " or %o"
+                } else {
+                    ""
+                }
         }
         Kind::Choice(_) | Kind::Text(_) => "a non-empty value".to_string(),
         Kind::Int | Kind::Size => format!("a number with an optional k/m/g/t/p suffix{range}"),

@@ -125,7 +125,10 @@ impl Builder<'_> {
             if skipping {
                 continue;
             }
-            let origin = Origin::CommandLine { index };
+            let origin = Origin::CommandLine {
+                index,
+                global: current.is_none(),
+            };
             let target = current.as_mut().unwrap_or(&mut self.global);
             target.apply_one(
                 &opt.name,
@@ -246,6 +249,12 @@ impl Builder<'_> {
                 // numjobs-1 down to 1.
                 let subjob = if clone == 0 { 0 } else { numjobs - clone };
                 let spec = state.to_spec(group_id, number, subjob);
+                if clone == 0
+                    && !self.input.dry_run
+                    && let Some(e) = PlanError::option_conflicts(&state, &spec)
+                {
+                    return Err(e);
+                }
                 jobs_in_group += 1;
                 match groups.last_mut() {
                     Some(g) if g.id == group_id => g.jobs.push(spec),

@@ -45,7 +45,10 @@ fn values_keep_where_they_came_from() {
     let job = p.jobs().next().unwrap();
     assert!(matches!(
         job.setting("iodepth").unwrap().origin,
-        Origin::CommandLine { index: 0 }
+        Origin::CommandLine {
+            index: 0,
+            global: true
+        }
     ));
     assert!(
         matches!(&job.setting("bs").unwrap().origin, Origin::Global { at, .. } if at.line == 2)

@@ -26,14 +26,17 @@ fn cpu_per_io(r: &JobResult) -> Option<(f64, f64)> {
     })
 }
 
-/// Share of the job's runtime its thread spent on a CPU, in percent.
+/// Share of the job's runtime its thread spent on a CPU or waiting for
+/// one (taken by other work), in percent: the share it wanted a CPU,
+/// which a busy machine does not hide.
 fn busy_percent(r: &JobResult) -> f64 {
     let runtime_us = r.runtime.as_micros() as f64;
     if runtime_us == 0.0 {
         return 0.0;
     }
     let members = f64::from(r.members.max(1));
-    100.0 * (r.cpu.user_us + r.cpu.system_us) as f64 / runtime_us / members
+    let wanted = r.cpu.user_us + r.cpu.system_us + r.cpu.waiting_us;
+    (100.0 * wanted as f64 / runtime_us / members).min(100.0)
 }
 
 /// Judges whether ferrio, not the device, set the pace: the job's thread

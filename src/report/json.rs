@@ -179,7 +179,7 @@ fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
     let mut o = Obj::default();
     o.str("jobname", &r.name)
         .int("groupid", r.group as u64)
-        .int("error", r.error.as_ref().map_or(0, |e| e.errno as u64))
+        .int("error", r.reported_error().0 as u64)
         .int("eta", if elapsed_ms < 3000 { ETA_UNKNOWN } else { 0 })
         .int("elapsed", elapsed_ms.div_ceil(1000));
     if !opts.job_options.is_empty() {
@@ -234,11 +234,14 @@ fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
         o.int("total_err", r.total_err)
             .int("first_error", r.first_error as u64);
     }
-    o.int("latency_depth", r.latency_depth as u64)
-        .int("latency_target", opts.latency_target_ns)
-        .float("latency_percentile", opts.latency_percentile)
-        .int("latency_window", opts.latency_window_us)
-        .str("desc", &opts.description);
+    // Absent, as in fio, for a job without a latency depth (verify_only).
+    if r.latency_depth > 0 {
+        o.int("latency_depth", r.latency_depth as u64)
+            .int("latency_target", opts.latency_target_ns)
+            .float("latency_percentile", opts.latency_percentile)
+            .int("latency_window", opts.latency_window_us);
+    }
+    o.str("desc", &opts.description);
     if !crate::persona::as_fio() {
         o.obj("ferrio", super::ferrio::section(r));
     }

@@ -53,24 +53,19 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
     let opts = &r.report;
     let group = report.group(r.group);
     let time = report.ctime();
-    match &r.error {
-        None => {
+    match r.reported_error() {
+        (0, _) => {
             let _ = writeln!(
                 out,
                 "{}: (groupid={}, jobs={}): err= 0: pid={}: {time}",
                 r.name, r.group, r.members, r.pid
             );
         }
-        Some(e) => {
+        (errno, context) => {
             let _ = writeln!(
                 out,
                 "{}: (groupid={}, jobs={}): err={:2} ({}): pid={}: {time}",
-                r.name,
-                r.group,
-                r.members,
-                e.errno,
-                e.context(),
-                r.pid
+                r.name, r.group, r.members, errno, context, r.pid
             );
         }
     }
@@ -148,11 +143,18 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
             strerror(r.first_error)
         );
     }
-    let _ = writeln!(
-        out,
-        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
-        opts.latency_target_ns, opts.latency_window_us, opts.latency_percentile, r.latency_depth
-    );
+    // fio has no latency depth for a job that ran no I/O loop of its own
+    // (verify_only).
+    if r.latency_depth > 0 {
+        let _ = writeln!(
+            out,
+            "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+            opts.latency_target_ns,
+            opts.latency_window_us,
+            opts.latency_percentile,
+            r.latency_depth
+        );
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

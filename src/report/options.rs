@@ -72,7 +72,13 @@ impl ReportOptions {
         let listed = |global: bool| {
             job.settings
                 .iter()
-                .filter(|s| matches!(s.origin, Origin::Global { .. }) == global)
+                .filter(|s| {
+                    let from_global = matches!(
+                        s.origin,
+                        Origin::Global { .. } | Origin::CommandLine { global: true, .. }
+                    );
+                    from_global == global
+                })
                 .filter_map(|s| {
                     let text = s.text.as_ref().filter(|t| !t.is_empty())?;
                     Some((s.def.name.to_string(), text.clone()))
@@ -104,7 +110,7 @@ impl ReportOptions {
                     word: "none" | "0",
                     ..
                 }) | None
-            ),
+            ) || ignores_errors(job),
             latency_target_ns: job.num("latency_target").unwrap_or(0) * 1000,
             latency_window_us: job.num("latency_window").unwrap_or(0),
             latency_percentile,
@@ -116,5 +122,14 @@ impl ReportOptions {
     /// Whether numbers are shown with binary prefixes (kb_base=1024).
     pub fn binary(&self) -> bool {
         self.kb_base == 1024
+    }
+}
+
+/// Whether an ignore_error list turns continue_on_error on for its kind.
+fn ignores_errors(job: &JobSpec) -> bool {
+    match job.value("ignore_error") {
+        Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
+            .is_ok_and(|lists| lists.iter().any(|l| !l.is_empty())),
+        _ => false,
     }
 }

@@ -22,7 +22,7 @@ pub fn render(report: &Report) -> String {
 
 fn line(out: &mut String, report: &Report, r: &JobResult) {
     let version = report.terse_version;
-    let error = r.error.as_ref().map_or(0, |e| e.errno);
+    let error = r.reported_error().0;
     if version == 2 {
         let _ = write!(out, "2;{};{};{error}", r.name, r.group);
     } else {

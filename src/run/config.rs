@@ -9,11 +9,14 @@ use super::distribution::Shape;
 use super::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
 use super::result::JobError;
-use crate::engine::{self, EngineOptions};
+use crate::engine::{self, Dir, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
 use crate::report::options::ReportOptions;
+use crate::verify::checksum::Checksum;
+use crate::verify::pattern::DataPattern;
+use crate::verify::{Method, VerifySpec};
 
 /// The I/O pattern of `rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +60,12 @@ pub struct JobConfig {
     pub ramp: Duration,
     /// What goes into write buffers.
     pub buffers: BufferFill,
+    /// Compressible or duplicate write contents, refilled for every
+    /// write; takes the place of `buffers` when set.
+    pub buffer_shape: Option<super::content::Shape>,
+    /// dedupe_global: every job's seed, for a working set shared by all
+    /// (filled in once every job is known).
+    pub dedupe_peers: Option<super::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
     /// When this job ends, stop the other jobs of its group.
@@ -79,12 +88,22 @@ pub struct JobConfig {
     /// Per-direction caps (0: none): bytes per second and I/Os per second.
     pub rate_bytes: [u64; 3],
     pub rate_iops: [u64; 3],
+    /// rate_min and rate_iops_min, measured over rate_cycle.
+    pub rate_floors: super::rate::Floors,
+    /// rate_process=poisson: exponential gaps between rate-capped I/Os.
+    pub rate_poisson: bool,
+    /// rate_ignore_thinktime: time spent thinking does not count against
+    /// the rate.
+    pub rate_ignore_thinktime: bool,
     pub iodepth: usize,
     /// Queue this many I/Os before submitting them (fio's iodepth_batch).
     pub batch_submit: usize,
     /// Reap at least / at most this many completions at a time.
     pub batch_complete_min: usize,
     pub batch_complete_max: usize,
+    /// Neither batch_complete bound set above 0: fio polls, reaping after
+    /// every I/O it queues.
+    pub reap_after_each_io: bool,
     /// When the queue is full, let it drain to this depth before refilling.
     pub iodepth_low: usize,
     /// Stop after this long (time-based jobs loop over the file until then).
@@ -133,8 +152,18 @@ pub struct JobConfig {
     /// The name of the job this one waits for (wait_for): it starts once
     /// every job of that name has ended.
     pub wait_for: Option<String>,
-    /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify.
+    /// continue_on_error as fio's bits: 1 read, 2 write, 4 verify; an
+    /// ignore_error list sets its kind's bit.
     pub continue_on_error: u8,
+    /// ignore_error's errnos per kind (read, write, verify); an empty
+    /// list means fio's default, EIO and EILSEQ.
+    pub ignore_errors: [Vec<i32>; 3],
+    /// error_dump: log every error, also those the job carries on after.
+    pub error_dump: bool,
+    /// How written data is stamped and checked, when the job verifies.
+    pub verify: Option<Arc<VerifySpec>>,
+    /// The bytes buffer_pattern fills write buffers with.
+    pub buffer_pattern: Option<Arc<[u8]>>,
     /// `rw=read:N` and the like: bytes skipped after each sequential I/O,
     /// or stepped back when negative (fio's ddir_seq_add).
     pub seq_step: i64,
@@ -311,6 +340,9 @@ pub enum BufferFill {
     Random,
     /// New random bytes before every write.
     Refill,
+    /// buffer_pattern, filled once; refilled before every write when the
+    /// job also reads into the same buffers.
+    Pattern { refill: bool },
 }
 
 /// Why a job cannot run.
@@ -572,7 +604,25 @@ impl JobConfig {
             Some(Value::Nums(v)) => v[0],
             _ => 0,
         };
-        let buffers = if job.flag("zero_buffers") {
+        let compress = job.num("buffer_compress_percentage").unwrap_or(0).min(100) as u32;
+        let dedupe = job.num("dedupe_percentage").unwrap_or(0).min(100) as u32;
+        let buffer_shape = buffer_shape(job, &bs, size, compress, dedupe);
+        let buffer_pattern = match job.setting("buffer_pattern").map(|s| &s.value) {
+            Some(Value::Text(t)) => Some(
+                DataPattern::parse(t, false)
+                    .map_err(|e| Refusal(format!("job '{}': buffer_pattern: {e}", job.name)))?,
+            ),
+            _ => None,
+        };
+        let verify = verify_spec(job, &pattern, &bs, cfg_time_based(job))?;
+        let buffers = if buffer_pattern.is_some() {
+            // fio turns scrambling and zeroing off, and refills only for
+            // jobs that read.
+            BufferFill::Pattern {
+                refill: pattern.read,
+            }
+        } else if job.flag("zero_buffers") || compress == 100 {
+            // Fully compressible means zeros (unless some buffers repeat).
             BufferFill::Zeros
         } else if job.flag("refill_buffers") {
             BufferFill::Refill
@@ -617,6 +667,11 @@ impl JobConfig {
             _ => job.num("rwmixread").unwrap_or(50).min(100),
         };
         let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
+        let ignore_errors = match job.value("ignore_error") {
+            Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
+                .map_err(|e| Refusal(format!("job '{}': ignore_error: {e}", job.name)))?,
+            _ => Default::default(),
+        };
         let batch_complete_min = job.num("iodepth_batch_complete_min").unwrap_or(1) as usize;
         let report = ReportOptions::from_spec(job);
         let reduced = job.flag("gtod_reduce");
@@ -660,6 +715,8 @@ impl JobConfig {
             }
             .max(batch_complete_min)
             .max(1),
+            reap_after_each_io: batch_complete_min == 0
+                && job.num("iodepth_batch_complete_max").unwrap_or(0) == 0,
             iodepth_low: match job.setting("iodepth_low") {
                 Some(_) => (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth),
                 None => iodepth,
@@ -696,6 +753,8 @@ impl JobConfig {
             startdelay: Duration::from_micros(startdelay),
             ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
             buffers,
+            buffer_shape,
+            dedupe_peers: None,
             unlink: job.flag("unlink"),
             exitall: job.flag("exitall"),
             group_reporting: job.flag("group_reporting"),
@@ -714,6 +773,19 @@ impl JobConfig {
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
             rate_iops: per_dir(job, "rate_iops"),
+            rate_floors: super::rate::Floors {
+                bytes: per_dir(job, "rate_min"),
+                iops: per_dir(job, "rate_iops_min"),
+                cycle_ms: job.num("rate_cycle").unwrap_or(1000),
+            },
+            rate_ignore_thinktime: job.flag("rate_ignore_thinktime"),
+            rate_poisson: matches!(
+                job.value("rate_process"),
+                Some(Value::Word {
+                    word: "poisson",
+                    ..
+                })
+            ),
             measure,
             bw_every: every("bwavgtime", logs.bw.is_some()),
             iops_every: every("iopsavgtime", logs.iops.is_some()),
@@ -734,7 +806,11 @@ impl JobConfig {
                     _ => 0,
                 },
                 _ => 0,
-            },
+            } | (0..3)
+                .filter(|&k| !ignore_errors[k].is_empty())
+                .fold(0, |bits, k| bits | 1 << k),
+            ignore_errors,
+            error_dump: job.flag("error_dump"),
             engine_options: engine_options(job),
             report: Arc::new(report),
             seq_step,
@@ -765,6 +841,8 @@ impl JobConfig {
             fill_device,
             open_files: job.num("openfiles").unwrap_or(0) as usize,
             create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
+            verify: verify.map(Arc::new),
+            buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
         })
     }
 
@@ -792,6 +870,8 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
             .setting("nonvectored")
             .is_some_and(|s| matches!(&s.value, Value::Nums(v) if v[0] == 0)),
         force_async: set("force_async").unwrap_or(0) as u32,
+        poll_completions: set("iodepth_batch_complete_min") == Some(0),
+        userspace_reap: job.flag("userspace_reap"),
         rbd: if job.engine == "rbd" {
             rbd_target(job)
         } else {
@@ -1008,6 +1088,44 @@ fn direct(job: &JobSpec) -> bool {
     }
 }
 
+/// The shape of write contents under buffer_compress_percentage and
+/// dedupe_percentage; `None` when neither shapes them (a compress
+/// percentage of 100 means zeros).
+fn buffer_shape(
+    job: &JobSpec,
+    bs: &[BlockSizes; 3],
+    size: u64,
+    compress: u32,
+    dedupe: u32,
+) -> Option<super::content::Shape> {
+    use super::content::{DedupeMode, Shape};
+    let compress = if compress == 100 { 0 } else { compress };
+    if compress == 0 && dedupe == 0 {
+        return None;
+    }
+    let min_bs = bs[Dir::Write as usize].min().max(1);
+    let mode = match job.value("dedupe_mode") {
+        Some(Value::Word {
+            word: "working_set",
+            ..
+        }) => {
+            let percent = job.num("dedupe_working_set_percentage").unwrap_or(5);
+            DedupeMode::WorkingSet {
+                pages: size * percent / 100 / min_bs,
+                global: job.flag("dedupe_global"),
+            }
+        }
+        _ => DedupeMode::Repeat,
+    };
+    Some(Shape {
+        compress,
+        chunk: job.num("buffer_compress_chunk").unwrap_or(512) as usize,
+        dedupe,
+        mode,
+        min_bs: min_bs as usize,
+    })
+}
+
 /// A per-direction number option, zeros when unset.
 fn per_dir(job: &JobSpec, name: &str) -> [u64; 3] {
     match job.value(name) {
@@ -1220,4 +1338,102 @@ pub fn make_filename(format: &str, job: &str, jobnum: u32, filenum: u64) -> Stri
         }
     }
     name
+}
+
+fn cfg_time_based(job: &JobSpec) -> bool {
+    job.flag("time_based")
+}
+
+/// The job's verify settings, with fio's fix-ups of verify_interval
+/// (init.c): by default the smallest write size, never more than it, and
+/// always a divisor of the smallest and largest write sizes.
+fn verify_spec(
+    job: &JobSpec,
+    rw: &Pattern,
+    bs: &[BlockSizes; 3],
+    time_based: bool,
+) -> Result<Option<VerifySpec>, Refusal> {
+    let refuse = |what: String| Refusal(format!("job '{}': {what}", job.name));
+    let pattern = match job.setting("verify_pattern").map(|s| &s.value) {
+        Some(Value::Text(t)) => {
+            Some(DataPattern::parse(t, true).map_err(|e| refuse(format!("verify_pattern: {e}")))?)
+        }
+        _ => None,
+    };
+    let word = match job.setting("verify").map(|s| &s.value) {
+        Some(Value::Word { word, .. }) => Some(*word),
+        _ => None,
+    };
+    let method = match (word, &pattern) {
+        (None | Some("0"), None) => return Ok(None),
+        // verify_pattern alone verifies the pattern behind a header.
+        (None, Some(_)) => Method::HeaderAndPattern,
+        (Some("0"), Some(_)) => return Ok(None),
+        (Some("meta"), _) => Method::HeaderOnly,
+        (Some("null"), _) => Method::Null,
+        (Some("pattern"), Some(_)) => Method::PatternOnly,
+        (Some("pattern"), None) => {
+            return Err(refuse("verify=pattern needs a verify_pattern".to_string()));
+        }
+        (Some(w), _) => Method::Checksum(Checksum::from_word(w).ok_or_else(|| {
+            refuse(format!(
+                "verify={w} is not run by ferrio yet (run it with fio)"
+            ))
+        })?),
+    };
+    // What ferrio checks is one pass of writes, read back once.
+    let not_yet = |what: &str| {
+        Err(refuse(format!(
+            "verify {what} is not run by ferrio yet (run it with fio)"
+        )))
+    };
+    if (rw.read && rw.write) || rw.trim {
+        return not_yet("on a job that mixes reads and writes, or trims");
+    }
+    let rewrites = job.num("loops").unwrap_or(1) > 1 || job.setting("io_size").is_some();
+    if rw.write && (time_based || rewrites) {
+        return not_yet(
+            "of writes with time_based, loops or io_size (blocks written more than once)",
+        );
+    }
+    let (min_w, max_w) = (bs[1].min(), bs[1].max());
+    let mut interval = job.num("verify_interval").unwrap_or(0);
+    if min_w != max_w && interval == 0 {
+        interval = min_w;
+    }
+    interval = interval.min(min_w);
+    if interval == 0 || min_w % interval != 0 || max_w % interval != 0 {
+        interval = gcd(min_w, max_w);
+    }
+    let header_at = job.num("verify_offset").unwrap_or(0) as usize;
+    // fio writes past the interval (or fails the job) in these cases.
+    let header = method.header_size();
+    if header > 0 && (interval as usize <= header || header_at + header > interval as usize) {
+        return Err(refuse(format!(
+            "verify_interval {interval} has no room for the {header}-byte verify header at offset {header_at}"
+        )));
+    }
+    let backlog = job.num("verify_backlog").unwrap_or(0);
+    let only = job.flag("verify_only");
+    Ok(Some(VerifySpec {
+        method,
+        interval: interval as usize,
+        header_at,
+        pattern,
+        fatal: job.flag("verify_fatal"),
+        read_back: job.flag("do_verify"),
+        only,
+        backlog,
+        backlog_batch: job
+            .num("verify_backlog_batch")
+            .filter(|&b| b > 0)
+            .unwrap_or(backlog),
+        // A job that only reads cannot know which write a block holds.
+        check_numberio: rw.write && min_w == max_w && !time_based && !only,
+        thread: job.number as u16,
+    }))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }

@@ -11,18 +11,23 @@ use std::time::Instant;
 use super::clock::{self, Nanos, ms_between, nanos};
 
 use super::config::{BufferFill, JobConfig};
+use super::content::Content;
 use super::depth::DepthTracker;
+use super::errors::{self, Verdict};
 use super::files::FileChooser;
 use super::fio_rand::Draws;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
-use super::placement::{Placer, used_dirs};
+use super::placement::{Placement, Placer, used_dirs};
 use super::progress::{JobProgress, State};
+use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
+use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
+use crate::verify::pattern::repeat_into;
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
@@ -42,6 +47,8 @@ struct Slot {
     /// Whether it went through an asynchronous engine's queue (only those
     /// have a submission latency).
     queued: bool,
+    /// For a verifying job, the logged block this I/O writes or checks.
+    piece: Option<usize>,
 }
 
 impl Slot {
@@ -59,14 +66,20 @@ impl Slot {
             prepared: 0,
             submitted: None,
             queued: false,
+            piece: None,
         }
     }
 
     /// Prepares a write buffer as the job's buffer options ask.
-    fn prepare_write(&mut self, fill: BufferFill, rng: &mut Rng, serial: u64) {
+    fn prepare_write(&mut self, cfg: &JobConfig, rng: &mut Rng, serial: u64) {
         let offset = self.offset;
         let buf = self.buf();
-        match fill {
+        match cfg.buffers {
+            BufferFill::Pattern { refill: true } => {
+                if let Some(p) = &cfg.buffer_pattern {
+                    repeat_into(p, buf);
+                }
+            }
             BufferFill::Refill => fill_random(buf, rng),
             BufferFill::RandomScrambled => {
                 // Stamp each 512-byte sector with the offset and a serial
@@ -77,7 +90,7 @@ impl Slot {
                     sector[..n].copy_from_slice(&stamp.to_le_bytes()[..n]);
                 }
             }
-            BufferFill::Random | BufferFill::Zeros => {}
+            BufferFill::Random | BufferFill::Zeros | BufferFill::Pattern { .. } => {}
         }
     }
 
@@ -138,7 +151,7 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResu
     let totals = |f: fn(&DirStats) -> u64| [0, 1, 2].map(|d| f(&result.dirs[d]));
     progress.publish(totals(|d| d.bytes), totals(|d| d.ios));
     progress.give_snapshot(result.clone());
-    progress.set_state(if result.error.is_some() {
+    progress.set_state(if result.failed() {
         State::Failed
     } else if stops.run.load(Ordering::Relaxed) {
         State::Killed
@@ -206,7 +219,29 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
+    let mut content = cfg
+        .buffer_shape
+        .map(|shape| Content::new(shape, cfg.seed, cfg.dedupe_peers.as_ref()));
+    if let Some(content) = &mut content
+        && cfg.pattern.write
+    {
+        // fio fills every buffer of a writing job once before the first
+        // I/O, from the same generator: those draws are not written.
+        for slot in &mut slots {
+            slot.len = max_len;
+            content.fill(slot.buf());
+        }
+    }
+    if let Some(p) = &cfg.buffer_pattern {
+        for slot in &mut slots {
+            slot.len = max_len;
+            repeat_into(p, slot.buf());
+        }
+    }
     let regions: Vec<libc::iovec> = slots.iter_mut().map(|s| s.region(max_len)).collect();
+    let mut verifying = Verifying::new(cfg);
+    // fio's td->last_ddir: whether the last I/O issued was a read.
+    let mut last_was_read = false;
     if let Err(e) = eng.register_buffers(&regions) {
         let text = format!("fio: registering the job's buffers failed: {e}");
         result.fail(errno(&e), "register buffers", text);
@@ -256,6 +291,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Engines without a commit step count one submit and one reap per I/O.
     let counts_each_io = !eng.commits();
     let counts_submits = eng.counts_submits();
+    let submits_in_queue = eng.submits_in_queue();
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
@@ -291,7 +327,21 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     let rate_capped = cfg.rate_capped();
+    let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
+    let mut rate_credit = [0u64; 3];
+    let mut poisson = cfg.rate_poisson.then(|| {
+        let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
+        PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
+    });
     'run: loop {
+        // rate_min and rate_iops_min, as fio checks them between I/Os.
+        if let Some(check) = &mut floor_check
+            && clock >= ramp_end
+            && let Some(text) = check.check(clock, issued(&work).0, &result.dirs, &cfg.name)
+        {
+            result.fail(libc::EIO, "check_min_rate", text);
+            break;
+        }
         let issuing = may_issue(clock, &work, budget);
         if clock >= next_tick {
             if clock >= sampler.next && issuing {
@@ -418,74 +468,97 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
         if issuing && room && !draining {
-            let mixed = cfg.pattern.read && cfg.pattern.write;
-            let drawn = if cfg.pattern.trim {
-                Dir::Trim
-            } else if mixed {
-                [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
-            } else if cfg.pattern.read {
-                Dir::Read
+            // verify_backlog: in place of the next I/O, a read that checks
+            // a block written earlier.
+            let backlog = verifying
+                .as_mut()
+                .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
+            let (index, dir, file_index, offset, len) = if let Some((_, block)) = backlog {
+                let Some(index) = free.pop() else { break };
+                let (file, len) = (block.file as usize, u64::from(block.len));
+                (index, Dir::Read, file, block.offset, len)
             } else {
-                Dir::Write
-            };
-            // Rate caps (fio's rate_ddir): a direction ahead of its rate
-            // gives way to the other if that one is due, else the job
-            // sleeps until the earlier of the two is due.
-            let due = |d: Dir| {
-                let (ios, bytes) = work[d as usize];
-                start
-                    + nanos(
-                        super::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default(),
-                    )
-            };
-            let other = if drawn == Dir::Read {
-                Dir::Write
-            } else {
-                Dir::Read
-            };
-            // trimwrite: the write that follows each trim goes to the
-            // block just trimmed.
-            let follow = pending_write.take();
-            // Only rate-capped jobs read the clock here.
-            let dir = if follow.is_some() {
-                Dir::Write
-            } else if !rate_capped || due(drawn) <= clock::now() {
-                drawn
-            } else if mixed && due(other) <= clock::now() {
-                other
-            } else {
-                let dir = if !mixed || due(drawn) <= due(other) {
-                    drawn
+                let mixed = cfg.pattern.read && cfg.pattern.write;
+                let drawn = if cfg.pattern.trim {
+                    Dir::Trim
+                } else if mixed {
+                    [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
+                } else if cfg.pattern.read {
+                    Dir::Read
                 } else {
-                    other
+                    Dir::Write
                 };
-                if !wait_until(due(dir), deadline, stop) {
-                    clock = clock::now();
-                    continue;
-                }
-                dir
-            };
-            let Some(index) = free.pop() else { break };
-            last_was_sync = false;
-            let room = if cfg.time_based {
-                u64::MAX
-            } else {
-                budget - issued(&work).1
-            };
-            let (file_index, offset, len) = match follow {
-                Some(block) => block,
-                None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
-                    Some(io) => io,
-                    None => {
-                        free.push(index);
-                        out_of_offsets = true;
+                // Rate caps (fio's rate_ddir): a direction ahead of its rate
+                // gives way to the other if that one is due, else the job
+                // sleeps until the earlier of the two is due.
+                let due = |d: Dir| {
+                    let (ios, bytes) = work[d as usize];
+                    // rate_ignore_thinktime: what the job would have issued
+                    // while it thought counts as issued.
+                    let credit = rate_credit[d as usize];
+                    let (ios, bytes) = (
+                        ios + credit / cfg.bs[d as usize].min().max(1),
+                        bytes + credit,
+                    );
+                    start
+                        + match &poisson {
+                            Some(p) => p.due_us(d as usize) * 1000,
+                            None => nanos(
+                                super::config::rate_due(cfg, d as usize, ios, bytes)
+                                    .unwrap_or_default(),
+                            ),
+                        }
+                };
+                let other = if drawn == Dir::Read {
+                    Dir::Write
+                } else {
+                    Dir::Read
+                };
+                // trimwrite: the write that follows each trim goes to the
+                // block just trimmed.
+                let follow = pending_write.take();
+                // Only rate-capped jobs read the clock here.
+                let dir = if follow.is_some() {
+                    Dir::Write
+                } else if !rate_capped || due(drawn) <= clock::now() {
+                    drawn
+                } else if mixed && due(other) <= clock::now() {
+                    other
+                } else {
+                    let dir = if !mixed || due(drawn) <= due(other) {
+                        drawn
+                    } else {
+                        other
+                    };
+                    if !wait_until(due(dir), deadline, stop) {
+                        clock = clock::now();
                         continue;
                     }
-                },
+                    dir
+                };
+                let Some(index) = free.pop() else { break };
+                last_was_sync = false;
+                let room = if cfg.time_based {
+                    u64::MAX
+                } else {
+                    budget - issued(&work).1
+                };
+                let (file_index, offset, len) = match follow {
+                    Some(block) => block,
+                    None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
+                        Some(io) => io,
+                        None => {
+                            free.push(index);
+                            out_of_offsets = true;
+                            continue;
+                        }
+                    },
+                };
+                if cfg.pattern.trimwrite && dir == Dir::Trim {
+                    pending_write = Some((file_index, offset, len));
+                }
+                (index, dir, file_index, offset, len)
             };
-            if cfg.pattern.trimwrite && dir == Dir::Trim {
-                pending_write = Some((file_index, offset, len));
-            }
             let file = files[file_index];
             let slot = &mut slots[index];
             slot.file = file_index;
@@ -494,28 +567,60 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             slot.len = len as usize;
             slot.prepared = clock;
             slot.submitted = Some(clock);
-            work[dir as usize].0 += 1;
-            work[dir as usize].1 += len;
-            let issued_ios = issued(&work).0;
+            slot.piece = backlog.map(|(piece, _)| piece);
+            last_was_read = dir == Dir::Read;
             if clock >= ramp_end {
                 result.issue(dir);
             }
-            if dir == Dir::Write {
-                slot.prepare_write(cfg.buffers, &mut rng, issued_ios);
+            // Backlog reads are not part of the job's amount of I/O.
+            if backlog.is_none() {
+                work[dir as usize].0 += 1;
+                work[dir as usize].1 += len;
+                if let Some(p) = &mut poisson {
+                    p.issued(dir as usize);
+                }
+                let issued_ios = issued(&work).0;
+                if dir == Dir::Write {
+                    match (&mut verifying, &mut content) {
+                        (Some(v), _) => {
+                            let numberio = work[Dir::Write as usize].0 - 1;
+                            slot.piece = Some(v.stamp(slot.buf(), file_index, offset, numberio));
+                        }
+                        (None, Some(content)) => content.fill(slot.buf()),
+                        (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
+                    }
+                }
+                if issued_ios.is_multiple_of(cfg.think_blocks)
+                    && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
+                {
+                    let thought = think(cfg);
+                    if cfg.rate_ignore_thinktime {
+                        let d = dir as usize;
+                        rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
+                        if let Some(p) = &mut poisson {
+                            p.delay(d, thought);
+                        }
+                    }
+                }
             }
-            if issued_ios.is_multiple_of(cfg.think_blocks)
-                && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
-            {
-                think(cfg);
-            }
-            match eng.queue(Request {
-                slot: index,
-                file,
-                offset,
-                dir,
-                buf: slot.buf(),
-            }) {
+            // verify_only: the writes are only replayed, to know what to check.
+            let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
+            let queued = if replay {
+                Queued::Done(len as i64)
+            } else {
+                eng.queue(Request {
+                    slot: index,
+                    file,
+                    offset,
+                    dir,
+                    buf: slot.buf(),
+                })
+            };
+            match queued {
                 Queued::Pending => {
+                    if submits_in_queue && clock >= ramp_end {
+                        result.done_in_queue_async();
+                    }
                     slot.queued = true;
                     unsubmitted.push(index);
                 }
@@ -526,13 +631,26 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         result.done_in_queue(counts_each_io);
                     }
                     free.push(index);
-                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end) {
+                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end)
+                        || !after_io(
+                            cfg,
+                            &mut result,
+                            &mut verifying,
+                            slot,
+                            r,
+                            "io_u_sync_complete",
+                        )
+                    {
                         break 'run;
                     }
                     continue;
                 }
             }
-            let full = in_flight + unsubmitted.len() == cfg.iodepth || (may_be_busy && eng.busy());
+            // Polling for completions (no batch_complete minimum or
+            // maximum), fio reaps after every I/O as if the queue were full.
+            let full = in_flight + unsubmitted.len() == cfg.iodepth
+                || (may_be_busy && eng.busy())
+                || cfg.reap_after_each_io;
             let last = !may_issue(clock, &work, budget);
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
@@ -569,9 +687,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         if in_flight == 0 {
-            // Drained for a sync or a new pass: go on, unless the job is
-            // over meanwhile (its runtime is up), which ends the drain.
-            if (draining && may_issue(clock, &work, budget)) || !unsubmitted.is_empty() {
+            // Drained for a sync or a new pass: go on, unless the job has
+            // ended meanwhile (its runtime is up, or it was stopped).
+            if (draining && issuing) || !unsubmitted.is_empty() {
                 continue;
             }
             break;
@@ -601,18 +719,22 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             if clock >= ramp_end {
                 result.reaped(done.len());
             }
+            // All of them are out of the engine, even if an error stops
+            // the accounting part way.
+            in_flight -= done.len();
             for c in &done {
-                in_flight -= 1;
                 free.push(c.slot);
-                if !complete(
-                    cfg,
-                    &mut result,
-                    &mut logs,
-                    &mut slots[c.slot],
-                    c.result,
-                    clock,
-                    ramp_end,
-                ) {
+                let slot = &mut slots[c.slot];
+                if !complete(cfg, &mut result, &mut logs, slot, c.result, clock, ramp_end)
+                    || !after_io(
+                        cfg,
+                        &mut result,
+                        &mut verifying,
+                        slot,
+                        c.result,
+                        "io_u_queued_complete",
+                    )
+                {
                     break 'run;
                 }
             }
@@ -632,11 +754,51 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         in_flight -= done.len().min(in_flight);
     }
+    let writes_end = clock::now();
+    // The read-back pass over the blocks not checked yet (fio's
+    // do_verify); its time is the read direction's runtime.
+    let mut verify_took = None;
+    // fio's verify pass ends at once when the runtime is over.
+    let time_left = deadline.is_none_or(|d| writes_end < d);
+    if let Some(v) = &mut verifying
+        && cfg.pattern.write
+        && v.spec.read_back
+        && result.error.is_none()
+        && !stop.any()
+        && time_left
+    {
+        let in_write_order = placer.files.iter().all(Placement::has_map);
+        let rest = v.rest(in_write_order);
+        let mut pass = Pass {
+            cfg,
+            eng: eng.as_mut(),
+            files: &files,
+            slots: &mut slots,
+            result: &mut result,
+            logs: &mut logs,
+            epoch: ramp_end,
+            deadline,
+            counts_each_io,
+            counts_submits,
+        };
+        pass.check_all(v, &rest, stop);
+        verify_took = Some(clock::now().saturating_sub(writes_end));
+    }
     let end = clock::now();
     progress.set_state(State::Finishing);
     result.finish(std::time::Duration::from_nanos(
-        end.saturating_sub(ramp_end),
+        writes_end.saturating_sub(ramp_end),
     ));
+    if let Some(took) = verify_took {
+        result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
+        result.runtime += std::time::Duration::from_nanos(took);
+    }
+    if verifying.as_ref().is_some_and(|v| v.spec.only) {
+        // fio's dry run of the writes takes no time, and skips the setup
+        // of its I/O loop, latency depth included.
+        result.dirs[Dir::Write as usize].runtime_ms = 0;
+        result.latency_depth = 0;
+    }
     // A synchronous engine holds its one I/O whenever it runs.
     let synchronous = !eng.commits() || cfg.iodepth == 1;
     (result.depth_mean, result.depth_per_second) = if synchronous {
@@ -660,7 +822,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
-    if result.error.is_none() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
+    if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
         for (&file, path) in files.iter().zip(&cfg.paths) {
             if let Err(e) = eng.sync(file, false) {
                 result.fail(
@@ -727,6 +889,240 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
         .map_or(region_end, |len| len.max(region_end))
 }
 
+/// A verifying job's part in finishing an I/O: a written block may now be
+/// read back, and a block read back is checked. False when a verify
+/// failure ends the job.
+fn after_io(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    verifying: &mut Option<Verifying<'_>>,
+    slot: &mut Slot,
+    r: i64,
+    func: &str,
+) -> bool {
+    let Some(v) = verifying.as_mut() else {
+        return true;
+    };
+    let block = match (slot.piece, slot.dir) {
+        (Some(piece), Dir::Write) => {
+            v.write_done(piece);
+            return true;
+        }
+        (Some(piece), _) => v.piece(piece),
+        // A job that only reads checks every block it reads.
+        (None, Dir::Read) if !cfg.pattern.write => crate::verify::Written {
+            file: slot.file as u32,
+            offset: slot.offset,
+            len: slot.len as u32,
+            numberio: 0,
+        },
+        (None, _) => return true,
+    };
+    let logged = slot.piece.is_some();
+    match v.check(slot.buf(), &block, logged) {
+        Ok(()) => true,
+        Err(text) => verify_failed(cfg, result, text, func, r),
+    }
+}
+
+/// Records a failed check: fio's EILSEQ, which ends the job unless
+/// continue_on_error covers verify errors.
+fn verify_failed(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    text: String,
+    func: &str,
+    r: i64,
+) -> bool {
+    if r < 0 {
+        return true;
+    }
+    if cfg.continue_on_error & 4 != 0 {
+        eprintln!("{text}");
+        result.total_err += 1;
+        if result.first_error == 0 {
+            result.first_error = libc::EILSEQ;
+        }
+        return true;
+    }
+    result.fail(libc::EILSEQ, func, text);
+    false
+}
+
+/// What the read-back pass works with.
+struct Pass<'p, 'e> {
+    cfg: &'p JobConfig,
+    eng: &'p mut (dyn Engine + 'e),
+    files: &'p [usize],
+    slots: &'p mut [Slot],
+    result: &'p mut JobResult,
+    logs: &'p mut Option<JobLogs>,
+    epoch: Nanos,
+    /// When the job's runtime is over, if it has one.
+    deadline: Option<Nanos>,
+    counts_each_io: bool,
+    counts_submits: bool,
+}
+
+impl Pass<'_, '_> {
+    /// Syncs the files and drops their cached pages (so the reads reach
+    /// the device), then reads every block of `rest` back, `iodepth` at a
+    /// time, checking each as it completes. The reads count in the read
+    /// direction, as fio's do.
+    fn check_all(
+        &mut self,
+        v: &mut Verifying<'_>,
+        rest: &[crate::verify::Written],
+        stop: Stops<'_>,
+    ) {
+        let cfg = self.cfg;
+        for (&file, path) in self.files.iter().zip(&cfg.paths) {
+            let synced = self.eng.sync(file, false).and_then(|()| {
+                if cfg.invalidate && cfg.engine != "null" {
+                    engine::drop_cached_pages(path)
+                } else {
+                    Ok(())
+                }
+            });
+            if let Err(e) = synced {
+                let text = format!("fio: preparing {} for verify: {e}", path.display());
+                self.result.fail(errno(&e), "fsync", text);
+                return;
+            }
+        }
+        let func = if self.eng.commits() {
+            "io_u_queued_complete"
+        } else {
+            "io_u_sync_complete"
+        };
+        let mut free: Vec<usize> = (0..self.slots.len()).rev().collect();
+        let mut unsubmitted: Vec<usize> = Vec::with_capacity(self.slots.len());
+        let mut done: Vec<Completion> = Vec::with_capacity(self.slots.len());
+        let (mut next, mut in_flight) = (0usize, 0usize);
+        let mut clock = clock::now();
+        'pass: loop {
+            let out_of_time = self.deadline.is_some_and(|d| clock >= d);
+            while next < rest.len() && !stop.any() && !out_of_time {
+                let Some(index) = free.pop() else { break };
+                let block = rest[next];
+                let slot = &mut self.slots[index];
+                slot.file = block.file as usize;
+                slot.dir = Dir::Read;
+                slot.offset = block.offset;
+                slot.len = block.len as usize;
+                slot.piece = Some(next);
+                slot.prepared = clock;
+                slot.submitted = Some(clock);
+                next += 1;
+                if clock >= self.epoch {
+                    self.result.issue(Dir::Read);
+                }
+                match self.eng.queue(Request {
+                    slot: index,
+                    file: self.files[slot.file],
+                    offset: slot.offset,
+                    dir: Dir::Read,
+                    buf: slot.buf(),
+                }) {
+                    Queued::Pending => {
+                        slot.queued = true;
+                        unsubmitted.push(index);
+                    }
+                    Queued::Done(r) => {
+                        clock = clock::now();
+                        if clock >= self.epoch {
+                            self.result.done_in_queue(self.counts_each_io);
+                        }
+                        free.push(index);
+                        if !self.finished(v, rest, index, r, clock, func) {
+                            break 'pass;
+                        }
+                    }
+                }
+                if unsubmitted.len() >= cfg.batch_submit {
+                    break;
+                }
+            }
+            if !unsubmitted.is_empty() {
+                let batch = unsubmitted.len();
+                if let Err(e) = submit(
+                    self.eng,
+                    self.slots,
+                    &mut unsubmitted,
+                    &mut in_flight,
+                    &mut clock,
+                ) {
+                    let text = format!("fio: io commit failed: {e}");
+                    self.result.fail(errno(&e), "io commit", text);
+                    break;
+                }
+                if clock >= self.epoch {
+                    self.result.depth_sample(in_flight, batch);
+                    if self.counts_submits {
+                        self.result.submitted(batch);
+                    }
+                }
+            }
+            let more = next < rest.len() && !stop.any() && !out_of_time;
+            if in_flight == 0 {
+                if !more {
+                    break;
+                }
+                continue;
+            }
+            if !free.is_empty() && more {
+                continue;
+            }
+            done.clear();
+            if let Err(e) = self.eng.reap(1, in_flight, &mut done) {
+                let text = format!("fio: reaping I/O failed: {e}");
+                self.result.fail(errno(&e), "get_events", text);
+                break;
+            }
+            clock = clock::now();
+            if clock >= self.epoch {
+                self.result.reaped(done.len());
+            }
+            in_flight -= done.len();
+            for c in std::mem::take(&mut done) {
+                free.push(c.slot);
+                if !self.finished(v, rest, c.slot, c.result, clock, func) {
+                    break 'pass;
+                }
+            }
+        }
+        // An error or a stop ended the pass: wait for what is in flight.
+        while in_flight > 0 {
+            done.clear();
+            if self.eng.reap(in_flight, in_flight, &mut done).is_err() {
+                break;
+            }
+            in_flight -= done.len().min(in_flight);
+        }
+    }
+
+    /// Accounts and checks one finished read-back; false when the job ends.
+    fn finished(
+        &mut self,
+        v: &mut Verifying<'_>,
+        rest: &[crate::verify::Written],
+        index: usize,
+        r: i64,
+        at: Nanos,
+        func: &str,
+    ) -> bool {
+        let slot = &mut self.slots[index];
+        if !complete(self.cfg, self.result, self.logs, slot, r, at, self.epoch) {
+            return false;
+        }
+        let Some(piece) = slot.piece else { return true };
+        match v.check(slot.buf(), &rest[piece], true) {
+            Ok(()) => true,
+            Err(text) => verify_failed(self.cfg, self.result, text, func, r),
+        }
+    }
+}
+
 /// Which periodic sync is due before the next I/O, if any: `Some(true)`
 /// for fdatasync, `Some(false)` for fsync.
 /// The job's draws from fio's generators. A file with more blocks than a
@@ -742,7 +1138,7 @@ pub fn job_draws(cfg: &JobConfig) -> Draws {
         &cfg.seeds,
         wide,
         cfg.read_percent,
-        false,
+        cfg.verify.is_some(),
         cfg.pattern.trimwrite,
     )
 }
@@ -778,13 +1174,16 @@ fn wait_until(until: Nanos, deadline: Option<Nanos>, stop: Stops<'_>) -> bool {
     }
 }
 
-/// fio's think time: busy-spin for `thinktime_spin`, sleep the rest.
-fn think(cfg: &JobConfig) {
-    let spin_until = Instant::now() + cfg.think_spin;
+/// fio's think time: busy-spin for `thinktime_spin`, sleep the rest;
+/// returns how long it took, in µs.
+fn think(cfg: &JobConfig) -> u64 {
+    let began = Instant::now();
+    let spin_until = began + cfg.think_spin;
     while Instant::now() < spin_until {
         std::hint::spin_loop();
     }
     std::thread::sleep(cfg.think_sleep);
+    began.elapsed().as_micros() as u64
 }
 
 /// Submits the queued I/Os: one system call, then one clock read that
@@ -811,7 +1210,7 @@ fn errno(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(5)
 }
 
-/// fio's line for a failed I/O.
+/// fio's line about a failed I/O.
 fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
     let what = match slot.dir {
         Dir::Read => "read",
@@ -848,19 +1247,19 @@ fn complete(
             eprintln!("{}", io_error_text(cfg, slot, code));
             return false;
         }
-        // continue_on_error counts every error; the kinds it names go on
-        // past EIO and EILSEQ (fio's non-fatal errors), others still end
-        // the job.
-        if cfg.continue_on_error != 0 {
-            result.total_err += 1;
-            if result.first_error == 0 {
-                result.first_error = code;
+        let verdict = errors::verdict(cfg, slot.dir, code);
+        if verdict == Verdict::CarriesOn {
+            if cfg.error_dump {
+                eprintln!("{}", io_error_text(cfg, slot, code));
             }
-            let kind = if slot.dir == Dir::Read { 1 } else { 2 };
-            if cfg.continue_on_error & kind != 0 && matches!(code, libc::EIO | libc::EILSEQ) {
-                slot.queued = false;
-                return true;
-            }
+            let first = result.total_err == 0 && result.issued() == 1;
+            result.warn_direct |= first && errors::warns_of_direct_io(cfg, code);
+            result.carry_on(code, errors::carried_on_context(cfg));
+            slot.queued = false;
+            return true;
+        }
+        if verdict == Verdict::EndsCounted {
+            result.count_error(code);
         }
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;

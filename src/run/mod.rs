@@ -3,8 +3,10 @@
 
 pub mod clock;
 pub mod config;
+pub mod content;
 pub mod depth;
 pub mod distribution;
+pub mod errors;
 pub mod files;
 pub mod fio_rand;
 pub mod job;
@@ -13,9 +15,11 @@ pub mod logs;
 pub mod offsets;
 pub mod placement;
 pub mod progress;
+pub mod rate;
 pub mod result;
 pub mod sampler;
 pub mod signals;
+mod verifying;
 
 use std::sync::atomic::AtomicBool;
 
@@ -29,9 +33,12 @@ use crate::stats::disk::{DiskUsage, DiskWatch};
 /// Checks every job of the plan before any I/O: a plan runs whole or not
 /// at all.
 pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
-    plan.jobs()
+    let mut jobs = plan
+        .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    content::share_working_sets(&mut jobs);
+    Ok(jobs)
 }
 
 /// fio's `group_reporting`: the results of a group whose jobs ask for it

@@ -88,6 +88,12 @@ impl Placement {
         }
     }
 
+    /// Whether random offsets go through a random map (fio verifies such
+    /// a job's blocks in the order written, else sorted by offset).
+    pub fn has_map(&self) -> bool {
+        self.map.is_some()
+    }
+
     /// Back to the start of the region with every block unvisited (fio's
     /// fio_file_reset).
     pub fn reset(&mut self) {

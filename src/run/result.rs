@@ -185,6 +185,9 @@ pub struct JobError {
 impl JobError {
     /// fio's error context: `func=<what>, error=<strerror>`.
     pub fn context(&self) -> String {
+        if self.func.is_empty() {
+            return String::new();
+        }
         format!("func={}, error={}", self.func, strerror(self.errno))
     }
 }
@@ -206,8 +209,15 @@ pub struct JobResult {
     pub dirs: [DirStats; 3],
     /// From the end of ramp_time to the end of the job.
     pub runtime: Duration,
-    /// The error that ended the job.
+    /// The error that ended the job, or, under continue_on_error, the
+    /// first error it carried on after (see `carried_on`).
     pub error: Option<JobError>,
+    /// The job survived `error`: fio reports it but does not count the
+    /// job as failed.
+    pub carried_on: bool,
+    /// fio's warning about a first direct I/O that failed is due for
+    /// an error the job carried on after.
+    pub warn_direct: bool,
     /// fsync calls issued (fdatasync calls are timed but not counted
     /// here, as in fio's report).
     pub syncs: u64,
@@ -244,6 +254,8 @@ impl JobResult {
             dirs: Default::default(),
             runtime: Duration::ZERO,
             error: None,
+            carried_on: false,
+            warn_direct: false,
             syncs: 0,
             sync_lat: LatencyMoments::default(),
             sync_hist: Histogram::default(),
@@ -264,11 +276,65 @@ impl JobResult {
     /// Records the error that ends the job (the first one counts):
     /// `func` names what failed, `message` is the full text for stderr.
     pub fn fail(&mut self, errno: i32, func: &str, message: String) {
-        self.error.get_or_insert(JobError {
-            errno,
-            func: func.to_string(),
-            message,
-        });
+        match &mut self.error {
+            // fio reports the error that ended the job in the context
+            // of the first one it carried on after.
+            Some(e) if self.carried_on => {
+                e.errno = errno;
+                e.message = message;
+                self.carried_on = false;
+            }
+            Some(_) => {}
+            None => {
+                self.error = Some(JobError {
+                    errno,
+                    func: func.to_string(),
+                    message,
+                })
+            }
+        }
+    }
+
+    /// Whether an error ended the job.
+    pub fn failed(&self) -> bool {
+        self.error.is_some() && !self.carried_on
+    }
+
+    /// Counts an error under continue_on_error; the first one's errno is
+    /// kept.
+    pub fn count_error(&mut self, errno: i32) {
+        self.total_err += 1;
+        if self.first_error == 0 {
+            self.first_error = errno;
+        }
+    }
+
+    /// Records an error the job carries on after (continue_on_error):
+    /// counted, and the first one reported with `func` as its context
+    /// (empty for none).
+    pub fn carry_on(&mut self, errno: i32, func: &str) {
+        self.count_error(errno);
+        if self.error.is_none() {
+            self.error = Some(JobError {
+                errno,
+                func: func.to_string(),
+                message: String::new(),
+            });
+            self.carried_on = true;
+        }
+    }
+
+    /// The error a report shows: the job's own, else, under
+    /// continue_on_error, the first error it went past (with an empty
+    /// context, as fio has none for it); 0 when there was none.
+    pub fn reported_error(&self) -> (i32, String) {
+        match &self.error {
+            Some(e) => (e.errno, e.context()),
+            None if self.report.continue_on_error && self.first_error != 0 => {
+                (self.first_error, String::new())
+            }
+            None => (0, String::new()),
+        }
     }
 
     #[inline]
@@ -305,6 +371,14 @@ impl JobResult {
         }
     }
 
+    /// One I/O that an engine without a commit step (posixaio) started
+    /// inside its queue call: fio counts a submit and a reap of one.
+    #[inline]
+    pub fn done_in_queue_async(&mut self) {
+        self.submitted(1);
+        self.reaped(1);
+    }
+
     /// One reap call that returned `n` completions.
     #[inline]
     pub fn reaped(&mut self, n: usize) {
@@ -336,6 +410,7 @@ impl JobResult {
         self.runtime += other.runtime;
         if self.error.is_none() {
             self.error = other.error.clone();
+            self.carried_on = other.carried_on;
         }
         self.syncs += other.syncs;
         self.sync_lat.merge(&other.sync_lat);

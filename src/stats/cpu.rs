@@ -13,6 +13,10 @@ pub struct CpuUsage {
     pub voluntary_ctx: u64,
     pub major_faults: u64,
     pub minor_faults: u64,
+    /// Time the thread was ready to run but waited for a CPU taken by
+    /// others, in microseconds (the scheduler's run delay): on a busy
+    /// machine, time a CPU-bound thread wanted but did not get.
+    pub waiting_us: u64,
 }
 
 impl CpuUsage {
@@ -33,6 +37,7 @@ impl CpuUsage {
             voluntary_ctx: ru.ru_nvcsw as u64,
             major_faults: ru.ru_majflt as u64,
             minor_faults: ru.ru_minflt as u64,
+            waiting_us: run_delay_us().unwrap_or(0),
         }
     }
 
@@ -45,6 +50,7 @@ impl CpuUsage {
             voluntary_ctx: self.voluntary_ctx.saturating_sub(earlier.voluntary_ctx),
             major_faults: self.major_faults.saturating_sub(earlier.major_faults),
             minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
+            waiting_us: self.waiting_us.saturating_sub(earlier.waiting_us),
         }
     }
 
@@ -56,7 +62,16 @@ impl CpuUsage {
         self.voluntary_ctx += other.voluntary_ctx;
         self.major_faults += other.major_faults;
         self.minor_faults += other.minor_faults;
+        self.waiting_us += other.waiting_us;
     }
+}
+
+/// The calling thread's run delay so far, from the second field of
+/// /proc/thread-self/schedstat (nanoseconds).
+fn run_delay_us() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(ns / 1000)
 }
 
 #[cfg(test)]

@@ -1,0 +1,416 @@
+//! Engines, rate floors, error lists and buffer contents, run by ferrio
+//! beside the same job files run by fio 3.33.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Outcome, Scratch, ferrio, fio, run};
+use serde_json::Value;
+
+/// Runs a job file with both tools, each in its own scratch folder;
+/// returns (fio's, ferrio's) outcome and the two folders.
+fn run_both_in(job: &str, args: &[&str]) -> (Outcome, Outcome, Scratch, Scratch) {
+    let env = HashMap::new();
+    let a = Scratch::new("engfio");
+    let b = Scratch::new("engferrio");
+    for s in [&a, &b] {
+        s.write("job.fio", job);
+    }
+    let mut all = args.to_vec();
+    all.push("job.fio");
+    let want = run(fio(), &all, &a.0, &env);
+    let got = run(ferrio(), &all, &b.0, &env);
+    (want, got, a, b)
+}
+
+/// The JSON document on a run's stdout (fio may print notices before it).
+fn json(out: &Outcome) -> Value {
+    let s = &out.stdout;
+    serde_json::from_str(&s[s.find('{').unwrap_or(0)..])
+        .unwrap_or_else(|e| panic!("no JSON on stdout ({e}): {s:?}"))
+}
+
+/// Runs a job file with both tools; (fio's JSON, ferrio's JSON), after
+/// checking that both ended well.
+fn both(job: &str) -> (Value, Value) {
+    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    (json(&want), json(&got))
+}
+
+/// Job 0's depth, submit and complete distributions, as
+/// (map, bucket) → percent for the buckets of at least `floor` percent.
+fn distributions(doc: &Value, floor: f64) -> HashMap<(String, String), f64> {
+    ["iodepth_level", "iodepth_submit", "iodepth_complete"]
+        .iter()
+        .flat_map(|map| {
+            doc["jobs"][0][map]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(_, v)| v.as_f64().unwrap() >= floor)
+                .map(|(k, v)| ((map.to_string(), k.clone()), v.as_f64().unwrap()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Asserts that the buckets holding at least `floor` percent in either
+/// run are within `points` of each other.
+fn close_distributions(want: &Value, got: &Value, floor: f64, points: f64, label: &str) {
+    let (w, g) = (distributions(want, floor), distributions(got, floor));
+    for key in w.keys().chain(g.keys()) {
+        let (a, b) = (w.get(key), g.get(key));
+        let (a, b) = (
+            a.copied().unwrap_or_else(|| bucket(want, key)),
+            b.copied().unwrap_or_else(|| bucket(got, key)),
+        );
+        assert!(
+            (a - b).abs() <= points,
+            "{label}: {key:?}: fio {a}, ferrio {b}\nfio {w:?}\nferrio {g:?}"
+        );
+    }
+}
+
+fn bucket(doc: &Value, key: &(String, String)) -> f64 {
+    doc["jobs"][0][&key.0][&key.1].as_f64().unwrap_or(0.0)
+}
+
+fn ios(doc: &Value, dir: &str) -> u64 {
+    doc["jobs"][0][dir]["total_ios"].as_u64().unwrap()
+}
+
+#[test]
+fn posixaio_holds_the_depth_as_fio_does() {
+    for depth in [1, 8, 32] {
+        let job = format!(
+            "[j]\nioengine=posixaio\nrw=randread\nbs=4k\nsize=16m\ndirect=1\niodepth={depth}\n"
+        );
+        let (want, got) = both(&job);
+        let label = format!("depth {depth}");
+        assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
+        if depth < 32 {
+            close_distributions(&want, &got, 1.0, 3.0, &label);
+            continue;
+        }
+        // At depth 32 glibc serves one file's requests in order, and the
+        // reaper sleeps on the first unfinished ones in slot order: about
+        // a quarter of the I/Os go out at the full depth, the rest at 8
+        // to 16, split between those two as the timing falls.
+        let level = |doc: &Value, b: &str| bucket(doc, &("iodepth_level".into(), b.into()));
+        let part = |doc: &Value| (level(doc, "32"), level(doc, "8") + level(doc, "16"));
+        let (w, g) = (part(&want), part(&got));
+        assert!(
+            (w.0 - g.0).abs() <= 5.0 && (w.1 - g.1).abs() <= 5.0,
+            "{label}: (32, 8-16): fio {w:?}, ferrio {g:?}"
+        );
+        let full_reaps = |doc: &Value| bucket(doc, &("iodepth_complete".into(), "32".into()));
+        assert!(
+            (full_reaps(&want) - full_reaps(&got)).abs() <= 1.5,
+            "{label}"
+        );
+    }
+}
+
+#[test]
+fn libaio_userspace_reap_polls_as_fio_does() {
+    for depth in [1, 8, 32] {
+        for extra in [
+            // Polling reaps after every I/O: the queue never grows.
+            "iodepth_batch_complete_min=0\nuserspace_reap",
+            "iodepth_batch_complete_min=0",
+            // Reaping waits for a completion: the ring is not read.
+            "userspace_reap",
+        ] {
+            let job = format!(
+                "[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\ndirect=1\niodepth={depth}\n{extra}\n"
+            );
+            let (want, got) = both(&job);
+            let label = format!("iodepth={depth} {extra}");
+            assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
+            close_distributions(&want, &got, 1.0, 2.0, &label);
+        }
+    }
+}
+
+/// stderr lines with every number after "got " masked: the rate a job
+/// reached varies from run to run.
+fn masked(stderr: &str) -> Vec<String> {
+    let mut lines: Vec<String> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("ferrio: "))
+        .map(|l| match l.find(" got ") {
+            Some(i) => {
+                let rest = l[i + 5..].trim_start_matches(|c: char| c.is_ascii_digit());
+                format!("{} got N{rest}", &l[..i])
+            }
+            None => l.to_string(),
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn rate_floors_end_the_job_as_fio_does() {
+    // Capped at 1 MiB/s (256 IOPS) but asked for 1000 IOPS; slowed by
+    // think time below a 1 MiB/s floor measured over 500 ms.
+    let job = "[j]\nioengine=psync\nrw=read\nbs=4k\nsize=16m\nrate=1m\nrate_iops_min=1000\n\
+               [k]\nioengine=psync\nrw=write\nsize=16m\nthinktime=20ms\nrate_min=1m\nratecycle=500\n";
+    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+    assert_eq!(got.code, want.code, "{}", got.stderr);
+    assert_eq!(masked(&got.stderr), masked(&want.stderr));
+    let (want, got) = (json(&want), json(&got));
+    for (i, dir) in [(0, "read"), (1, "write")] {
+        let (w, g) = (&want["jobs"][i], &got["jobs"][i]);
+        assert_eq!(g["error"], w["error"], "job {i}");
+        // The floor is first measured 2 s in, then one cycle later.
+        let (wr, gr) = (
+            w[dir]["runtime"].as_u64().unwrap(),
+            g[dir]["runtime"].as_u64().unwrap(),
+        );
+        assert!(
+            wr.abs_diff(gr) <= 150,
+            "job {i}: fio ran {wr} ms, ferrio {gr} ms"
+        );
+        let (wi, gi) = (
+            w[dir]["total_ios"].as_u64().unwrap(),
+            g[dir]["total_ios"].as_u64().unwrap(),
+        );
+        assert!(
+            wi.abs_diff(gi) * 20 <= wi,
+            "job {i}: fio {wi} I/Os, ferrio {gi}"
+        );
+    }
+}
+
+#[test]
+fn poisson_arrivals_keep_the_rate_on_average() {
+    let job = "[global]\nrate_process=poisson\ntime_based\nruntime=3\nsize=16m\n\
+               [j]\nioengine=psync\nrw=randread\nbs=4k\nrate_iops=400\n\
+               [k]\nioengine=libaio\niodepth=4\nrw=write\nbs=8k\nrate=2m\n";
+    let (want, got) = both(job);
+    // 400 IOPS and 256 IOPS for 3 s; the count of a Poisson process over
+    // that span has a spread of about its square root.
+    for (i, dir, expected) in [(0, "read", 1200.0), (1, "write", 768.0)] {
+        for (tool, doc) in [("fio", &want), ("ferrio", &got)] {
+            let n = doc["jobs"][i][dir]["total_ios"].as_u64().unwrap() as f64;
+            assert!(
+                (n - expected).abs() <= 4.0 * f64::sqrt(expected),
+                "{tool} job {i}: {n} I/Os, expected about {expected}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rate_floors_above_their_caps_are_refused_as_fio_refuses_them() {
+    for job in [
+        "[j]\nioengine=null\nsize=1m\nrate=1m\nrate_min=2m\n",
+        "[j]\nioengine=null\nsize=1m\nrate=1m\nrate_min=2m,1k\n",
+        "[j]\nioengine=null\nsize=1m\nrate_iops=10\nrate_iops_min=20\n",
+        "[j]\nioengine=null\nsize=1m\nrate=1k\nrate_iops=5\n",
+        "[j]\nioengine=null\nsize=1m\nrate_min=1k\nrate_iops_min=5\n",
+    ] {
+        let (want, got, _, _) = run_both_in(job, &[]);
+        assert_eq!(got.code, want.code, "{job}");
+        assert_eq!(common::fio_part(&got.stderr), want.stderr, "{job}");
+    }
+}
+
+#[test]
+fn rate_ignore_thinktime_gives_up_the_time_spent_thinking() {
+    for ignore in [0, 1] {
+        let job = format!(
+            "[global]\nioengine=psync\nrw=read\nbs=4k\nsize=16m\nthinktime=200ms\nthinktime_blocks=64\n\
+             rate_ignore_thinktime={ignore}\ntime_based\nruntime=3\n\
+             [j]\nrate=1m\n[k]\nrate_iops=256\nrate_process=poisson\n"
+        );
+        let (want, got) = both(&job);
+        for i in 0..2 {
+            let w = want["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
+            let g = got["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
+            // Linear arrivals land within a block or two; Poisson ones
+            // within the spread of their count.
+            let slack = if i == 0 { 4.0 } else { 4.0 * w.sqrt() };
+            assert!(
+                (w - g).abs() <= slack,
+                "ignore={ignore} job {i}: fio {w}, ferrio {g}"
+            );
+        }
+    }
+}
+
+/// The lines of a normal report that speak of errors, without pids,
+/// dates and fio's source locations (which ferrio cannot have).
+fn error_lines(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| {
+            ["err=", "errors    :", "issued rwts", "first direct IO"]
+                .iter()
+                .any(|k| l.contains(k))
+        })
+        .map(|l| {
+            let mut l = l.to_string();
+            if let Some(i) = l.find("file:") {
+                let end = l[i..].find(", func=").map_or(i, |e| i + e + 2);
+                l.replace_range(i..end, "");
+            }
+            if let Some(i) = l.find("pid=") {
+                l.truncate(i);
+            }
+            l
+        })
+        .collect()
+}
+
+#[test]
+fn ignore_error_lists_decide_which_errors_a_job_survives() {
+    // O_DIRECT with 4000-byte blocks: every I/O fails with EINVAL.
+    for (engine, extra) in [
+        ("psync", "continue_on_error=all"),
+        ("psync", "ignore_error=EINVAL"),
+        ("psync", "ignore_error=EINVAL\nerror_dump=1"),
+        (
+            "psync",
+            "continue_on_error=write\nignore_error=EIO:22,ENOSPC:EILSEQ",
+        ),
+        ("psync", "ignore_error=,22"),
+        ("psync", "ignore_error=-22"),
+        ("psync", "ignore_error=EFOO"),
+        ("psync", "ignore_error=0"),
+        ("libaio", "ignore_error=EINVAL"),
+        ("libaio", "ignore_error=EINVAL\nerror_dump=1"),
+        ("posixaio", "ignore_error=EINVAL"),
+    ] {
+        let job = format!(
+            "[j]\nioengine={engine}\niodepth=4\nrw=read\nbs=4000\nsize=16000\ndirect=1\n{extra}\n"
+        );
+        let (want, got, _, _) = run_both_in(&job, &[]);
+        let label = format!("{engine} {extra}");
+        assert_eq!(got.code, want.code, "{label}: {}", got.stderr);
+        assert_eq!(common::fio_part(&got.stderr), want.stderr, "{label}");
+        assert_eq!(
+            error_lines(&got.stdout),
+            error_lines(&want.stdout),
+            "{label}"
+        );
+    }
+}
+
+/// (compressed size / size with `gzip -1`, share of 4 KiB blocks that
+/// repeat an earlier one) of a file.
+fn compress_and_dedupe(path: &std::path::Path) -> (f64, f64) {
+    let data = std::fs::read(path).unwrap();
+    let gz = std::process::Command::new("gzip")
+        .args(["-1", "-c"])
+        .arg(path)
+        .output()
+        .expect("gzip");
+    let blocks = data.len() / 4096;
+    let mut seen = std::collections::HashSet::new();
+    let repeats = data
+        .chunks_exact(4096)
+        .filter(|b| !seen.insert(b.to_vec()))
+        .count();
+    (
+        gz.stdout.len() as f64 / data.len() as f64,
+        repeats as f64 / blocks as f64,
+    )
+}
+
+#[test]
+fn written_data_compresses_and_dedupes_as_fio_s() {
+    for extra in [
+        "buffer_compress_percentage=50",
+        "buffer_compress_percentage=70\nbuffer_compress_chunk=4k",
+        "bs=64k\nbuffer_compress_percentage=25\nbuffer_compress_chunk=0",
+        "buffer_compress_percentage=100",
+        "dedupe_percentage=30",
+        "dedupe_percentage=30\nbuffer_compress_percentage=40\nioengine=libaio\niodepth=8",
+        "dedupe_percentage=40\ndedupe_mode=working_set\ndedupe_working_set_percentage=10",
+        "dedupe_percentage=100",
+        "rw=randwrite\ndedupe_percentage=20\nrefill_buffers=1",
+    ] {
+        let job =
+            format!("[j]\nioengine=psync\nrw=write\nbs=4k\nsize=16m\nfilename=data\n{extra}\n");
+        let (want, got, a, b) = run_both_in(&job, &[]);
+        assert_eq!(want.code, 0, "fio: {}", want.stderr);
+        assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+        let (w, g) = (
+            compress_and_dedupe(&a.0.join("data")),
+            compress_and_dedupe(&b.0.join("data")),
+        );
+        assert!(
+            (w.0 - g.0).abs() <= 0.03 && (w.1 - g.1).abs() <= 0.03,
+            "{extra}: fio (ratio, repeats) {w:?}, ferrio {g:?}"
+        );
+    }
+}
+
+#[test]
+fn impossible_dedupe_working_sets_are_refused_as_fio_refuses_them() {
+    for extra in [
+        "size=1m\ndedupe_percentage=40\ndedupe_mode=working_set\nnrfiles=2",
+        "filesize=1m\ndedupe_percentage=40\ndedupe_mode=working_set",
+        "size=1m\ndedupe_percentage=96\ndedupe_mode=working_set",
+        "size=1m\ndedupe_percentage=96\ndedupe_mode=working_set\nrate=1k\nrate_iops=3",
+    ] {
+        let job = format!("[j]\nioengine=null\nrw=write\n{extra}\n");
+        let (want, got, _, _) = run_both_in(&job, &[]);
+        assert_eq!(got.code, want.code, "{extra}");
+        assert_eq!(common::fio_part(&got.stderr), want.stderr, "{extra}");
+    }
+}
+
+/// Share of the 4 KiB blocks of `b` that also occur in `a`.
+fn shared_blocks(a: &std::path::Path, b: &std::path::Path) -> f64 {
+    let a = std::fs::read(a).unwrap();
+    let b = std::fs::read(b).unwrap();
+    let seen: std::collections::HashSet<&[u8]> = a.chunks_exact(4096).collect();
+    let blocks = b.len() / 4096;
+    b.chunks_exact(4096).filter(|x| seen.contains(x)).count() as f64 / blocks as f64
+}
+
+#[test]
+fn a_global_dedupe_working_set_is_shared_between_jobs_as_in_fio() {
+    // The setup of fio's dedupe-global example, at 16 MiB per job.
+    let job = "[global]\nioengine=libaio\niodepth=256\nsize=16m\nbs=4k\nrw=write\n\
+               dedupe_mode=working_set\ndedupe_global=1\ndedupe_percentage=50\n\
+               dedupe_working_set_percentage=50\nbuffer_compress_percentage=50\n[a]\n[b]\n";
+    let (want, got, a, b) = run_both_in(job, &[]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    for file in ["a.0.0", "b.0.0"] {
+        let (w, g) = (
+            compress_and_dedupe(&a.0.join(file)),
+            compress_and_dedupe(&b.0.join(file)),
+        );
+        assert!(
+            (w.0 - g.0).abs() <= 0.03 && (w.1 - g.1).abs() <= 0.03,
+            "{file}: fio {w:?}, ferrio {g:?}"
+        );
+    }
+    let w = shared_blocks(&a.0.join("a.0.0"), &a.0.join("b.0.0"));
+    let g = shared_blocks(&b.0.join("a.0.0"), &b.0.join("b.0.0"));
+    assert!(
+        (w - g).abs() <= 0.05,
+        "blocks of b also in a: fio {w}, ferrio {g}"
+    );
+}
+
+#[test]
+fn rate_floors_are_measured_only_when_io_is_issued() {
+    // One 4 KiB read every 1.6 s: after the last one, the job waits for
+    // its runtime to end without a new measurement, so the floor holds.
+    let job = "[j]\nioengine=psync\nrw=read\nbs=4k\nsize=1m\nrate=2500\nrate_min=2048\n\
+               ratecycle=500\ntime_based\nruntime=4\n";
+    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+    assert_eq!((got.code, want.code), (0, 0), "{}", got.stderr);
+    let (want, got) = (json(&want), json(&got));
+    assert_eq!(got["jobs"][0]["error"], want["jobs"][0]["error"]);
+    assert_eq!(got["jobs"][0]["error"], 0);
+}

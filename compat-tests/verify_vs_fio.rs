@@ -1,0 +1,333 @@
+//! Data verification beside fio 3.33: data written by one tool with a
+//! verify header checks out in the other; corrupted data fails in ferrio
+//! with fio's error, messages and exit status; buffer_pattern writes fio's
+//! bytes.
+
+mod common;
+
+use std::collections::HashMap;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use common::{Outcome, Scratch, ferrio, fio, run};
+use serde_json::Value;
+
+/// Runs `job` with a tool, JSON output, in `dir`.
+fn run_job(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
+    dir.write(name, job);
+    run(
+        tool,
+        &["--output-format=json", name],
+        &dir.0,
+        &HashMap::new(),
+    )
+}
+
+fn json(out: &Outcome) -> Value {
+    let s = &out.stdout;
+    serde_json::from_str(&s[s.find('{').unwrap_or(0)..])
+        .unwrap_or_else(|e| panic!("no JSON on stdout ({e}): {s:?}\n{}", out.stderr))
+}
+
+/// A job over `data` in 4k blocks, 64 of them, with `options`.
+fn job(options: &str, phase: &str) -> String {
+    let options = options.replace(';', "\n");
+    let rw = if options.contains("rw=") {
+        ""
+    } else {
+        "rw=write\n"
+    };
+    format!("[v]\nioengine=psync\nfilename=data\nbs=4k\nsize=256k\n{rw}{options}\n{phase}\n")
+}
+
+/// Writes the data with `writer` (do_verify=0), lets `corrupt` change the
+/// file, then checks it with each of `checkers` (verify_only=1).
+fn write_then_check(
+    writer: &str,
+    checkers: &[&str],
+    options: &str,
+    corrupt: impl Fn(&Path),
+) -> Vec<Outcome> {
+    let dir = Scratch::new("verify");
+    let wrote = run_job(writer, &dir, "write.fio", &job(options, "do_verify=0"));
+    assert_eq!(wrote.code, 0, "{writer} {options}: {}", wrote.stderr);
+    corrupt(&dir.0.join("data"));
+    checkers
+        .iter()
+        .map(|checker| run_job(checker, &dir, "check.fio", &job(options, "verify_only=1")))
+        .collect()
+}
+
+/// A change made to the data file between writing and checking.
+type Corruption = Box<dyn Fn(&Path)>;
+
+fn overwrite(path: &Path, at: u64, bytes: &[u8]) {
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.write_all_at(bytes, at).unwrap();
+}
+
+const KINDS: &[&str] = &[
+    "verify=crc32c",
+    "verify=crc32c-intel",
+    "verify=md5",
+    "verify=sha256",
+    "verify=xxhash",
+    "verify=crc32",
+    "verify=crc64",
+    "verify=sha1",
+    "verify=sha512",
+    "verify=sha3-224",
+    "verify=sha3-512",
+    "verify=meta",
+    "verify_pattern=0xfeed\"ab\"%o",
+    "verify=pattern;verify_pattern=0x01020304",
+    "verify=md5;verify_interval=1k;verify_offset=100",
+    "verify=crc32c;rw=randwrite",
+    "verify=sha256;rw=randwrite;verify_interval=512",
+];
+
+#[test]
+fn data_written_by_either_tool_checks_out_in_the_other() {
+    for options in KINDS {
+        for (writer, checker) in [(fio(), ferrio()), (ferrio(), fio())] {
+            let out = &write_then_check(writer, &[checker], options, |_| {})[0];
+            let label = format!("{options}: written by {writer}, checked by {checker}");
+            assert_eq!(out.code, 0, "{label}: {}", out.stderr);
+            let doc = json(out);
+            assert_eq!(doc["jobs"][0]["error"], 0, "{label}");
+            assert_eq!(doc["jobs"][0]["read"]["total_ios"], 64, "{label}");
+        }
+    }
+}
+
+/// stderr with fio's source location and the pid masked.
+fn messages(out: &Outcome) -> Vec<String> {
+    out.stderr
+        .lines()
+        .filter(|l| !l.starts_with("ferrio: "))
+        .map(|l| {
+            let l = match l.find("file:io_u.c:") {
+                Some(at) => {
+                    let end = at + l[at..].find(", ").map_or(0, |e| e + 2);
+                    format!("{}{}", &l[..at], &l[end..])
+                }
+                None => l.to_string(),
+            };
+            match (l.find("pid="), l.find(", err=")) {
+                (Some(a), Some(b)) if a < b => format!("{}pid=#{}", &l[..a], &l[b..]),
+                _ => l,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn corrupted_data_fails_with_fios_error_messages_and_status() {
+    let header_of_block = |n: u64| n * 4096;
+    let cases: Vec<(&str, Corruption)> = vec![
+        // A data byte: the checksum no longer matches.
+        (
+            "verify=crc32c",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        (
+            "verify=sha256",
+            Box::new(|p| overwrite(p, 8192 + 100, b"XXXX")),
+        ),
+        // The magic number of a header.
+        ("verify=md5", Box::new(|p| overwrite(p, 16384, b"ZZ"))),
+        // A block copied over another: its header names the wrong offset.
+        (
+            "verify=xxhash",
+            Box::new(move |p| {
+                let data = std::fs::read(p).unwrap();
+                let at = header_of_block(3) as usize;
+                overwrite(p, at as u64, &data[..4096]);
+            }),
+        ),
+        // Two bad intervals in a block followed by good ones: fio reports
+        // both but the block passes (its last interval is good); the bad
+        // magic of a later block ends the job.
+        (
+            "verify=crc32c;verify_interval=1k",
+            Box::new(|p| {
+                overwrite(p, 8192 + 100, b"XXXX");
+                overwrite(p, 8192 + 1024 + 100, b"YY");
+                overwrite(p, 16384, b"ZZ");
+            }),
+        ),
+        // verify_fatal stops at the first bad interval.
+        (
+            "verify=crc32c;verify_interval=1k;verify_fatal=1",
+            Box::new(|p| {
+                overwrite(p, 8192 + 100, b"XXXX");
+                overwrite(p, 8192 + 1024 + 100, b"YY");
+            }),
+        ),
+        // Patterns: the first byte that differs.
+        (
+            "verify_pattern=0xfeed\"ab\"%o",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        (
+            "verify=pattern;verify_pattern=0xfeed",
+            Box::new(|p| overwrite(p, 4096 + 77, b"X")),
+        ),
+    ];
+    for (options, corrupt) in &cases {
+        let outs = write_then_check(fio(), &[fio(), ferrio()], options, corrupt);
+        let (want, got) = (&outs[0], &outs[1]);
+        assert_ne!(want.code, 0, "{options}: fio should fail");
+        assert_eq!(got.code, want.code, "{options}: exit status");
+        let (wd, gd) = (json(want), json(got));
+        assert_eq!(wd["jobs"][0]["error"], 84, "{options}");
+        assert_eq!(gd["jobs"][0]["error"], wd["jobs"][0]["error"], "{options}");
+        // The failing read is the last one issued (psync, one at a time).
+        assert_eq!(
+            gd["jobs"][0]["read"]["total_ios"], wd["jobs"][0]["read"]["total_ios"],
+            "{options}: reads issued"
+        );
+        assert_eq!(messages(got), messages(want), "{options}: stderr");
+    }
+}
+
+#[test]
+fn continue_on_error_verify_reports_every_bad_block_and_goes_on() {
+    let options = "verify=crc32c;continue_on_error=verify";
+    let corrupt = |p: &Path| {
+        overwrite(p, 8192 + 300, b"XXXX");
+        overwrite(p, 40960 + 300, b"XXXX");
+    };
+    let outs = write_then_check(fio(), &[fio(), ferrio()], options, corrupt);
+    let (want, got) = (&outs[0], &outs[1]);
+    assert_eq!(got.code, want.code, "exit status");
+    let (wd, gd) = (json(want), json(got));
+    for key in ["error", "total_err", "first_error"] {
+        assert_eq!(gd["jobs"][0][key], wd["jobs"][0][key], "{key}");
+    }
+    assert_eq!(gd["jobs"][0]["read"]["total_ios"], 64);
+    assert_eq!(messages(got), messages(want));
+}
+
+#[test]
+fn buffer_pattern_writes_the_bytes_fio_writes() {
+    for pattern in [
+        "0xdeadbeef",
+        "\"hello\"0x0a",
+        "1234567\"xyz\"0x00ff",
+        "0xab",
+    ] {
+        for rw in ["write", "randwrite"] {
+            let text = format!(
+                "[b]\nioengine=psync\nfilename=data\nbs=4k\nsize=256k\nrw={rw}\nbuffer_pattern={pattern}\n"
+            );
+            let written = |tool: &str| {
+                let dir = Scratch::new("bufpat");
+                let out = run_job(tool, &dir, "job.fio", &text);
+                assert_eq!(out.code, 0, "{tool} {pattern}: {}", out.stderr);
+                std::fs::read(dir.0.join("data")).unwrap()
+            };
+            let (want, got) = (written(fio()), written(ferrio()));
+            assert!(want == got, "{pattern} {rw}: the files differ");
+        }
+    }
+}
+
+#[test]
+fn verify_jobs_issue_the_reads_and_writes_fio_issues() {
+    // The read-back pass counts in the read direction: one read per block
+    // written, whether checked while writing (verify_backlog) or after.
+    let dirs = ["read", "write"];
+    for (engine, options) in [
+        ("psync", "rw=write;verify=md5"),
+        ("psync", "rw=randwrite;verify=crc32c"),
+        ("psync", "rw=write;verify=sha256;bs=16k"),
+        ("psync", "rw=randwrite;verify=xxhash;verify_backlog=16"),
+        (
+            "psync",
+            "rw=write;verify=crc32c;verify_backlog=10;verify_backlog_batch=3",
+        ),
+        ("psync", "rw=write;verify=pattern;verify_pattern=0xaa55"),
+        ("psync", "rw=randwrite;verify_pattern=\"abc\"%o"),
+        ("psync", "rw=write;verify=md5;do_verify=0"),
+        ("libaio", "rw=randwrite;verify=crc32c;iodepth=8;direct=1"),
+        (
+            "io_uring",
+            "rw=write;verify=sha1;iodepth=4;verify_backlog=32",
+        ),
+    ] {
+        let text = format!(
+            "[v]\nioengine={engine}\nfilename=data\nbs=4k\nsize=1m\n{}\n",
+            options.replace(';', "\n")
+        );
+        let counts = |tool: &str| {
+            let dir = Scratch::new("verifyio");
+            let out = run_job(tool, &dir, "job.fio", &text);
+            assert_eq!(out.code, 0, "{tool} {options}: {}", out.stderr);
+            let doc = json(&out);
+            let job = &doc["jobs"][0];
+            dirs.map(|d| {
+                (
+                    job[d]["total_ios"].as_u64().unwrap(),
+                    job[d]["io_bytes"].as_u64().unwrap(),
+                    job[d]["runtime"].as_u64().unwrap() > 0,
+                )
+            })
+        };
+        let (want, got) = (counts(fio()), counts(ferrio()));
+        assert_eq!(
+            got, want,
+            "{engine} {options}: (I/Os, bytes, ran) per direction"
+        );
+    }
+}
+
+#[test]
+fn verify_setups_ferrio_cannot_run_yet_are_refused() {
+    for options in [
+        "rw=randrw;verify=md5",
+        "rw=write;verify=crc16",
+        "rw=write;verify=md5;loops=2",
+        "rw=write;verify=md5;verify_async=2",
+    ] {
+        let dir = Scratch::new("verifyrefuse");
+        let out = run_job(ferrio(), &dir, "job.fio", &job(options, ""));
+        assert_eq!(out.code, 1, "{options}");
+        assert!(out.stderr.contains("ferrio"), "{options}: {}", out.stderr);
+        assert!(
+            !dir.0.join("data").exists(),
+            "{options}: no I/O before refusing"
+        );
+    }
+}
+
+#[test]
+fn a_job_that_only_reads_checks_every_block_it_reads() {
+    for rw in ["read", "randread"] {
+        let options = format!("verify=crc32c;rw={rw}");
+        // Unchanged data passes; a corrupted block fails as in fio.
+        for corrupt in [false, true] {
+            let dir = Scratch::new("verifyread");
+            let wrote = run_job(
+                fio(),
+                &dir,
+                "write.fio",
+                &job("verify=crc32c", "do_verify=0"),
+            );
+            assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+            if corrupt {
+                overwrite(&dir.0.join("data"), 8192 + 300, b"XXXX");
+            }
+            let read = |tool| run_job(tool, &dir, "read.fio", &job(&options, ""));
+            let (want, got) = (read(fio()), read(ferrio()));
+            let label = format!("{rw}, corrupted: {corrupt}");
+            assert_eq!(got.code, want.code, "{label}: exit status");
+            let (wd, gd) = (json(&want), json(&got));
+            assert_eq!(gd["jobs"][0]["error"], wd["jobs"][0]["error"], "{label}");
+            assert_eq!(messages(&got), messages(&want), "{label}: stderr");
+            if !corrupt {
+                assert_eq!(gd["jobs"][0]["read"]["total_ios"], 64, "{label}");
+            }
+        }
+    }
+}

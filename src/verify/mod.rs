@@ -1,0 +1,397 @@
+//! Data verification as fio 3.33 does it: each written block carries, at
+//! every `verify_interval` bytes, fio's 40-byte verify header (magic
+//! 0xacca, verify type, length, random seed, offset, time, thread, write
+//! number, CRC-32C of the header) followed by a checksum of the rest of the
+//! interval; a verify pass reads the blocks back and checks them. The
+//! on-disk layout is fio's, so either program can check what the other
+//! wrote.
+//!
+//! Nothing here runs unless a job sets `verify`: the job loop only calls in
+//! for jobs that verify.
+
+pub mod checksum;
+pub mod pattern;
+
+use checksum::Checksum;
+use pattern::DataPattern;
+
+/// fio's FIO_HDR_MAGIC.
+const MAGIC: u16 = 0xacca;
+/// Bytes of fio's struct verify_header.
+pub const HEADER_LEN: usize = 40;
+/// Where the header's own CRC-32C sits (it covers the bytes before it).
+const HEADER_CRC_AT: usize = 36;
+
+/// What a verify pass checks in each interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Header, then a checksum of the rest.
+    Checksum(Checksum),
+    /// `verify=meta`: the header alone (and the pattern if one is set).
+    HeaderOnly,
+    /// `verify_pattern` without `verify`: header, then the pattern.
+    HeaderAndPattern,
+    /// `verify=pattern`: the pattern alone, no header.
+    PatternOnly,
+    /// `verify=null`: reads the data back, checks nothing.
+    Null,
+}
+
+impl Method {
+    /// The number fio stores in the header's `verify_type`.
+    fn number(self) -> u16 {
+        match self {
+            Method::Checksum(c) => c as u16,
+            Method::HeaderOnly => 1,
+            Method::HeaderAndPattern => 17,
+            Method::PatternOnly => 18,
+            Method::Null => 19,
+        }
+    }
+
+    /// Bytes at the start of each interval that hold the header and the
+    /// checksum field (fio's hdr_size).
+    pub fn header_size(self) -> usize {
+        match self {
+            Method::Checksum(c) => HEADER_LEN + c.field_len(),
+            Method::HeaderOnly | Method::HeaderAndPattern => HEADER_LEN,
+            Method::PatternOnly | Method::Null => 0,
+        }
+    }
+}
+
+/// A job's verify settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifySpec {
+    pub method: Method,
+    /// Bytes between headers (fio's verify_interval after its fix-ups).
+    pub interval: usize,
+    /// Where in each interval the header is stored (verify_offset).
+    pub header_at: usize,
+    pub pattern: Option<DataPattern>,
+    /// Stop checking a block at its first bad interval (verify_fatal).
+    pub fatal: bool,
+    /// Run the read-back pass (do_verify).
+    pub read_back: bool,
+    /// Write nothing; only check (verify_only).
+    pub only: bool,
+    /// Check written blocks after every this many writes (verify_backlog),
+    /// this many at a time (verify_backlog_batch).
+    pub backlog: u64,
+    pub backlog_batch: u64,
+    /// Compare the header's write number with the one logged
+    /// (fio does for fixed-size writes of a job that is not time based).
+    pub check_numberio: bool,
+    /// The job's number, stored in each header.
+    pub thread: u16,
+}
+
+/// What a written block was stamped with, kept for its read-back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub file: u32,
+    pub offset: u64,
+    pub len: u32,
+    pub numberio: u16,
+}
+
+/// The block a verify read is checking.
+pub struct Block<'a> {
+    pub file_name: &'a str,
+    pub offset: u64,
+    pub numberio: u16,
+    /// Whether the read came from the log of writes (fio flags such an
+    /// I/O IO_U_F_VER_LIST, which its failure report shows).
+    pub logged: bool,
+}
+
+impl VerifySpec {
+    /// The distance between headers in a block of `len` bytes.
+    fn step(&self, len: usize) -> usize {
+        if self.interval > 0 && self.interval <= len {
+            self.interval
+        } else {
+            len
+        }
+    }
+
+    /// Fills a write buffer for the block at `offset`: pattern or random
+    /// bytes from `seed`, then a header and checksum at every interval.
+    /// `scratch` holds the pattern for the block between calls.
+    pub fn fill(
+        &self,
+        buf: &mut [u8],
+        offset: u64,
+        seed: u64,
+        numberio: u16,
+        now: (u32, u32),
+        scratch: &mut Vec<u8>,
+    ) {
+        match &self.pattern {
+            Some(p) => {
+                p.for_block(offset, scratch);
+                pattern::repeat_into(scratch, buf);
+            }
+            None => crate::run::layout::fill_random(buf, &mut crate::run::offsets::Rng::new(seed)),
+        }
+        let size = self.method.header_size();
+        if size == 0 {
+            return;
+        }
+        let step = self.step(buf.len());
+        for (n, chunk) in buf.chunks_mut(step).enumerate() {
+            if chunk.len() <= size {
+                break;
+            }
+            let header = Header {
+                magic: MAGIC,
+                verify_type: self.method.number(),
+                len: step as u32,
+                rand_seed: seed,
+                offset: offset + (n * self.interval) as u64,
+                time_sec: now.0,
+                time_nsec: now.1,
+                thread: self.thread,
+                numberio,
+            };
+            header.write(&mut chunk[..HEADER_LEN]);
+            if let Method::Checksum(c) = self.method {
+                let (head, data) = chunk.split_at_mut(size);
+                c.fill(data, &mut head[HEADER_LEN..]);
+            }
+            if self.header_at > 0 && self.header_at + size <= chunk.len() {
+                swap_header(chunk, self.header_at, size);
+            }
+        }
+    }
+
+    /// Checks a block read back; on a mismatch returns fio's report of it
+    /// (the lines fio writes to stderr). As in fio, a block's verdict is
+    /// its last interval's: a bad interval followed by good ones is only
+    /// reported, through `superseded`, and does not fail the block
+    /// (unless `fatal` stops at it).
+    pub fn check(
+        &self,
+        buf: &mut [u8],
+        block: &Block<'_>,
+        scratch: &mut Vec<u8>,
+        superseded: &mut dyn FnMut(String),
+    ) -> Result<(), String> {
+        if self.method == Method::Null {
+            return Ok(());
+        }
+        let size = self.method.header_size();
+        let step = self.step(buf.len());
+        let block_len = buf.len();
+        let mut outcome = Ok(());
+        for (n, chunk) in buf.chunks_mut(step).enumerate() {
+            if self.fatal && outcome.is_err() {
+                break;
+            }
+            if let Err(text) = std::mem::replace(&mut outcome, Ok(())) {
+                superseded(text);
+            }
+            if self.header_at > 0 && size > 0 && self.header_at + size <= chunk.len() {
+                swap_header(chunk, self.header_at, size);
+            }
+            let at = block.offset + (n * step) as u64;
+            let whereabouts = format!(
+                " at file {} offset {at}, length {step} (requested block: offset={}, length={block_len})",
+                block.file_name, block.offset
+            );
+            if size > 0 {
+                let wanted_offset = block.offset + (n * self.interval) as u64;
+                let numberio = self.check_numberio.then_some(block.numberio);
+                if let Err(what) =
+                    check_header(chunk, step as u32, wanted_offset, block.offset, numberio)
+                {
+                    return Err(format!("{what}{whereabouts}"));
+                }
+            }
+            // fio reports a failure with the length and type the header
+            // claims, read from the data even where there is no header.
+            let field = |i: usize, n: usize| {
+                chunk.get(i..i + n).map_or(0, |b| {
+                    b.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x))
+                })
+            };
+            let (media_type, media_len) = (field(2, 2), field(4, 4));
+            // fio's IO_U_F_IN_CUR_DEPTH, and IO_U_F_VER_LIST for logged blocks.
+            let flags = if block.logged { 0x88 } else { 0x08 };
+            let failed = |name: &str, lines: String, crcs: String| {
+                let mut text = lines;
+                let shown_at = block.offset + u64::from((n as u32).wrapping_mul(media_len));
+                text.push_str(&format!(
+                    "{name:.8}: verify failed at file {} offset {shown_at}, length {media_len} (requested block: offset={}, length={block_len}, flags={:x})",
+                    block.file_name, block.offset, flags
+                ));
+                text.push_str(&crcs);
+                let given = u32::from(self.method.number());
+                if media_type != given {
+                    text.push_str(&format!(
+                        "\nfio: verify type mismatch ({media_type} media, {given} given)"
+                    ));
+                }
+                text
+            };
+            outcome = match self.method {
+                Method::Checksum(c) => {
+                    let (head, data) = chunk.split_at_mut(size);
+                    let stored = &head[HEADER_LEN..];
+                    // The field as fio would compute it over what was read;
+                    // fields fio only partly overwrites start from the stored one.
+                    scratch.clear();
+                    scratch.extend_from_slice(stored);
+                    c.fill(data, scratch);
+                    if scratch[..] == *stored {
+                        Ok(())
+                    } else {
+                        let crcs = format!(
+                            "\n       Expected CRC: {}\n       Received CRC: {}",
+                            hex(stored),
+                            hex(scratch)
+                        );
+                        Err(failed(c.name(), String::new(), crcs))
+                    }
+                }
+                Method::HeaderOnly | Method::HeaderAndPattern | Method::PatternOnly => {
+                    match &self.pattern {
+                        Some(p) => self
+                            .check_pattern(p, chunk, n * step, block.offset, scratch)
+                            .map_err(|lines| failed("pattern", lines, String::new())),
+                        None => Ok(()),
+                    }
+                }
+                Method::Null => Ok(()),
+            };
+        }
+        outcome
+    }
+
+    /// Compares the part of an interval after its header with the pattern,
+    /// which runs on from the start of the block.
+    fn check_pattern(
+        &self,
+        p: &DataPattern,
+        chunk: &[u8],
+        chunk_at: usize,
+        offset: u64,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        p.for_block(offset, scratch);
+        let size = self.method.header_size();
+        let data = &chunk[size.min(chunk.len())..];
+        let start = chunk_at + size;
+        for (i, &got) in data.iter().enumerate() {
+            let wanted = scratch[(start + i) % scratch.len()];
+            if got != wanted {
+                return Err(format!(
+                    "fio: got pattern '{got:02x}', wanted '{wanted:02x}'. Bad bits {}\nfio: bad pattern block offset {i}\n",
+                    (got ^ wanted).count_ones()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Moves the header to (or back from) `at` in its interval.
+fn swap_header(chunk: &mut [u8], at: usize, size: usize) {
+    let (head, rest) = chunk.split_at_mut(at);
+    if at >= size {
+        head[..size].swap_with_slice(&mut rest[..size]);
+    } else {
+        // Overlapping ranges: fio swaps through a copy.
+        let first: Vec<u8> = chunk[..size].to_vec();
+        let second: Vec<u8> = chunk[at..at + size].to_vec();
+        chunk[..size].copy_from_slice(&second);
+        chunk[at..at + size].copy_from_slice(&first);
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// fio's struct verify_header, little-endian on disk.
+struct Header {
+    magic: u16,
+    verify_type: u16,
+    len: u32,
+    rand_seed: u64,
+    offset: u64,
+    time_sec: u32,
+    time_nsec: u32,
+    thread: u16,
+    numberio: u16,
+}
+
+impl Header {
+    fn write(&self, out: &mut [u8]) {
+        out[0..2].copy_from_slice(&self.magic.to_le_bytes());
+        out[2..4].copy_from_slice(&self.verify_type.to_le_bytes());
+        out[4..8].copy_from_slice(&self.len.to_le_bytes());
+        out[8..16].copy_from_slice(&self.rand_seed.to_le_bytes());
+        out[16..24].copy_from_slice(&self.offset.to_le_bytes());
+        out[24..28].copy_from_slice(&self.time_sec.to_le_bytes());
+        out[28..32].copy_from_slice(&self.time_nsec.to_le_bytes());
+        out[32..34].copy_from_slice(&self.thread.to_le_bytes());
+        out[34..36].copy_from_slice(&self.numberio.to_le_bytes());
+        let crc = checksum::crc32c(&out[..HEADER_CRC_AT]);
+        out[36..40].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+/// Checks an interval's header as fio's verify_header does, in its order:
+/// magic, length, offset, write number (when asked), then the header's CRC.
+/// The random seed is taken from the header, as fio does for jobs that
+/// only write.
+fn check_header(
+    b: &[u8],
+    len: u32,
+    offset: u64,
+    block_offset: u64,
+    numberio: Option<u16>,
+) -> Result<(), String> {
+    let mut h = [0u8; HEADER_LEN];
+    let n = b.len().min(HEADER_LEN);
+    h[..n].copy_from_slice(&b[..n]);
+    let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+    let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
+    let u64_at = |i: usize| (u64::from(u32_at(i + 4)) << 32) | u64::from(u32_at(i));
+    if u16_at(0) != MAGIC {
+        return Err(format!(
+            "verify: bad magic header {:x}, wanted {MAGIC:x}",
+            u16_at(0)
+        ));
+    }
+    if u32_at(4) != len {
+        return Err(format!(
+            "verify: bad header length {}, wanted {len}",
+            u32_at(4)
+        ));
+    }
+    if u64_at(16) != offset {
+        // fio names the block's offset as the one wanted.
+        return Err(format!(
+            "verify: bad header offset {}, wanted {block_offset}",
+            u64_at(16)
+        ));
+    }
+    if let Some(wanted) = numberio
+        && u16_at(34) != wanted
+    {
+        return Err(format!(
+            "verify: bad header numberio {}, wanted {wanted}",
+            u16_at(34)
+        ));
+    }
+    let crc = checksum::crc32c(&h[..HEADER_CRC_AT]);
+    if u32_at(HEADER_CRC_AT) != crc {
+        return Err(format!(
+            "verify: bad header crc {:x}, calculated {crc:x}",
+            u32_at(HEADER_CRC_AT)
+        ));
+    }
+    Ok(())
+}
