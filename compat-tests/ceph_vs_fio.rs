@@ -414,6 +414,336 @@ fn rbd_engine_failures_are_clear(cluster: &Cluster) {
     assert!(text(&ferrio.stderr).contains("fsync= with ioengine=rbd is not run by ferrio yet"));
 }
 
+/// A job file for a rados engine in the cluster's pool, with its config
+/// named (fio's rados engine reads `conf`, not CEPH_CONF).
+fn rados_job(cluster: &Cluster, name: &str, body: &str) -> PathBuf {
+    let path = cluster.dir.join(name);
+    let text = format!(
+        "[global]\nioengine=rados\nclientname=admin\npool=rbd\nconf={}\n{body}",
+        cluster.conf.display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The objects in pool rbd other than rbd's own, sorted.
+fn objects(cluster: &Cluster) -> Vec<String> {
+    let mut names: Vec<String> = cluster
+        .tool("rados", &["-p", "rbd", "ls"])
+        .lines()
+        .filter(|name| !name.starts_with("rbd_"))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+fn remove_objects(cluster: &Cluster) {
+    for name in objects(cluster) {
+        cluster.tool("rados", &["-p", "rbd", "rm", &name]);
+    }
+}
+
+/// ferrio's rados engine beside fio's on the same job files: the same I/Os
+/// issued per direction (writes over nrfiles objects, reads, trims, a
+/// random mix), no disk in the report, and the same objects in the pool,
+/// named as fio names the files, and left there after the run as fio
+/// leaves them. Then what fio hides: a write past the OSD's largest
+/// object fails ferrio's job with EFBIG, where fio reports success.
+fn rados_engine_issues_what_fio_issues(cluster: &Cluster) {
+    remove_objects(cluster);
+    let job = rados_job(
+        cluster,
+        "rados-mix.fio",
+        "size=32m\nbs=1m\niodepth=16\n\
+         [w]\nrw=write\nnrfiles=3\n\
+         [r]\nstonewall\nrw=randread\nbs=4k\nsize=4m\n\
+         [t]\nstonewall\nrw=randtrim\nbs=64k\nsize=8m\nbusy_poll=1\n\
+         [rw]\nstonewall\nrw=randrw\nbs=16k\nsize=8m\ntouch_objects=0\n\
+         [two]\nstonewall\nrw=read\nnumjobs=2\nsize=2m\nclustername=ceph\nclientname=client.admin\n",
+    );
+    let want = fio_json(cluster, common::fio(), &job);
+    let fio_objects = objects(cluster);
+    remove_objects(cluster);
+    let got = fio_json(cluster, common::ferrio(), &job);
+    assert_eq!(objects(cluster), fio_objects);
+    assert_eq!(
+        fio_objects,
+        [
+            "r.0.0", "rw.0.0", "t.0.0", "two.0.0", "two.1.0", "w.0.0", "w.0.1", "w.0.2"
+        ]
+    );
+    remove_objects(cluster);
+    assert_eq!(issued(&want), issued(&got));
+    assert_eq!(
+        issued(&got)[0].2,
+        [0, 30, 0],
+        "3 objects of 10 MiB in 1 MiB"
+    );
+    assert_eq!(want.get("disk_util"), got.get("disk_util"));
+    let (w, g) = (at_depth(&want, 1, "16"), at_depth(&got, 1, "16"));
+    assert!(
+        w > 90.0 && g > 90.0,
+        "randread at depth 16: fio {w}%, ferrio {g}%"
+    );
+
+    // osd_max_object_size is 128 MiB: the 33rd 4 MiB write is refused.
+    let job = rados_job(
+        cluster,
+        "rados-too-big.fio",
+        "[big]\nrw=write\nsize=200m\nbs=4m\niodepth=8\n",
+    );
+    let env = [("CEPH_CONF", cluster.conf.as_path())];
+    let fio = bounded(60, common::fio(), &[job.to_str().unwrap()], &env);
+    assert_eq!(fio.status.code(), Some(0));
+    assert!(text(&fio.stdout).contains("err= 0"));
+    let ferrio = bounded(60, common::ferrio(), &[job.to_str().unwrap()], &env);
+    assert_eq!(ferrio.status.code(), Some(1));
+    let said = text(&ferrio.stdout) + &text(&ferrio.stderr);
+    assert!(said.contains("err=27"), "{said}");
+    assert!(said.contains("File too large"), "{said}");
+    remove_objects(cluster);
+}
+
+/// A copy of the cluster's config with one line changed.
+fn changed_conf(cluster: &Cluster, name: &str, from: &str, to: &str) -> PathBuf {
+    let conf = std::fs::read_to_string(&cluster.conf).unwrap();
+    let line = conf
+        .lines()
+        .find(|l| l.starts_with(from))
+        .unwrap_or_else(|| panic!("no '{from}' line in {conf}"));
+    let path = cluster.dir.join(name);
+    std::fs::write(&path, conf.replace(line, to)).unwrap();
+    path
+}
+
+/// Runs ferrio on a job file with CEPH_CONF set; returns its exit code,
+/// what it said, and how long it took.
+fn ferrio_timed(job: &Path, conf: &Path) -> (Option<i32>, String, f64) {
+    let start = std::time::Instant::now();
+    let out = bounded(
+        120,
+        common::ferrio(),
+        &[job.to_str().unwrap()],
+        &[("CEPH_CONF", conf)],
+    );
+    let said = text(&out.stdout) + &text(&out.stderr);
+    (out.status.code(), said, start.elapsed().as_secs_f64())
+}
+
+/// Faults at the start end in a clear error, a non-zero exit and no I/O
+/// report, within a bounded time, for both engines: no monitor on the
+/// configured port (fio waits librados' 300 s there; ferrio gives up
+/// after ferrio_ceph_timeout), a key the cluster does not know, a missing
+/// pool, a missing image.
+fn faults_at_start_are_clear_and_bounded(cluster: &Cluster) {
+    let closed = changed_conf(
+        cluster,
+        "closed.conf",
+        "mon host =",
+        "mon host = [v2:127.0.0.1:1]",
+    );
+    let keyring = cluster.dir.join("wrong.keyring");
+    let _ = std::fs::remove_file(&keyring);
+    cluster.tool(
+        "ceph-authtool",
+        &[
+            "--create-keyring",
+            keyring.to_str().unwrap(),
+            "--gen-key",
+            "-n",
+            "client.admin",
+        ],
+    );
+    let wrong_key = changed_conf(
+        cluster,
+        "wrong-key.conf",
+        &format!("keyring = {}", cluster.dir.join("keyring").display()),
+        &format!("keyring = {}", keyring.display()),
+    );
+    let rbd_body = "pool=rbd\nrbdname=block-device1\n";
+    // (engine, conf, job options, what ferrio must say, seconds allowed)
+    let cases: [(&str, &Path, &str, &str, f64); 8] = [
+        (
+            "rados",
+            &closed,
+            "pool=rbd\nferrio_ceph_timeout=2\n",
+            "rados_connect (the cluster's monitors) failed: Connection timed out (errno 110)",
+            5.0,
+        ),
+        (
+            "rbd",
+            &closed,
+            rbd_body,
+            "rados_connect (the cluster's monitors) failed: Connection timed out (errno 110)",
+            9.0,
+        ),
+        (
+            "rados",
+            &wrong_key,
+            "pool=rbd\n",
+            "rados_connect (the cluster's monitors) failed: Permission denied (errno 13)",
+            5.0,
+        ),
+        (
+            "rbd",
+            &wrong_key,
+            rbd_body,
+            "rados_connect (the cluster's monitors) failed: Permission denied (errno 13)",
+            5.0,
+        ),
+        (
+            "rados",
+            &cluster.conf,
+            "pool=no-such-pool\n",
+            "rados_ioctx_create (pool no-such-pool) failed: No such file or directory",
+            5.0,
+        ),
+        (
+            "rbd",
+            &cluster.conf,
+            "pool=no-such-pool\nrbdname=block-device1\n",
+            "rados_ioctx_create (pool no-such-pool) failed: No such file or directory",
+            5.0,
+        ),
+        (
+            "rbd",
+            &cluster.conf,
+            "pool=rbd\nrbdname=no-such-image\n",
+            "rbd_open (image no-such-image) failed: No such file or directory",
+            5.0,
+        ),
+        (
+            "rados",
+            &cluster.conf,
+            "",
+            "rados pool name must be provided",
+            5.0,
+        ),
+    ];
+    for (i, (engine, conf, options, message, limit)) in cases.into_iter().enumerate() {
+        // fio's rados engine reads `conf`; its rbd engine, CEPH_CONF.
+        let conf_line = match engine {
+            "rados" => format!("conf={}\n", conf.display()),
+            _ => String::new(),
+        };
+        let job = cluster.dir.join(format!("fault-{i}.fio"));
+        std::fs::write(
+            &job,
+            format!("[fault]\nioengine={engine}\nclientname=admin\n{conf_line}{options}rw=write\nsize=1m\n"),
+        )
+        .unwrap();
+        let (code, said, took) = ferrio_timed(&job, conf);
+        assert!(
+            code.is_some_and(|c| c != 0),
+            "case {i}: exit {code:?}\n{said}"
+        );
+        assert!(said.contains(message), "case {i}: {said}");
+        assert!(
+            !said.contains("issued rwts"),
+            "case {i}: no I/O report\n{said}"
+        );
+        assert!(took < limit, "case {i}: took {took:.1} s (limit {limit} s)");
+    }
+}
+
+/// Every job file of jobs/ceph runs on the cluster, shortened: a
+/// time-based one for 1 s (`runtime=` rewritten), an amount-based one on
+/// 16 MiB (`io_size=` rewritten); each ends with exit status 0, a JSON
+/// report that parses, no job error and I/O in every job. The size-based
+/// ones run beside fio too and issue what fio issues. Files run in name
+/// order, so rados-bench-1-write.fio makes the objects the others read.
+fn every_ceph_job_file_runs(cluster: &Cluster) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/ceph");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    let short = cluster.dir.join("short");
+    std::fs::create_dir_all(&short).unwrap();
+    for file in &files {
+        let original = std::fs::read_to_string(file).unwrap();
+        assert!(
+            original.starts_with("; "),
+            "{}: a comment first",
+            file.display()
+        );
+        let time_based = original.lines().any(|l| l.trim() == "time_based");
+        let shortened: String = original
+            .lines()
+            .map(|line| match line.split_once('=') {
+                Some(("runtime", _)) => "runtime=1".to_string(),
+                Some(("io_size", _)) => "io_size=16M".to_string(),
+                _ => line.to_string(),
+            })
+            .map(|line| line + "\n")
+            .collect();
+        let job = short.join(file.file_name().unwrap());
+        std::fs::write(&job, shortened).unwrap();
+        let got = fio_json(cluster, common::ferrio(), &job);
+        let jobs = issued(&got);
+        assert!(!jobs.is_empty(), "{}", file.display());
+        for (name, error, ios, _) in &jobs {
+            assert_eq!(*error, 0, "{}: {name}", file.display());
+            assert!(
+                ios.iter().sum::<u64>() > 0,
+                "{}: {name} did no I/O",
+                file.display()
+            );
+        }
+        if !time_based {
+            let want = fio_json(cluster, common::fio(), &job);
+            assert_eq!(issued(&want), jobs, "{}", file.display());
+        }
+    }
+    remove_objects(cluster);
+}
+
+/// An OSD killed mid-run (SIGKILL, not restarted): fio 3.33 hangs there
+/// for good; ferrio's I/Os in flight fail once ferrio_ceph_op_timeout has
+/// passed, and the job ends with err=110 and a non-zero exit, within a
+/// bound (runtime 5 s, op timeout 3 s: about 14 s here, allowed 40 s). The
+/// memstore OSD loses its data, so this comes last.
+fn osd_killed_mid_run_ends_the_job_with_the_error(cluster: &Cluster) {
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-osd-killed.fio",
+        "direct=1\nrw=randwrite\nbs=4k\niodepth=32\ntime_based\nruntime=5\n\
+         ferrio_ceph_op_timeout=3\n[osd-killed]\n",
+    );
+    let start = std::time::Instant::now();
+    let run = Command::new("timeout")
+        .args(["-k", "5", "120", common::ferrio(), job.to_str().unwrap()])
+        .env("CEPH_CONF", &cluster.conf)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let osd: i32 = std::fs::read_to_string(cluster.dir.join("run/osd.0.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: kill has no memory preconditions; the pid is the cluster's OSD.
+    assert_eq!(unsafe { libc::kill(osd, libc::SIGKILL) }, 0);
+    let out = run.wait_with_output().unwrap();
+    let took = start.elapsed().as_secs_f64();
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("err=110"), "{said}");
+    assert!(said.contains("Connection timed out"), "{said}");
+    assert!(
+        said.contains("issued rwts"),
+        "the I/O done is reported\n{said}"
+    );
+    assert!(took < 40.0, "took {took:.1} s");
+}
+
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     if !cluster_possible() {
@@ -466,6 +796,10 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     bindings_read_back_what_they_wrote(&cluster);
     rbd_engine_issues_what_fio_issues(&cluster);
     rbd_engine_failures_are_clear(&cluster);
+    rados_engine_issues_what_fio_issues(&cluster);
+    faults_at_start_are_clear_and_bounded(&cluster);
+    every_ceph_job_file_runs(&cluster);
+    osd_killed_mid_run_ends_the_job_with_the_error(&cluster);
 
     let pids = cluster.pids();
     assert_eq!(pids.len(), 3, "one pid file per daemon");

@@ -231,7 +231,10 @@ pub fn enghelp(arg: Option<&str>) -> (String, String, i32) {
             1,
         );
     }
-    let opts: Vec<&'static OptDef> = options::engine_options(engine).collect();
+    // ferrio's own engine options are not fio's: fio's help lacks them.
+    let opts: Vec<&'static OptDef> = options::engine_options(engine)
+        .filter(|o| !o.name.starts_with("ferrio_"))
+        .collect();
     if opts.is_empty() {
         return (
             format!("IO engine {engine} has no options\n"),

@@ -101,8 +101,9 @@ impl std::error::Error for CephError {}
 
 impl From<CephError> for io::Error {
     fn from(e: CephError) -> io::Error {
+        // The CephError stays inside, so its errno can be recovered.
         let kind = io::Error::from_raw_os_error(e.errno()).kind();
-        io::Error::new(kind, e.to_string())
+        io::Error::new(kind, e)
     }
 }
 
@@ -132,6 +133,49 @@ pub struct ConnectOptions<'a> {
     pub client_name: Option<&'a str>,
     pub conf_file: Option<&'a Path>,
     pub settings: &'a [(&'a str, &'a str)],
+}
+
+/// How long a client waits for the cluster before giving up, so that an
+/// unreachable monitor or a dead OSD ends in an error rather than a hang
+/// (librados waits 300 s to connect, and forever for an OSD, by default).
+/// Set from ferrio's `ferrio_ceph_timeout` and `ferrio_ceph_op_timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Connecting and authenticating, and each monitor request, in
+    /// seconds (`client_mount_timeout`, `rados_mon_op_timeout`); 0 keeps
+    /// librados' defaults.
+    pub connect_secs: u64,
+    /// Each OSD operation, in seconds (`rados_osd_op_timeout`); 0 waits
+    /// forever, as librados does by default.
+    pub op_secs: u64,
+}
+
+impl Timeouts {
+    /// ferrio's defaults, which the option table states too.
+    pub const DEFAULT: Timeouts = Timeouts {
+        connect_secs: 5,
+        op_secs: 30,
+    };
+
+    /// The librados settings that apply them.
+    pub fn settings(&self) -> Vec<(&'static str, String)> {
+        let mut settings = Vec::new();
+        if self.connect_secs > 0 {
+            let secs = self.connect_secs.to_string();
+            settings.push(("client_mount_timeout", secs.clone()));
+            settings.push(("rados_mon_op_timeout", secs));
+        }
+        if self.op_secs > 0 {
+            settings.push(("rados_osd_op_timeout", self.op_secs.to_string()));
+        }
+        settings
+    }
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts::DEFAULT
+    }
 }
 
 /// A connected cluster handle (librados' `rados_t`).
@@ -267,7 +311,7 @@ unsafe impl Sync for Pool {}
 
 /// One asynchronous operation on a RADOS object.
 #[derive(Debug, Clone, Copy)]
-pub enum ObjectIo {
+pub enum ObjectIo<'a> {
     Read {
         offset: u64,
         buf: *mut u8,
@@ -279,9 +323,74 @@ pub enum ObjectIo {
         len: usize,
     },
     Remove,
+    /// A compound write (fio trims a RADOS object by zeroing a range).
+    Operate(&'a WriteOp),
+}
+
+/// A compound write operation (librados' `rados_write_op_t`), kept until
+/// the operation it describes has completed.
+pub struct WriteOp {
+    api: &'static Apis,
+    handle: sys::WriteOp,
+}
+
+// SAFETY: a write operation is plain data until submitted; librados reads
+// it from whichever thread submits it.
+unsafe impl Send for WriteOp {}
+// SAFETY: nothing mutates it through a shared reference.
+unsafe impl Sync for WriteOp {}
+
+impl fmt::Debug for WriteOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "WriteOp({:p})", self.handle)
+    }
+}
+
+impl WriteOp {
+    /// An operation that zeroes `len` bytes of an object from `offset`.
+    pub fn zero(offset: u64, len: u64) -> Result<WriteOp, CephError> {
+        let api = apis()?;
+        // SAFETY: no arguments; null means out of memory.
+        let handle = unsafe { (api.rados.rados_create_write_op)() };
+        if handle.is_null() {
+            return Err(CephError::Call {
+                call: "rados_create_write_op",
+                subject: "a zeroing write".to_string(),
+                errno: libc::ENOMEM,
+            });
+        }
+        // SAFETY: a live write operation.
+        unsafe { (api.rados.rados_write_op_zero)(handle, offset, len) };
+        Ok(WriteOp { api, handle })
+    }
+}
+
+impl Drop for WriteOp {
+    fn drop(&mut self) {
+        // SAFETY: created by rados_create_write_op, released once; the
+        // owner keeps it until its operation has completed.
+        unsafe { (self.api.rados.rados_release_write_op)(self.handle) };
+    }
 }
 
 impl Pool {
+    /// Writes `data` at the start of object `oid`, waiting for it (fio's
+    /// rados engine touches each object this way, with no data).
+    pub fn write(&self, oid: &CStr, data: &[u8]) -> Result<(), CephError> {
+        let api = &self.cluster.api.rados;
+        // SAFETY: a live context, a C string and a buffer of `len` bytes.
+        let r = unsafe {
+            (api.rados_write)(
+                self.ioctx,
+                oid.as_ptr(),
+                data.as_ptr().cast(),
+                data.len(),
+                0,
+            )
+        };
+        check(r.into(), "rados_write", &oid.to_string_lossy())
+    }
+
     /// Opens an rbd image of this pool (its head, no snapshot).
     pub fn open_image(self: &Arc<Self>, name: &str) -> Result<Image, CephError> {
         let api = self.cluster.api;
@@ -304,15 +413,15 @@ impl Pool {
     /// a negative errno.
     ///
     /// # Safety
-    /// A read's or write's buffer must stay valid, and untouched by
-    /// anything else, until `queue` has handed back this token's result;
-    /// `token` must not have another operation in flight.
+    /// A read's or write's buffer, and a compound write, must stay valid,
+    /// and untouched by anything else, until `queue` has handed back this
+    /// token's result; `token` must not have another operation in flight.
     pub unsafe fn submit(
         &self,
         queue: &CompletionQueue,
         token: usize,
         oid: &CStr,
-        io: ObjectIo,
+        io: ObjectIo<'_>,
     ) -> Result<(), CephError> {
         let api = &self.cluster.api.rados;
         queue.launch(api, token, &oid.to_string_lossy(), |completion| {
@@ -346,6 +455,17 @@ impl Pool {
                     ObjectIo::Remove => (
                         (api.rados_aio_remove)(self.ioctx, oid.as_ptr(), completion),
                         "rados_aio_remove",
+                    ),
+                    ObjectIo::Operate(op) => (
+                        (api.rados_aio_write_op_operate)(
+                            op.handle,
+                            self.ioctx,
+                            completion,
+                            oid.as_ptr(),
+                            std::ptr::null_mut(),
+                            0,
+                        ),
+                        "rados_aio_write_op_operate",
                     ),
                 }
             }
@@ -571,6 +691,19 @@ impl CompletionQueue {
         }
     }
 
+    /// Waits until every started operation has finished (its result
+    /// stays to be reaped).
+    pub fn wait_idle(&self) {
+        let mut state = self.lock();
+        while state.outstanding > 0 {
+            state = self
+                .shared
+                .finished
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
     /// Operations started and not reaped yet.
     pub fn in_flight(&self) -> usize {
         let state = self.lock();
@@ -683,14 +816,7 @@ impl Drop for CompletionQueue {
     /// Waits for every started operation's callback, which reads its
     /// ticket, before the tickets go.
     fn drop(&mut self) {
-        let mut state = self.lock();
-        while state.outstanding > 0 {
-            state = self
-                .shared
-                .finished
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
+        self.wait_idle();
     }
 }
 
@@ -736,6 +862,39 @@ mod tests {
         assert!(text.contains("cannot load librbd.so.1"), "{text}");
         assert!(text.contains("apt-get install librbd1 librados2"), "{text}");
         assert_eq!(io::Error::from(e).kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn timeouts_become_librados_settings_and_zero_keeps_its_defaults() {
+        let settings = |connect_secs, op_secs| {
+            Timeouts {
+                connect_secs,
+                op_secs,
+            }
+            .settings()
+        };
+        let owned = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
+            pairs.iter().map(|(k, v)| (*k, v.to_string())).collect()
+        };
+        assert_eq!(
+            settings(5, 30),
+            owned(&[
+                ("client_mount_timeout", "5"),
+                ("rados_mon_op_timeout", "5"),
+                ("rados_osd_op_timeout", "30"),
+            ])
+        );
+        assert_eq!(settings(0, 3), owned(&[("rados_osd_op_timeout", "3")]));
+        assert!(settings(0, 0).is_empty());
+        assert_eq!(Timeouts::default(), Timeouts::DEFAULT);
+    }
+
+    #[test]
+    fn ceph_errors_keep_their_errno_through_io_error() {
+        let e = io::Error::from(check(-110, "rados_connect", "mons").unwrap_err());
+        let inner = e.get_ref().and_then(|i| i.downcast_ref::<CephError>());
+        assert_eq!(inner.map(CephError::errno), Some(110));
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub type Rados = *mut c_void;
 pub type IoCtx = *mut c_void;
 /// An asynchronous librados operation (`rados_completion_t`).
 pub type RadosCompletion = *mut c_void;
+/// A compound write operation (`rados_write_op_t`).
+pub type WriteOp = *mut c_void;
 /// An open rbd image (`rbd_image_t`).
 pub type RbdImage = *mut c_void;
 /// An asynchronous librbd operation (`rbd_completion_t`).
@@ -111,6 +113,24 @@ library!(RadosApi, "librados.so.2", {
         offset: u64,
     ) -> c_int;
     fn rados_aio_remove(ioctx: IoCtx, oid: *const c_char, completion: RadosCompletion) -> c_int;
+    fn rados_write(
+        ioctx: IoCtx,
+        oid: *const c_char,
+        buf: *const c_char,
+        len: usize,
+        offset: u64,
+    ) -> c_int;
+    fn rados_create_write_op() -> WriteOp;
+    fn rados_release_write_op(op: WriteOp);
+    fn rados_write_op_zero(op: WriteOp, offset: u64, len: u64);
+    fn rados_aio_write_op_operate(
+        op: WriteOp,
+        ioctx: IoCtx,
+        completion: RadosCompletion,
+        oid: *const c_char,
+        mtime: *mut libc::time_t,
+        flags: c_int,
+    ) -> c_int;
 });
 
 library!(RbdApi, "librbd.so.1", {

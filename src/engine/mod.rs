@@ -9,6 +9,7 @@ pub mod mmap;
 pub mod null;
 pub mod posixaio;
 pub mod psync;
+pub mod rados;
 pub mod rbd;
 
 use std::io;
@@ -93,6 +94,8 @@ pub struct EngineOptions {
     pub poll_completions: bool,
     /// libaio: take completions from the ring in user space.
     pub userspace_reap: bool,
+    /// rados: which cluster and pool, as whom, and how objects start.
+    pub rados: rados::RadosTarget,
 }
 
 /// An I/O engine.
@@ -141,6 +144,11 @@ pub trait Engine: Send {
     /// Flushes a file's written data to stable storage (fsync, or
     /// fdatasync when `data_only`), waiting for it.
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()>;
+    /// Drops what is cached of a file, so reads reach the device (fio's
+    /// `invalidate`, at every new pass over the files).
+    fn invalidate(&mut self, path: &Path) -> io::Result<()> {
+        drop_cached_pages(path)
+    }
     /// Waits until at least `min` in-flight I/Os have finished and appends
     /// up to `max` finished ones to `done` (fio's getevents). Engines that
     /// complete each I/O inside `queue` never have any.
@@ -244,7 +252,7 @@ pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<(
 /// Engines ferrio runs, by fio's name.
 pub const ENGINES: &[&str] = &[
     "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
-    "posixaio", "rbd",
+    "posixaio", "rbd", "rados",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -284,6 +292,9 @@ pub fn create(
             io_uring::Uring::new(depth, options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
         }
         "rbd" => rbd::Rbd::new(depth, options.rbd.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
+        "rados" => {
+            rados::Rados::new(depth, options.rados.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
+        }
         _ => return None,
     };
     Some(engine)

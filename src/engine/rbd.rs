@@ -23,6 +23,8 @@ pub struct RbdTarget {
     pub image: Option<String>,
     /// Spin for completions instead of sleeping (fio's busy_poll).
     pub busy_poll: bool,
+    /// Bounds on waiting for the cluster (ferrio's own options).
+    pub timeouts: ceph::Timeouts,
 }
 
 /// Connects and opens the image as fio does: the config from librados'
@@ -39,9 +41,12 @@ fn open_image(target: &RbdTarget, direct: bool) -> Result<Image, RbdError> {
         .image
         .as_deref()
         .ok_or(RbdError::Usage("rbdname must be provided"))?;
+    let settings = target.timeouts.settings();
+    let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let cluster = ceph::Cluster::connect(&ConnectOptions {
         cluster_name: target.cluster_name.as_deref(),
         client_name: target.client_name.as_deref(),
+        settings: &settings,
         ..Default::default()
     })?;
     let pool = cluster.pool(pool)?;
@@ -202,6 +207,11 @@ impl Engine for Rbd {
 
     fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
         Ok(self.image()?.flush()?)
+    }
+
+    /// Drops librbd's cache, as fio's rbd engine does.
+    fn invalidate(&mut self, _path: &Path) -> io::Result<()> {
+        Ok(self.image()?.invalidate_cache()?)
     }
 
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {

@@ -2397,7 +2397,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Path to the ceph.conf describing the cluster",
     )
     .def("/etc/ceph/ceph.conf")
-    .engines(&["rados"]),
+    .engines(&["rados"])
+    .runs(),
     OptDef::new(
         "busy_poll",
         Bool,
@@ -2414,7 +2415,30 @@ pub static OPTIONS: &[OptDef] = &[
         "Create the objects when the job starts",
     )
     .def("1")
-    .engines(&["rados"]),
+    .engines(&["rados"])
+    .runs(),
+    // ferrio's own: bounds on waiting for a Ceph cluster, which fio 3.33
+    // leaves at librados' defaults (300 s to connect, forever for an OSD).
+    OptDef::new(
+        "ferrio_ceph_timeout",
+        Time,
+        Ioengine,
+        "ferrio: give up connecting to the cluster, or on a monitor request, after this long (0: librados' 300 s)",
+    )
+    .def("5")
+    .seconds()
+    .engines(&["rados", "rbd"])
+    .runs(),
+    OptDef::new(
+        "ferrio_ceph_op_timeout",
+        Time,
+        Ioengine,
+        "ferrio: fail an OSD operation that takes longer than this (0: wait forever, as fio does)",
+    )
+    .def("30")
+    .seconds()
+    .engines(&["rados", "rbd"])
+    .runs(),
     OptDef::new("uri", Text(&[]), Ioengine, "NBD URI of the export to use").engines(&["nbd"]),
     OptDef::new(
         "skip_bad",

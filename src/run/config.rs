@@ -454,8 +454,9 @@ impl JobConfig {
         let image = rbd.then(|| engine::rbd::image_size(&rbd_target(job)));
         let known = match &image {
             Some(probe) => probe.as_ref().ok().copied(),
+            // A rados job's files are objects, sized by `size` alone.
             None => existing_size(&named)
-                .filter(|_| job.engine != "null")
+                .filter(|_| job.engine != "null" && job.engine != "rados")
                 .map(|total| total / files),
         };
         let mut unknown_size = false;
@@ -877,6 +878,49 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
         } else {
             engine::rbd::RbdTarget::default()
         },
+        rados: if job.engine == "rados" {
+            rados_target(job)
+        } else {
+            engine::rados::RadosTarget::default()
+        },
+    }
+}
+
+fn ceph_text(job: &JobSpec, name: &str) -> Option<String> {
+    match job.value(name) {
+        Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// ferrio's bounds on waiting for a Ceph cluster, in whole seconds.
+fn ceph_timeouts(job: &JobSpec) -> crate::ceph::Timeouts {
+    let secs = |name, default: u64| {
+        job.num(name)
+            .map_or(default, |micros| micros.div_ceil(1_000_000))
+    };
+    let default = crate::ceph::Timeouts::DEFAULT;
+    crate::ceph::Timeouts {
+        connect_secs: secs("ferrio_ceph_timeout", default.connect_secs),
+        op_secs: secs("ferrio_ceph_op_timeout", default.op_secs),
+    }
+}
+
+/// fio's rados options: which cluster and pool, as whom, from which
+/// config file, and whether objects are made at the start.
+fn rados_target(job: &JobSpec) -> engine::rados::RadosTarget {
+    engine::rados::RadosTarget {
+        cluster_name: ceph_text(job, "clustername"),
+        client_name: ceph_text(job, "clientname"),
+        pool: ceph_text(job, "pool"),
+        conf: PathBuf::from(
+            ceph_text(job, "conf").unwrap_or_else(|| engine::rados::DEFAULT_CONF.to_string()),
+        ),
+        busy_poll: job.flag("busy_poll"),
+        touch_objects: job
+            .setting("touch_objects")
+            .is_none_or(|s| s.value.number() != Some(0)),
+        timeouts: ceph_timeouts(job),
     }
 }
 
@@ -892,6 +936,7 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
         pool: text("pool"),
         image: text("rbdname"),
         busy_poll: job.flag("busy_poll"),
+        timeouts: ceph_timeouts(job),
     }
 }
 

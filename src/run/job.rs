@@ -8,7 +8,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::clock::{self, Nanos, ms_between, nanos};
+use super::clock::{self, LoopClock, Nanos, ms_between, nanos};
 
 use super::config::{BufferFill, JobConfig};
 use super::content::Content;
@@ -282,6 +282,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let deadline = cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r)));
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut logs = JobLogs::new(&cfg.logs);
+    let m = cfg.measure;
+    let mut ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && logs.is_none());
     let mut depth = DepthTracker::new(ramp_end);
     // Sampled periodically unless logged (and so sampled) per I/O.
     let sample_bw = cfg.measure.bw && !logs.as_ref().is_some_and(JobLogs::bw_per_io);
@@ -446,7 +448,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     pass_start = issued(&work).1;
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
-                            if let Err(e) = engine::drop_cached_pages(path) {
+                            if let Err(e) = eng.invalidate(path) {
                                 let path = path.display();
                                 let text = format!("fio: invalidating {path}: {e}");
                                 result.fail(errno(&e), "invalidate_cache", text);
@@ -626,7 +628,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
-                    clock = clock::now();
+                    clock = ticker.read();
                     if clock >= ramp_end {
                         result.done_in_queue(counts_each_io);
                     }
@@ -667,6 +669,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 &mut unsubmitted,
                 &mut in_flight,
                 &mut clock,
+                &mut ticker,
             ) {
                 result.fail(
                     errno(&e),
@@ -687,9 +690,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         if in_flight == 0 {
-            // Drained for a sync or a new pass: go on, unless the job has
-            // ended meanwhile (its runtime is up, or it was stopped).
-            if (draining && issuing) || !unsubmitted.is_empty() {
+            // A drain for a sync or a new pass goes on to it only while
+            // the job may still issue: when its time ran out during the
+            // drain, the job is over (looping here would spin forever).
+            if (draining && may_issue(clock, &work, budget)) || !unsubmitted.is_empty() {
                 continue;
             }
             break;
@@ -715,7 +719,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 break 'run;
             }
             // One clock read per reaped batch.
-            clock = clock::now();
+            clock = ticker.read();
             if clock >= ramp_end {
                 result.reaped(done.len());
             }
@@ -1000,6 +1004,8 @@ impl Pass<'_, '_> {
         let mut done: Vec<Completion> = Vec::with_capacity(self.slots.len());
         let (mut next, mut in_flight) = (0usize, 0usize);
         let mut clock = clock::now();
+        // Verifying reads are timed one by one.
+        let mut precise = LoopClock::new(false);
         'pass: loop {
             let out_of_time = self.deadline.is_some_and(|d| clock >= d);
             while next < rest.len() && !stop.any() && !out_of_time {
@@ -1051,6 +1057,7 @@ impl Pass<'_, '_> {
                     &mut unsubmitted,
                     &mut in_flight,
                     &mut clock,
+                    &mut precise,
                 ) {
                     let text = format!("fio: io commit failed: {e}");
                     self.result.fail(errno(&e), "io commit", text);
@@ -1195,9 +1202,10 @@ fn submit(
     unsubmitted: &mut Vec<usize>,
     in_flight: &mut usize,
     clock: &mut Nanos,
+    ticker: &mut LoopClock,
 ) -> io::Result<()> {
     let result = eng.commit();
-    *clock = clock::now();
+    *clock = ticker.read();
     for &i in unsubmitted.iter() {
         slots[i].submitted = Some(*clock);
     }
@@ -1207,7 +1215,13 @@ fn submit(
 }
 
 fn errno(e: &io::Error) -> i32 {
-    e.raw_os_error().unwrap_or(5)
+    // A Ceph call's error carries the errno the library returned.
+    let ceph = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<crate::ceph::CephError>());
+    e.raw_os_error()
+        .or(ceph.map(crate::ceph::CephError::errno))
+        .unwrap_or(5)
 }
 
 /// fio's line about a failed I/O.

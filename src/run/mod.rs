@@ -104,7 +104,8 @@ pub fn run(
             };
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
-            if laid.is_ok() && cfg.engine != "null" {
+            // (A rados job's files are objects: fio watches no disk.)
+            if laid.is_ok() && cfg.engine != "null" && cfg.engine != "rados" {
                 for path in &cfg.paths {
                     disks.watch(path);
                 }

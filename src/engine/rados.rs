@@ -1,0 +1,214 @@
+//! fio's `rados` engine: I/O straight to RADOS objects through librados,
+//! with fio's options `clustername`, `clientname`, `pool`, `conf`,
+//! `busy_poll` and `touch_objects`. Each of the job's files is one object,
+//! named as fio names the file (`jobname.clone.file` by default), so
+//! `nrfiles` spreads the job over that many objects. As in fio, the
+//! objects are created empty when the job starts (`touch_objects`, on by
+//! default) and left in the pool when it ends (fio 3.33's cleanup means
+//! to remove them but finds the job's file list already emptied), so a
+//! later job naming the same objects finds their data; reads and writes
+//! are asynchronous, and a trim zeroes the range with a compound write.
+//!
+//! Unlike fio 3.33, which never reads an operation's result (and so
+//! reports success for writes the OSD refused, past
+//! `osd_max_object_size` for instance), every result is checked: a failed
+//! operation fails the job with its errno.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use crate::ceph::{
+    self, CephError, CompletionQueue, ConnectOptions, Finished, ObjectIo, Pool, WriteOp,
+};
+
+/// fio's default for `conf`: its rados engine reads this file, not
+/// librados' default search (so CEPH_CONF does not apply).
+pub const DEFAULT_CONF: &str = "/etc/ceph/ceph.conf";
+
+/// Where a rados job's objects are: fio's rados options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RadosTarget {
+    pub cluster_name: Option<String>,
+    pub client_name: Option<String>,
+    pub pool: Option<String>,
+    pub conf: PathBuf,
+    /// Spin for completions instead of sleeping (fio's busy_poll).
+    pub busy_poll: bool,
+    /// Create each object, empty, when the job starts.
+    pub touch_objects: bool,
+    /// Bounds on waiting for the cluster (ferrio's own options).
+    pub timeouts: ceph::Timeouts,
+}
+
+impl Default for RadosTarget {
+    fn default() -> Self {
+        RadosTarget {
+            cluster_name: None,
+            client_name: None,
+            pool: None,
+            conf: PathBuf::from(DEFAULT_CONF),
+            busy_poll: false,
+            touch_objects: true,
+            timeouts: ceph::Timeouts::default(),
+        }
+    }
+}
+
+/// Connects and opens the pool, saying which step failed.
+fn open_pool(target: &RadosTarget) -> io::Result<Arc<Pool>> {
+    let pool = target.pool.as_deref().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "rados pool name must be provided (pool=)",
+        )
+    })?;
+    let settings = target.timeouts.settings();
+    let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let cluster = ceph::Cluster::connect(&ConnectOptions {
+        cluster_name: target.cluster_name.as_deref(),
+        client_name: target.client_name.as_deref(),
+        conf_file: Some(&target.conf),
+        settings: &settings,
+    })?;
+    Ok(cluster.pool(pool)?)
+}
+
+pub struct Rados {
+    target: RadosTarget,
+    /// Declared first, so that it waits for the operations in flight
+    /// before anything they use goes.
+    queue: CompletionQueue,
+    pool: Option<Arc<Pool>>,
+    /// Object names, by engine file handle.
+    objects: Vec<CString>,
+    /// The length of the I/O each slot has in flight.
+    lens: Vec<i64>,
+    /// A trim's compound write, kept until its slot completes.
+    zeroing: Vec<Option<WriteOp>>,
+    finished: Vec<Finished>,
+}
+
+impl Rados {
+    /// Loads librados (failing with what to install when it is missing)
+    /// and prepares a queue for `depth` I/Os; the connection opens with
+    /// the job's first file.
+    pub fn new(depth: usize, target: RadosTarget) -> io::Result<Self> {
+        let depth = depth.max(1);
+        Ok(Rados {
+            target,
+            queue: CompletionQueue::new(depth)?,
+            pool: None,
+            objects: Vec::new(),
+            lens: vec![0; depth],
+            zeroing: (0..depth).map(|_| None).collect(),
+            finished: Vec::with_capacity(depth),
+        })
+    }
+
+    fn submit(&mut self, req: Request<'_>) -> Result<(), CephError> {
+        let (Some(pool), Some(oid)) = (&self.pool, self.objects.get(req.file)) else {
+            return Err(CephError::Call {
+                call: "rados queue",
+                subject: format!("file {}", req.file),
+                errno: libc::EBADF,
+            });
+        };
+        let len = req.buf.len();
+        let io = match req.dir {
+            Dir::Read => ObjectIo::Read {
+                offset: req.offset,
+                buf: req.buf.as_mut_ptr(),
+                len,
+            },
+            Dir::Write => ObjectIo::Write {
+                offset: req.offset,
+                buf: req.buf.as_ptr(),
+                len,
+            },
+            Dir::Trim => {
+                let op = self.zeroing[req.slot].insert(WriteOp::zero(req.offset, len as u64)?);
+                ObjectIo::Operate(op)
+            }
+        };
+        self.lens[req.slot] = len as i64;
+        // SAFETY: the runner keeps each slot's buffer in place and
+        // untouched until the slot's completion has been reaped, and so
+        // does this engine with the slot's compound write.
+        unsafe { pool.submit(&self.queue, req.slot, oid, io) }
+    }
+}
+
+impl Engine for Rados {
+    fn name(&self) -> &'static str {
+        "rados"
+    }
+
+    /// Connects on the first file; each file is an object, touched (made,
+    /// empty) when `touch_objects` is set.
+    fn open(&mut self, path: &Path, _mode: OpenMode) -> io::Result<usize> {
+        let pool = match &self.pool {
+            Some(pool) => Arc::clone(pool),
+            None => Arc::clone(self.pool.insert(open_pool(&self.target)?)),
+        };
+        let oid = CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+            io::Error::new(io::ErrorKind::InvalidInput, "object name holds a NUL byte")
+        })?;
+        if self.target.touch_objects {
+            pool.write(&oid, &[])?;
+        }
+        self.objects.push(oid);
+        Ok(self.objects.len() - 1)
+    }
+
+    fn queue(&mut self, req: Request<'_>) -> Queued {
+        if req.slot >= self.lens.len() {
+            return Queued::Done(-i64::from(libc::EINVAL));
+        }
+        let slot = req.slot;
+        match self.submit(req) {
+            Ok(()) => Queued::Pending,
+            Err(e) => {
+                self.zeroing[slot] = None;
+                Queued::Done(-i64::from(e.errno()))
+            }
+        }
+    }
+
+    /// librados has no flush: fio's rados engine refuses syncs too.
+    fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "the rados engine has no sync",
+        ))
+    }
+
+    /// Objects have no cache to drop.
+    fn invalidate(&mut self, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
+        self.queue
+            .reap(min, max, self.target.busy_poll, &mut self.finished);
+        for f in self.finished.drain(..) {
+            if let Some(op) = self.zeroing.get_mut(f.token) {
+                *op = None;
+            }
+            done.push(Completion {
+                slot: f.token,
+                // A short read (past an object's end) counts whole, as in
+                // fio; an error is an error.
+                result: if f.result < 0 {
+                    f.result
+                } else {
+                    self.lens.get(f.token).copied().unwrap_or(0)
+                },
+            });
+        }
+        Ok(())
+    }
+}
