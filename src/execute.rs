@@ -125,10 +125,13 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             }
         } else if let Some(e) = &r.error {
             failed += 1;
-            eprintln!("{}", e.message);
-            // fio writes its error text to the --output file too.
-            if args.flag("output").flatten().is_some() {
-                sink.say(&format!("{}\n", e.message));
+            // Some errors have no text of their own (fio's "full resid").
+            if !e.message.is_empty() {
+                eprintln!("{}", e.message);
+                // fio writes its error text to the --output file too.
+                if args.flag("output").flatten().is_some() {
+                    sink.say(&format!("{}\n", e.message));
+                }
             }
             if cfg.direct && e.errno == libc::EINVAL && e.func == "io_u error" && r.issued() == 1 {
                 sink.say(FIRST_DIRECT_IO_ERRORED);

@@ -65,6 +65,9 @@ pub struct OpenMode {
     /// Access-pattern advice for the kernel (fio's fadvise_hint):
     /// POSIX_FADV_RANDOM or POSIX_FADV_SEQUENTIAL.
     pub advice: Option<i32>,
+    /// Create the file if it is missing (create_on_open: no layout), with
+    /// fio's mode 0600.
+    pub create: bool,
 }
 
 /// fio's engine options that ferrio's engines honour.
@@ -193,6 +196,56 @@ pub fn drop_cached_pages(path: &Path) -> io::Result<()> {
         Ok(())
     } else {
         Err(io::Error::from_raw_os_error(r))
+    }
+}
+
+/// How space is reserved for a file being laid out (fio's `fallocate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    None,
+    /// fallocate(2) with no flags, quietly skipped where unsupported.
+    Native,
+    /// posix_fallocate(3).
+    Posix,
+    /// fallocate(2) with FALLOC_FL_KEEP_SIZE: blocks, but not the size.
+    KeepSize,
+    /// Only ftruncate(2) to the size.
+    Truncate,
+}
+
+/// Reserves `len` bytes of `file` as `how` asks. Errors of the native
+/// mode are ignored, as fio ignores them; posix_fallocate's are returned
+/// for the caller to report (fio only prints them).
+pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    let len = len as libc::off_t;
+    match how {
+        Allocation::None => Ok(()),
+        Allocation::Truncate => file.set_len(len as u64),
+        Allocation::Native => {
+            // SAFETY: fallocate works on an open descriptor owned by `file`.
+            let _ = unsafe { libc::fallocate(fd, 0, 0, len) };
+            Ok(())
+        }
+        Allocation::KeepSize => {
+            // SAFETY: as above.
+            let r = unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, len) };
+            if r == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        }
+        Allocation::Posix => {
+            // SAFETY: as above; posix_fallocate returns the error number.
+            let r = unsafe { libc::posix_fallocate(fd, 0, len) };
+            if r == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::from_raw_os_error(r))
+            }
+        }
     }
 }
 

@@ -49,15 +49,23 @@ impl Psync {
 }
 
 /// Opens a job file the way the file engines do: read-only unless the job
-/// writes, O_DIRECT when asked, never creating it (the runner lays files
-/// out before the engines see them), and with its cached pages dropped
-/// when asked.
+/// writes, O_DIRECT when asked, creating it only for create_on_open (the
+/// runner lays files out before the engines see them otherwise), and with
+/// its cached pages dropped when asked.
 pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(mode.write);
-    if mode.direct {
-        options.custom_flags(O_DIRECT);
+    let mut flags = 0;
+    if mode.create {
+        // O_CREAT with fio's mode, also for a reading job (which std
+        // only allows through custom flags).
+        options.mode(0o600);
+        flags |= libc::O_CREAT;
     }
+    if mode.direct {
+        flags |= O_DIRECT;
+    }
+    options.custom_flags(flags);
     let file = options.open(path)?;
     if mode.invalidate {
         // SAFETY: posix_fadvise only advises the kernel about an open file.

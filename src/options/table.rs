@@ -54,6 +54,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Template for generated file names ($jobname, $jobnum, $filenum, $clientuid)",
     )
     .def("$jobname.$jobnum.$filenum")
+    .runs()
     .prio(-1),
     OptDef::new(
         "unique_filename",
@@ -124,6 +125,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "How offsets are produced between the new ones requested by an rw ':N' suffix",
     )
+    .runs()
     .def("sequential"),
     OptDef::new(
         "ioengine",
@@ -256,6 +258,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Keep writing until the device or filesystem is full (ENOSPC)",
     )
+    .runs()
     .alias(&["fill_fs"])
     .def("0"),
     OptDef::new(
@@ -480,7 +483,8 @@ pub static OPTIONS: &[OptDef] = &[
         Int,
         Files,
         "Cap on how many of the job's files may be open simultaneously",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "file_service_type",
         Choice(&[
@@ -498,6 +502,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "How the next file is picked; a ':N' tail sets I/Os per pick",
     )
+    .runs()
     .def("roundrobin")
     .parent("nrfiles"),
     OptDef::new(
@@ -517,6 +522,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "How space is reserved when the job's files are laid out",
     )
+    .runs()
     .def("native"),
     OptDef::new(
         "fadvise_hint",
@@ -994,6 +1000,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "How the target is divided into zones",
     )
+    .runs()
     .def("none"),
     OptDef::new(
         "zonesize",
@@ -1001,6 +1008,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Bytes of I/O done in each zone (for zbd: the zone size)",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(
@@ -1017,6 +1025,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Size of the region each zone spans",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(
@@ -1025,6 +1034,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Bytes skipped once a zone is done; a z suffix counts zones",
     )
+    .runs()
     .str_val()
     .def("0")
     .check(Check::Zone),
@@ -1327,6 +1337,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "fsync each file after it has been laid out",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "create_on_open",
@@ -1334,6 +1345,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Defer creating each file until it is opened for I/O",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "create_only",

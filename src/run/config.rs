@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::distribution::Shape;
-use super::fio_rand::{FioRng, SeedOptions, Seeds};
+use super::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
 use super::result::JobError;
 use crate::engine::{self, Dir, EngineOptions};
@@ -164,6 +164,71 @@ pub struct JobConfig {
     pub verify: Option<Arc<VerifySpec>>,
     /// The bytes buffer_pattern fills write buffers with.
     pub buffer_pattern: Option<Arc<[u8]>>,
+    /// `rw=read:N` and the like: bytes skipped after each sequential I/O,
+    /// or stepped back when negative (fio's ddir_seq_add).
+    pub seq_step: i64,
+    /// `rw=randread:N`: a new random offset only every N I/Os (fio's
+    /// ddir_seq_nr); between them, `repeat_offset` (rw_sequencer=identical)
+    /// repeats the last offset, else I/O goes on sequentially.
+    pub new_offset_every: u64,
+    pub repeat_offset: bool,
+    /// How the next file is chosen (file_service_type).
+    pub file_service: FileService,
+    /// zonemode=strided: the region moves along the file.
+    pub zones: Option<StridedZones>,
+    /// Passes over the files (loops), and whether io_size was given, which
+    /// decide whether a pass that ran out of offsets is followed by another.
+    pub loops: u64,
+    pub io_size_given: bool,
+    /// Each file's region in bytes: `size` for every file, unless a
+    /// filesize range sized each file on its own.
+    pub regions: Vec<u64>,
+    /// How the files' space is reserved when they are laid out.
+    pub fallocate: crate::engine::Allocation,
+    /// fsync each file once it has been laid out (create_fsync).
+    pub create_fsync: bool,
+    /// Create each file when it is opened for I/O instead of laying it
+    /// out first.
+    pub create_on_open: bool,
+    /// Write until the device is full: ENOSPC (or EDQUOT) ends the job
+    /// without failing it (fill_device).
+    pub fill_device: bool,
+    /// At most this many files in use at once (openfiles; 0: all).
+    pub open_files: usize,
+}
+
+/// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
+/// then `skip` bytes are skipped to the next zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StridedZones {
+    pub size: u64,
+    pub range: u64,
+    pub skip: u64,
+}
+
+/// file_service_type: which file the next I/O goes to, and for how many
+/// I/Os in a row (its `:N`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileService {
+    pub kind: ServiceKind,
+    pub per_pick: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceKind {
+    RoundRobin,
+    /// Stay on one file until it is done.
+    Sequential,
+    Random,
+    /// zipf, pareto or normal over the files.
+    Skewed(Shape),
+}
+
+impl FileService {
+    /// Skewed choices reuse a finished file rather than retire it.
+    pub fn skewed(&self) -> bool {
+        matches!(self.kind, ServiceKind::Skewed(_))
+    }
 }
 
 /// What a job measures per I/O.
@@ -324,6 +389,13 @@ impl JobConfig {
             )));
         }
         let pattern = pattern(job)?;
+        if matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
+            return Err(Refusal(format!(
+                "job '{}': zonemode=zbd (zoned block devices) is not run by ferrio yet",
+                job.name
+            )));
+        }
+        let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
         // fio queues an rbd job's periodic flushes asynchronously, beside
         // its reads and writes, which changes how many it issues; ferrio
         // flushes synchronously, so it does not claim to run them yet.
@@ -356,15 +428,25 @@ impl JobConfig {
                 Some(Value::Text(d)) => PathBuf::from(d),
                 _ => PathBuf::new(),
             };
-            // fio's default data file names: jobname.clone.file
+            // Names from filename_format (fio's default: jobname.clone.file).
+            // A clone leaves out the names its first instance already
+            // uses, as fio does (and so may have no file at all).
+            let format = match job.value("filename_format") {
+                Some(Value::Text(t)) => t.as_str(),
+                _ => "",
+            };
             let count = job.num("nrfiles").unwrap_or(1).max(1);
+            let name = |jobnum: u32, i: u64| make_filename(format, &job.name, jobnum, i);
             (0..count)
-                .map(|i| dir.join(format!("{}.{}.{i}", job.name, job.subjob)))
+                .filter(|&i| {
+                    job.subjob == 0 || (0..count).all(|j| name(0, j) != name(job.subjob, i))
+                })
+                .map(|i| dir.join(name(job.subjob, i)))
                 .collect()
         } else {
             named.iter().map(PathBuf::from).collect()
         };
-        let files = paths.len() as u64;
+        let files = (paths.len() as u64).max(1);
         // The size of each existing file, which percentages and a missing
         // size refer to (fio's null engine has no files to measure).
         // An rbd job's files are its image: fio reads the image's size in
@@ -392,9 +474,26 @@ impl JobConfig {
             },
             None => 0,
         };
-        let filesize = file_size(job)?;
+        let (filesize, size_range) = match file_size(job) {
+            Some((lo, hi)) if lo != hi => (None, Some((lo, hi))),
+            Some((lo, _)) => (Some(lo), None),
+            None => (None, None),
+        };
+        // fill_device without a size writes until the device is full.
+        let fill_device = job.flag("fill_device");
+        if fill_device && pattern.read {
+            return Err(Refusal(format!(
+                "job '{}': fill_device on a job that reads is not run by ferrio yet",
+                job.name
+            )));
+        }
         // Bytes per file (the region each file's I/O covers) and in all.
         let (size, total) = match (filesize, job.value("size")) {
+            (None, _) if fill_device && job.setting("size").is_none() && size_range.is_none() => {
+                (u64::MAX / files, u64::MAX)
+            }
+            (None, Some(Value::Nums(v))) if size_range.is_some() && v[0] > 0 => (v[0], v[0]),
+            (None, _) if size_range.is_some() => (u64::MAX, u64::MAX),
             (Some(per_file), Some(Value::Nums(v))) if v[0] > 0 => {
                 (per_file, v[0].min(per_file * files))
             }
@@ -411,6 +510,50 @@ impl JobConfig {
                 let per_file = known.map_or(0, |s| s.saturating_sub(offset));
                 (per_file, per_file * files)
             }
+        };
+        // A filesize range sizes each file at random within it, as fio
+        // does (with fio's generator and seed, so the sizes are fio's); a
+        // file already sized within the range keeps its size.
+        let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
+        let seeds = Seeds::new(SeedOptions {
+            randseed: job.num("randseed").unwrap_or(0x89),
+            randseed_set: job.setting("randseed").is_some(),
+            randrepeat: job.flag("randrepeat"),
+            allrandrepeat: job.flag("allrandrepeat"),
+            thread_number: u64::from(job.number),
+        });
+        let regions: Vec<u64> = match size_range {
+            Some((lo, hi)) => {
+                let wide = matches!(
+                    job.value("random_generator"),
+                    Some(Value::Word {
+                        word: "tausworthe64",
+                        ..
+                    })
+                );
+                let mut draws = seeds.generator(Purpose::FileSize, wide);
+                paths
+                    .iter()
+                    .map(|p| {
+                        let len = std::fs::metadata(p).map_or(0, |m| m.len());
+                        let len = if (lo..=hi).contains(&len) {
+                            len
+                        } else {
+                            let drawn = lo + draws.scaled(hi - lo);
+                            drawn - drawn % min_bs
+                        };
+                        len.saturating_sub(offset)
+                    })
+                    .collect()
+            }
+            None => vec![size; paths.len()],
+        };
+        let (size, total) = match size_range {
+            Some(_) => {
+                let sum = regions.iter().copied().fold(0u64, u64::saturating_add);
+                (regions.iter().copied().max().unwrap_or(0), total.min(sum))
+            }
+            None => (size, total),
         };
         // fio sets such a job up, fails it, and reports it with the rest.
         let setup_failure = match image {
@@ -437,16 +580,22 @@ impl JobConfig {
         }
         let offset = offset + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
         let loops = job.num("loops").unwrap_or(1).max(1);
-        let io_bytes = job.setting("io_size").and_then(|s| match s.value {
+        let io_size = job.setting("io_size").and_then(|s| match s.value {
             Value::Nums(v) if v[0] > 0 => Some(v[0]),
             _ => None,
         });
         // Without io_size, each file is done in whole blocks of the
         // smallest size, as fio does.
-        let min_bs = bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1);
-        let whole = (size / min_bs * min_bs * files).min(total / min_bs * min_bs);
+        let whole = regions
+            .iter()
+            .map(|r| r / min_bs * min_bs)
+            .fold(0u64, u64::saturating_add)
+            .min(total / min_bs * min_bs);
         // trimwrite writes every block it trims: twice the bytes.
-        let pass_bytes = io_bytes.unwrap_or(whole).max(1) * if pattern.trimwrite { 2 } else { 1 };
+        let pass_bytes = io_size
+            .unwrap_or(whole)
+            .max(1)
+            .saturating_mul(if pattern.trimwrite { 2 } else { 1 });
         let io_bytes = pass_bytes.saturating_mul(loops);
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
@@ -493,13 +642,6 @@ impl JobConfig {
             job.num("randseed").unwrap_or(0)
                 ^ (job.number as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
-        let seeds = Seeds::new(SeedOptions {
-            randseed: job.num("randseed").unwrap_or(0x89),
-            randseed_set: job.setting("randseed").is_some(),
-            randrepeat: job.flag("randrepeat"),
-            allrandrepeat: job.flag("allrandrepeat"),
-            thread_number: u64::from(job.number),
-        });
         let wide_draws = match job.value("random_generator") {
             Some(Value::Word { word, .. }) if *word == "tausworthe64" => true,
             Some(Value::Word { word, .. }) if *word == "lfsr" => {
@@ -672,6 +814,34 @@ impl JobConfig {
             error_dump: job.flag("error_dump"),
             engine_options: engine_options(job),
             report: Arc::new(report),
+            seq_step,
+            new_offset_every,
+            repeat_offset: matches!(
+                job.value("rw_sequencer"),
+                Some(Value::Word {
+                    word: "identical",
+                    ..
+                })
+            ),
+            file_service: file_service(job)?,
+            zones: strided_zones(job)?,
+            loops,
+            io_size_given: io_size.is_some(),
+            regions,
+            fallocate: match job.value("fallocate") {
+                Some(Value::Word { word, .. }) => match *word {
+                    "none" | "0" => crate::engine::Allocation::None,
+                    "posix" | "1" => crate::engine::Allocation::Posix,
+                    "keep" => crate::engine::Allocation::KeepSize,
+                    "truncate" => crate::engine::Allocation::Truncate,
+                    _ => crate::engine::Allocation::Native,
+                },
+                _ => crate::engine::Allocation::Native,
+            },
+            create_on_open: job.flag("create_on_open"),
+            fill_device,
+            open_files: job.num("openfiles").unwrap_or(0) as usize,
+            create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
             verify: verify.map(Arc::new),
             buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
         })
@@ -938,19 +1108,14 @@ fn percent_of(v: &Value) -> Option<u64> {
     }
 }
 
-/// `filesize`: each file's size (a lo-hi range, whose files fio sizes at
-/// random, is refused).
-fn file_size(job: &JobSpec) -> Result<Option<u64>, Refusal> {
-    let Some(s) = job.setting("filesize") else {
-        return Ok(None);
-    };
-    match &s.value {
-        Value::Nums([lo, hi, _]) if *hi == 0 || hi == lo => Ok(Some(*lo)),
-        Value::Ranges([(lo, hi), ..]) if lo == hi => Ok(Some(*lo)),
-        _ => Err(Refusal(format!(
-            "job '{}': filesize ranges (each file sized at random) are not run by ferrio yet",
-            job.name
-        ))),
+/// `filesize`: each file's size, or the lo-hi range fio sizes each file
+/// within.
+fn file_size(job: &JobSpec) -> Option<(u64, u64)> {
+    match &job.setting("filesize")?.value {
+        Value::Nums([lo, hi, _]) if *hi == 0 || hi == lo => Some((*lo, *lo)),
+        Value::Nums([lo, hi, _]) => Some((*lo.min(hi), *lo.max(hi))),
+        Value::Ranges([(lo, hi), ..]) => Some((*lo, *hi)),
+        _ => None,
     }
 }
 
@@ -1029,16 +1194,10 @@ pub fn rate_due(cfg: &JobConfig, dir: usize, ios: u64, bytes: u64) -> Option<Dur
 }
 
 fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
-    let (word, tail) = match job.value("rw") {
-        Some(Value::Word { word, tail }) => (*word, tail.clone()),
-        _ => ("read", None),
+    let word = match job.value("rw") {
+        Some(Value::Word { word, .. }) => *word,
+        _ => "read",
     };
-    if tail.is_some() {
-        return Err(Refusal(format!(
-            "job '{}': rw={word}:N modifiers are not run by ferrio yet",
-            job.name
-        )));
-    }
     let p = |read, write, random| {
         Ok(Pattern {
             read,
@@ -1073,6 +1232,157 @@ fn pattern(job: &JobSpec) -> Result<Pattern, Refusal> {
             job.name
         ))),
     }
+}
+
+/// The `:N` after `rw`: for sequential patterns, the bytes skipped after
+/// each I/O (negative: stepped back); for random ones, how many I/Os share
+/// each new random offset. fio reads the first as a size and the second
+/// with atoi.
+fn rw_modifier(job: &JobSpec, pattern: &Pattern) -> Result<(i64, u64), Refusal> {
+    let Some(Value::Word {
+        tail: Some(tail), ..
+    }) = job.value("rw")
+    else {
+        return Ok((0, 1));
+    };
+    if pattern.random {
+        let digits: &str = {
+            let t = tail.trim_start();
+            let end = t
+                .char_indices()
+                .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && matches!(c, '+' | '-'))))
+                .map_or(t.len(), |(i, _)| i);
+            &t[..end]
+        };
+        let every = digits.parse::<i64>().unwrap_or(0);
+        if every <= 0 {
+            return Err(Refusal(format!(
+                "job '{}': rw={tail}: the number of I/Os per random offset must be at least 1",
+                job.name
+            )));
+        }
+        return Ok((0, every as u64));
+    }
+    let kb_base = job.num("kb_base").filter(|&b| b != 0).unwrap_or(1024);
+    match crate::options::number::size(tail.trim(), kb_base) {
+        Some(crate::options::number::SizeValue::Bytes(b)) => Ok((b as i64, 1)),
+        _ => Err(Refusal(format!(
+            "job '{}': rw postfix '{tail}' is not a size",
+            job.name
+        ))),
+    }
+}
+
+/// file_service_type and its `:N` (I/Os per pick) or distribution
+/// parameter.
+fn file_service(job: &JobSpec) -> Result<FileService, Refusal> {
+    let Some(Value::Word { word, tail }) = job.value("file_service_type") else {
+        return Ok(FileService {
+            kind: ServiceKind::RoundRobin,
+            per_pick: 1,
+        });
+    };
+    let tail = tail.as_deref().unwrap_or("");
+    let count = || {
+        // fio reads the count with atoi: leading digits, else 0.
+        let t = tail.trim_start();
+        let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        t[..end]
+            .parse::<u64>()
+            .unwrap_or(if tail.is_empty() { 1 } else { 0 })
+    };
+    let mut numbers = tail
+        .split(':')
+        .map(|t| crate::options::number::c_float(t.trim()));
+    let value = numbers.next().flatten();
+    let center = numbers.next().flatten();
+    let kind = match *word {
+        "roundrobin" => ServiceKind::RoundRobin,
+        "sequential" => ServiceKind::Sequential,
+        "random" => ServiceKind::Random,
+        "zipf" => ServiceKind::Skewed(Shape::Zipf {
+            theta: value.unwrap_or(1.1),
+            center,
+        }),
+        "pareto" => ServiceKind::Skewed(Shape::Pareto {
+            h: value.unwrap_or(0.2),
+            center,
+        }),
+        "normal" | "gauss" => ServiceKind::Skewed(Shape::Normal {
+            deviation: value.unwrap_or(0.0),
+            center,
+        }),
+        other => {
+            return Err(Refusal(format!(
+                "job '{}': file_service_type={other} is not known",
+                job.name
+            )));
+        }
+    };
+    let per_pick = match kind {
+        ServiceKind::Skewed(_) => 1,
+        _ => count(),
+    };
+    Ok(FileService { kind, per_pick })
+}
+
+/// zonemode=strided: zonerange defaults to zonesize. As in fio 3.33, a
+/// zonesize needs zonemode=strided (or zbd), and strided zones need a
+/// zonesize; with more than one file open at a time they are off.
+fn strided_zones(job: &JobSpec) -> Result<Option<StridedZones>, Refusal> {
+    let size = job.num("zonesize").unwrap_or(0);
+    let mode = match job.value("zonemode") {
+        Some(Value::Word { word, .. }) => *word,
+        _ => "none",
+    };
+    let fail = |text: &str| Err(Refusal(format!("job '{}': fio: {text}", job.name)));
+    match (mode, size) {
+        ("none", 0) | ("zbd", _) => return Ok(None),
+        ("none", _) => return fail("--zonemode=none and --zonesize are not compatible."),
+        (_, 0) => return fail("--zonesize must be specified when using --zonemode=strided."),
+        _ => {}
+    }
+    let files = job.num("nrfiles").unwrap_or(1).max(1);
+    let open = job.num("openfiles").filter(|&n| n > 0).unwrap_or(files);
+    if open > 1 {
+        return Ok(None);
+    }
+    let range = job.num("zonerange").filter(|&r| r > 0).unwrap_or(size);
+    Ok(Some(StridedZones {
+        size,
+        range,
+        skip: job.num("zoneskip").unwrap_or(0),
+    }))
+}
+
+/// A generated file name, as fio's make_filename writes it: each of
+/// `$jobname`, `$jobnum`, `$filenum` and `$clientuid` (empty outside
+/// client/server runs), matched without regard to case, is replaced
+/// wherever it occurs. An empty format means `jobname.jobnum.filenum`.
+pub fn make_filename(format: &str, job: &str, jobnum: u32, filenum: u64) -> String {
+    if format.is_empty() {
+        return format!("{job}.{jobnum}.{filenum}");
+    }
+    let mut name = format.to_string();
+    for (keyword, value) in [
+        ("$jobname", job.to_string()),
+        ("$jobnum", jobnum.to_string()),
+        ("$filenum", filenum.to_string()),
+        ("$clientuid", String::new()),
+    ] {
+        // Search on past each replacement, so that a value holding the
+        // keyword cannot loop.
+        let mut from = 0;
+        while let Some(at) = name[from..]
+            .to_ascii_lowercase()
+            .find(keyword)
+            .map(|i| i + from)
+        {
+            name.replace_range(at..at + keyword.len(), &value);
+            from = at + value.len();
+        }
+    }
+    name
 }
 
 fn cfg_time_based(job: &JobSpec) -> bool {

@@ -54,18 +54,21 @@ pub enum Distribution {
         zeta2: f64,
         zetan: f64,
         offset: u64,
+        hashed: bool,
         rng: FioRng,
     },
     Pareto {
         ranges: u64,
         power: f64,
         offset: u64,
+        hashed: bool,
         rng: FioRng,
     },
     Normal {
         ranges: u64,
         spread: u32,
         offset: u64,
+        hashed: bool,
         rng: FioRng,
     },
     /// Per direction, fio's table of 100 entries (empty: uniform).
@@ -81,6 +84,9 @@ pub enum Distribution {
 pub struct Seeding {
     pub file_seed: u32,
     pub zones: FioRng,
+    /// Scatter the skewed shapes' ranks with fio's hash (fio turns it off
+    /// for its choice of files).
+    pub hashed: bool,
 }
 
 impl Distribution {
@@ -102,6 +108,7 @@ impl Distribution {
                     zeta2: 1.0f64.powf(*theta) + 0.5f64.powf(*theta),
                     zetan,
                     offset,
+                    hashed: seeding.hashed,
                     rng,
                 }
             }
@@ -109,6 +116,7 @@ impl Distribution {
                 ranges,
                 offset: skew_offset(&mut rng, ranges, *center),
                 power: h.ln() / (1.0 - h).ln(),
+                hashed: seeding.hashed,
                 rng,
             },
             Shape::Normal { deviation, center } => {
@@ -124,6 +132,7 @@ impl Distribution {
                     ranges,
                     spread,
                     offset: u64::from(offset),
+                    hashed: seeding.hashed,
                     rng,
                 }
             }
@@ -166,6 +175,7 @@ impl Distribution {
                 zeta2,
                 zetan,
                 offset,
+                hashed,
                 rng,
             } => {
                 let n = *ranges;
@@ -180,22 +190,24 @@ impl Distribution {
                 } else {
                     1 + (n as f64 * (eta * uniform - eta + 1.0).powf(alpha)) as u64
                 };
-                Some(scatter(rank - 1, *offset, n))
+                Some(scatter(rank - 1, *offset, n, *hashed))
             }
             Distribution::Pareto {
                 ranges,
                 power,
                 offset,
+                hashed,
                 rng,
             } => {
                 let uniform = rng.draw() as f64 / u32::MAX as f64;
                 let rank = ((*ranges - 1) as f64 * uniform.powf(*power)) as u64;
-                Some(scatter(rank, *offset, *ranges))
+                Some(scatter(rank, *offset, *ranges, *hashed))
             }
             Distribution::Normal {
                 ranges,
                 spread,
                 offset,
+                hashed,
                 rng,
             } => {
                 // The mean of twelve uniform draws, then a uniform wobble
@@ -212,7 +224,7 @@ impl Distribution {
                     }
                     at = at.wrapping_add_signed(i64::from(wobble));
                 }
-                Some(scatter(at, *offset, n))
+                Some(scatter(at, *offset, n, *hashed))
             }
             Distribution::Zoned {
                 absolute,
@@ -252,9 +264,15 @@ fn skew_offset(rng: &mut FioRng, ranges: u64, center: Option<f64>) -> u64 {
     center.map_or(first, |c| (ranges as f64 * c) as u64)
 }
 
-/// fio's scattering of a rank over the file: hashed, shifted, wrapped.
-fn scatter(rank: u64, offset: u64, ranges: u64) -> u64 {
-    rank.wrapping_mul(GOLDEN_RATIO_64).wrapping_add(offset) % ranges
+/// fio's scattering of a rank over the file: hashed (unless turned off),
+/// shifted, wrapped.
+fn scatter(rank: u64, offset: u64, ranges: u64, hashed: bool) -> u64 {
+    let rank = if hashed {
+        rank.wrapping_mul(GOLDEN_RATIO_64)
+    } else {
+        rank
+    };
+    rank.wrapping_add(offset) % ranges
 }
 
 /// fio's 100-entry lookup table for one direction's zones: entry `v - 1`
@@ -354,6 +372,7 @@ mod tests {
         Seeding {
             file_seed: 7,
             zones: FioRng::new(9, false),
+            hashed: true,
         }
     }
 

@@ -13,12 +13,13 @@ use super::clock::{self, LoopClock, Nanos, ms_between, nanos};
 use super::config::{BufferFill, JobConfig};
 use super::content::Content;
 use super::depth::DepthTracker;
-use super::distribution::{Distribution, Seeding, jhash};
 use super::errors::{self, Verdict};
-use super::fio_rand::{Draws, Purpose};
+use super::files::FileChooser;
+use super::fio_rand::Draws;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
-use super::offsets::{RandomMap, Rng};
+use super::offsets::Rng;
+use super::placement::{Placement, Placer, used_dirs};
 use super::progress::{JobProgress, State};
 use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::result::{DirStats, JobResult, strerror};
@@ -110,162 +111,6 @@ impl Slot {
     }
 }
 
-/// Where the next I/O of each direction goes.
-struct Placement {
-    next_seq: [u64; 3],
-    map: Option<RandomMap>,
-    distribution: Distribution,
-    /// Random offsets fall on multiples of this, per direction (fio's
-    /// blockalign, which defaults to the direction's smallest size).
-    align: [u64; 3],
-}
-
-impl Placement {
-    /// Back to the start of the region with every block unvisited.
-    fn restart(&mut self) {
-        self.next_seq = [0; 3];
-        if let Some(map) = &mut self.map {
-            map.reset();
-        }
-    }
-
-    fn new(cfg: &JobConfig, path: &std::path::Path) -> Self {
-        // Random offsets fall on multiples of blockalign, which defaults
-        // to the smallest block size.
-        let align = [0, 1, 2].map(|d| match cfg.blockalign[d] {
-            0 => cfg.bs[d].min().max(1),
-            a => a,
-        });
-        // fio spreads the skewed shapes over the region in units of the
-        // smaller of the read and write sizes, seeded from the file's name
-        // and the job's thread number (or the offset seed, without
-        // randrepeat).
-        let unit = cfg.bs[0].min().min(cfg.bs[1].min()).max(1);
-        let file_seed = if cfg.seeds.repeat {
-            let name = path.as_os_str().as_encoded_bytes();
-            jhash(name).wrapping_mul(cfg.seeds.thread_number as u32)
-        } else {
-            cfg.seeds.seed(Purpose::Block) as u32
-        };
-        let seeding = Seeding {
-            file_seed,
-            zones: cfg.seeds.generator(Purpose::Zone, false),
-        };
-        let distribution = Distribution::new(&cfg.distribution, cfg.size.div_ceil(unit), seeding);
-        // fio gives up the random map for non-uniform distributions. Its
-        // map has a bit per smallest block size of the job.
-        let map_unit = used_dirs(cfg)
-            .map(|d| cfg.bs[d].min())
-            .min()
-            .unwrap_or(4096)
-            .max(1);
-        let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
-            .then(|| RandomMap::new(cfg.size / map_unit));
-        Placement {
-            next_seq: [0; 3],
-            map,
-            distribution,
-            align,
-        }
-    }
-
-    /// The offset and length of the next I/O in direction `dir`, in fio's
-    /// order: the offset first (sequential, or a random block, which the
-    /// random map moves on to the next free one), then a block size that
-    /// fits between it and the end of the region (at most `room` bytes),
-    /// then the random map's claim, which shortens the I/O to the free
-    /// blocks found there, so that a random pass never touches a block
-    /// twice. `None` when fio finds no offset: the pass is over.
-    fn next(
-        &mut self,
-        cfg: &JobConfig,
-        dir: Dir,
-        room: u64,
-        draws: &mut Draws,
-    ) -> Option<(u64, u64)> {
-        let d = dir as usize;
-        let percent = cfg.percentage_random[d];
-        let random = cfg.pattern.random
-            && (percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent);
-        let pos = self.next_seq[d];
-        let start = if random {
-            self.random_start(cfg, dir, draws)?
-        } else if cfg.pattern.random && pos >= cfg.size {
-            // A random job's sequential run that reached the end goes on
-            // from a random block, which fio does not mark as used.
-            self.random_start(cfg, dir, draws)?
-        } else if pos + cfg.bs[d].min() > cfg.size {
-            0
-        } else {
-            pos
-        };
-        let fits = |len: u64| start + len <= cfg.size;
-        let mut len = cfg.bs[d]
-            .pick(&mut draws.sizes[d], cfg.bs_unaligned, fits)
-            .min(room)
-            // A block never reaches past the file's region.
-            .min(cfg.size - start.min(cfg.size - 1));
-        if random && let Some(map) = &mut self.map {
-            // fio marks the map in units of this direction's smallest
-            // size, whatever the map's own unit.
-            let unit = cfg.bs[d].min().max(1);
-            let got = map.claim(start / unit, len.div_ceil(unit));
-            len = len.min(got * unit);
-        }
-        // A sequential I/O after a random one continues from where that
-        // one ended, as fio keeps one last position per direction.
-        self.next_seq[d] = start + len;
-        Some((cfg.offset + start, len))
-    }
-
-    /// A random I/O's start within the region: fio scales one draw to the
-    /// direction's blocks; with a random map, a block already used gives
-    /// way to the next free one after it, and none (or one past the end
-    /// of the region) ends the pass, unless the job is time-based, which
-    /// starts the map over.
-    fn random_start(&mut self, cfg: &JobConfig, dir: Dir, draws: &mut Draws) -> Option<u64> {
-        let d = dir as usize;
-        let align = self.align[d];
-        let min = cfg.bs[d].min();
-        let span = cfg.size.saturating_sub(min.saturating_sub(align));
-        let blocks = span / align;
-        if blocks == 0 {
-            return None;
-        }
-        let Some(map) = &mut self.map else {
-            let block = if self.distribution.is_uniform() {
-                draws.offsets.scaled(blocks)
-            } else {
-                self.distribution
-                    .next(d, blocks, align, &mut draws.offsets)?
-            };
-            let start = block * align;
-            return (start < cfg.size).then_some(start);
-        };
-        let mut pick = draws.offsets.scaled(blocks);
-        if map.is_used(pick) {
-            match map.next_free_after(pick) {
-                Some(free) => pick = free,
-                None if cfg.time_based => {
-                    map.reset();
-                    pick = draws.offsets.scaled(blocks);
-                }
-                None => return None,
-            }
-        }
-        let start = pick * align;
-        (start < cfg.size).then_some(start)
-    }
-}
-
-fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
-    [cfg.pattern.read, cfg.pattern.write, cfg.pattern.trim]
-        .into_iter()
-        .enumerate()
-        .filter(|(_, on)| *on)
-        .map(|(d, _)| d)
-}
-
 /// The flags that end a job early: a terminating signal, and another job
 /// of the group ending with `exitall`.
 #[derive(Clone, Copy)]
@@ -320,12 +165,19 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut result = JobResult::new(cfg);
     // SAFETY: gettid has no preconditions.
     result.pid = unsafe { libc::gettid() };
+    // A clone whose generated file names were all taken by its first
+    // instance has nothing to do (as in fio).
+    if cfg.paths.is_empty() {
+        result.finish(std::time::Duration::ZERO);
+        return result;
+    }
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,
         direct: cfg.direct,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
+        create: cfg.create_on_open,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,
@@ -397,9 +249,19 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let mut places: Vec<Placement> = cfg.paths.iter().map(|p| Placement::new(cfg, p)).collect();
-    // fio's default file service: each I/O goes to the next file in turn.
-    let mut next_file = 0usize;
+    let lens: Vec<u64> = cfg
+        .paths
+        .iter()
+        .zip(&cfg.regions)
+        .map(|(p, &region)| file_length(cfg, p, region))
+        .collect();
+    let mut placer = Placer::new(cfg, &lens);
+    let mut chooser = FileChooser::new(cfg, files.len());
+    // Set when every file ran out of offsets before the pass's bytes were
+    // done, and when no further pass follows (the job is over).
+    let mut out_of_offsets = false;
+    let finished = std::cell::Cell::new(false);
+    let mut passes = 0u64;
     // trimwrite's write to come: (file, offset, length) of the last trim.
     let mut pending_write: Option<(usize, u64, u64)> = None;
     // Queued but not yet submitted, and submitted but not yet reaped.
@@ -445,14 +307,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Set while in-flight I/O is reaped ahead of a periodic sync or a new
     // pass over the files.
     let mut draining = false;
-    // Bytes issued by the end of the current pass over the files, and in
-    // all: a pass that fio ends early (no offset left) gives up the rest
-    // of its bytes.
-    let mut pass_end = cfg.pass_bytes;
-    let mut budget = cfg.io_bytes;
+    // Bytes issued when the current pass over the files began, and the
+    // bytes the job may issue in all.
+    let mut pass_start = 0u64;
+    let budget = cfg.io_bytes;
     let may_issue = |clock: Nanos, work: &[(u64, u64); 3], budget: u64| {
         let (ios, bytes) = issued(work);
         !stop.any()
+            && !finished.get()
             && deadline.is_none_or(|d| clock < d)
             && (cfg.time_based || bytes < budget)
             && cfg.number_ios.is_none_or(|n| ios < n)
@@ -539,9 +401,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     draining = true;
                 } else {
                     let before = clock::now();
-                    // Like fio, sync the file the next I/O would go to.
-                    if let Err(e) = eng.sync(files[next_file], data_only) {
-                        let path = cfg.paths[next_file].display();
+                    // Like fio, sync the file the next I/O would go to
+                    // (the sync takes that file's turn).
+                    let target = chooser.pick().unwrap_or(0);
+                    if let Err(e) = eng.sync(files[target], data_only) {
+                        let path = cfg.paths[target].display();
                         let text = format!("fio: sync of {path} failed: {e}");
                         result.fail(errno(&e), "fsync", text);
                         break;
@@ -561,11 +425,27 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // job that has covered its size): fio waits for the I/O in
             // flight and reopens the files, which drops their cached
             // pages again; offsets and the random map start over.
-            if issued(&work).1 >= pass_end {
+            if out_of_offsets || issued(&work).1 - pass_start >= cfg.pass_bytes {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
-                    pass_end = issued(&work).1 + cfg.pass_bytes;
+                    passes += 1;
+                    // A pass that ran out of offsets is followed by another
+                    // only as fio's keep_running allows.
+                    // A pass that issued nothing would repeat forever.
+                    let idle = issued(&work).1 == pass_start;
+                    let another = cfg.time_based
+                        || passes < cfg.loops
+                        || (cfg.io_size_given
+                            && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64);
+                    if out_of_offsets && (idle || !another) {
+                        finished.set(true);
+                        draining = false;
+                        continue;
+                    }
+                    out_of_offsets = false;
+                    chooser.restart();
+                    pass_start = issued(&work).1;
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
                             if let Err(e) = eng.invalidate(path) {
@@ -576,9 +456,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                             }
                         }
                     }
-                    for place in &mut places {
-                        place.restart();
-                    }
+                    placer.restart();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
                     if cfg.seeds.repeat && !cfg.time_based {
@@ -669,22 +547,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 };
                 let (file_index, offset, len) = match follow {
                     Some(block) => block,
-                    None => {
-                        let file_index = next_file;
-                        next_file = (next_file + 1) % files.len();
-                        let Some((offset, len)) =
-                            places[file_index].next(cfg, dir, room, &mut draws)
-                        else {
-                            // fio found no offset: this pass over the files
-                            // is over, and with it the bytes it had left.
+                    None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
+                        Some(io) => io,
+                        None => {
                             free.push(index);
-                            let (_, bytes) = issued(&work);
-                            budget -= pass_end.saturating_sub(bytes);
-                            pass_end = bytes;
+                            out_of_offsets = true;
                             continue;
-                        };
-                        (file_index, offset, len)
-                    }
+                        }
+                    },
                 };
                 if cfg.pattern.trimwrite && dir == Dir::Trim {
                     pending_write = Some((file_index, offset, len));
@@ -901,7 +771,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         && !stop.any()
         && time_left
     {
-        let in_write_order = places.iter().all(|p| p.map.is_some());
+        let in_write_order = placer.files.iter().all(Placement::has_map);
         let rest = v.rest(in_write_order);
         let mut pass = Pass {
             cfg,
@@ -980,6 +850,47 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
     }
     result
+}
+
+/// The file, offset and length of the next I/O: fio's set_io_u_file,
+/// which retires each file that has no offset left and tries the next;
+/// `None` once every file is done.
+fn next_io(
+    cfg: &JobConfig,
+    chooser: &mut FileChooser,
+    placer: &mut Placer,
+    dir: Dir,
+    room: u64,
+    draws: &mut Draws,
+) -> Option<(usize, u64, u64)> {
+    // A skewed choice starts a finished file over; give up if even that
+    // yields nothing (zones past the file's end).
+    for _ in 0..=2 * placer.files.len() {
+        let file = chooser.pick()?;
+        if let Some((offset, len)) = placer.next(cfg, file, dir, room, draws) {
+            return Some((file, offset, len));
+        }
+        chooser.finished(file);
+        if cfg.file_service.skewed() {
+            placer.files[file].reset();
+        }
+    }
+    None
+}
+
+/// The length fio sees for a job file (its real_file_size): the file's
+/// or device's size, but at least the region's end (fio counts a file it
+/// laid out for a writing job at its full size, data or not).
+fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
+    use std::io::{Seek, SeekFrom};
+    let region_end = cfg.offset.saturating_add(region);
+    // A file created on open counts as its region's size, as in fio.
+    if cfg.engine == "null" || cfg.create_on_open {
+        return region_end;
+    }
+    std::fs::File::open(path)
+        .and_then(|mut f| f.seek(SeekFrom::End(0)))
+        .map_or(region_end, |len| len.max(region_end))
 }
 
 /// A verifying job's part in finishing an I/O: a written block may now be
@@ -1223,7 +1134,7 @@ impl Pass<'_, '_> {
 /// for fdatasync, `Some(false)` for fsync.
 /// The job's draws from fio's generators. A file with more blocks than a
 /// 32-bit draw can reach makes fio switch to its 64-bit generator.
-fn job_draws(cfg: &JobConfig) -> Draws {
+pub fn job_draws(cfg: &JobConfig) -> Draws {
     let smallest = used_dirs(cfg)
         .map(|d| cfg.bs[d].min())
         .min()
@@ -1344,6 +1255,12 @@ fn complete(
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
         let code = (-r) as i32;
+        // fill_device: a full device is the expected end. fio reports the
+        // I/O's error, then ends the job without failing it.
+        if cfg.fill_device && matches!(code, libc::ENOSPC | libc::EDQUOT) {
+            eprintln!("{}", io_error_text(cfg, slot, code));
+            return false;
+        }
         let verdict = errors::verdict(cfg, slot.dir, code);
         if verdict == Verdict::CarriesOn {
             if cfg.error_dump {
@@ -1359,6 +1276,12 @@ fn complete(
             result.count_error(code);
         }
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
+        return false;
+    }
+    // Nothing transferred at all (a read at the end of a file created on
+    // open, say): fio fails the job with EIO, saying only "full resid".
+    if r == 0 && slot.len > 0 {
+        result.fail(libc::EIO, "full resid", String::new());
         return false;
     }
     let queued = std::mem::take(&mut slot.queued);
@@ -1423,59 +1346,4 @@ fn complete(
         logs.completed(&io, &stats.clat_hist);
     }
     true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::plan_for_test;
-
-    fn config(text: &str) -> JobConfig {
-        let p = plan_for_test(text, &[], &[], false).unwrap();
-        JobConfig::from_spec(p.jobs().next().unwrap(), false).unwrap()
-    }
-
-    fn offsets(cfg: &JobConfig, n: usize) -> Vec<u64> {
-        let mut place = Placement::new(cfg, std::path::Path::new("j.0.0"));
-        let mut draws = job_draws(cfg);
-        (0..n)
-            .map(|_| place.next(cfg, Dir::Read, u64::MAX, &mut draws).unwrap().0)
-            .collect()
-    }
-
-    #[test]
-    fn percentage_random_zero_is_sequential_and_full_is_random() {
-        let seq = offsets(
-            &config("[j]\nrw=randread\nsize=1m\npercentage_random=0\n"),
-            8,
-        );
-        assert_eq!(seq, (0..8).map(|i| i * 4096).collect::<Vec<_>>());
-        let random = offsets(&config("[j]\nrw=randread\nsize=1m\n"), 64);
-        let in_order = random.windows(2).filter(|w| w[1] == w[0] + 4096).count();
-        assert!(in_order < 8, "{in_order} of 63 steps were sequential");
-        let half = offsets(
-            &config("[j]\nrw=randread\nsize=64m\npercentage_random=50\n"),
-            2000,
-        );
-        let in_order = half.windows(2).filter(|w| w[1] == w[0] + 4096).count();
-        assert!(
-            (700..1300).contains(&in_order),
-            "{in_order} of 1999 steps were sequential"
-        );
-    }
-
-    #[test]
-    fn blockalign_puts_random_offsets_on_its_multiples() {
-        let cfg = config("[j]\nrw=randread\nbs=4k\nba=64k\nsize=1m\n");
-        assert!(!cfg.random_map);
-        assert!(offsets(&cfg, 200).iter().all(|o| o % 65536 == 0));
-    }
-
-    #[test]
-    fn random_pass_touches_every_block_once() {
-        let cfg = config("[j]\nrw=randread\nsize=1m\n");
-        let mut seen = offsets(&cfg, 256);
-        seen.sort_unstable();
-        assert_eq!(seen, (0..256).map(|i| i * 4096).collect::<Vec<_>>());
-    }
 }

@@ -1,49 +1,90 @@
-//! Laying out a job's data files before it runs, as fio does: a file
-//! that is missing or too short is created or extended with random data,
-//! so that reads touch the device (a sparse file would read as zeros).
+//! Laying out a job's data files before it runs, as fio's extend_file
+//! does: a file that is missing or too short is removed and created
+//! again, its space reserved as `fallocate` asks; a job that reads then
+//! has it filled with random data (so that reads touch the device: a
+//! sparse file would read as zeros), while a job that only writes starts
+//! from the empty (or reserved) file.
 
 use std::fs::OpenOptions;
 use std::io;
 
 use super::config::JobConfig;
 use super::offsets::Rng;
+use crate::engine;
 
 /// Creates or extends the job's files to their offset plus size; returns
-/// the "Laying out" notice fio prints when it had to.
-pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
+/// the "Laying out" notice fio prints when it had to, and the warnings of
+/// a failed posix_fallocate.
+pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
+    let mut warnings = Vec::new();
     // fio's null engine touches no file; an rbd job's file is its image,
     // a rados job's files are objects.
     if matches!(cfg.engine.as_str(), "null" | "rbd" | "rados") {
-        return Ok(None);
+        return Ok((None, warnings));
     }
-    let needed = cfg.offset + cfg.size;
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
-    for path in &cfg.paths {
+    for (path, region) in cfg.paths.iter().zip(&cfg.regions) {
+        let needed = cfg.offset.saturating_add(*region);
+        // Files created on open are not laid out.
+        if cfg.create_on_open {
+            continue;
+        }
         let current = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         if current >= needed {
             continue;
         }
+        files += 1;
+        // fio adds offset and size as they are: a fill_device job's
+        // unbounded size shows as 2^64 - 1 bytes.
+        bytes = bytes.wrapping_add(cfg.offset.wrapping_add(*region));
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
+        // Jobs that read or write start from a new file; a trim-only job
+        // keeps what is there.
+        if cfg.pattern.read || cfg.pattern.write {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
         let file = OpenOptions::new()
             .create(true)
-            .truncate(false)
+            .truncate(cfg.pattern.read)
             .write(true)
             .open(path)?;
+        // fill_device reserves nothing: the writes fill the device.
+        let how = if cfg.fill_device {
+            engine::Allocation::None
+        } else {
+            cfg.fallocate
+        };
+        if let Err(e) = engine::allocate(&file, how, needed) {
+            match cfg.fallocate {
+                engine::Allocation::Posix => {
+                    warnings.push(format!("fio: posix_fallocate fails: {e}"));
+                }
+                _ => return Err(e),
+            }
+        }
+        if !cfg.pattern.read {
+            continue;
+        }
+        file.set_len(needed)?;
         let mut chunk = vec![0u8; 1 << 20];
-        let mut written = current;
+        let mut written = 0;
         while written < needed {
             fill_random(&mut chunk, &mut rng);
             let n = ((needed - written) as usize).min(chunk.len());
             std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written)?;
             written += n as u64;
         }
-        files += 1;
-        bytes += needed - current;
+        if cfg.create_fsync {
+            file.sync_all()?;
+        }
     }
-    Ok(match files {
+    let notice = match files {
         0 => None,
         1 => Some(format!(
             "{}: Laying out IO file (1 file / {}MiB)",
@@ -55,7 +96,8 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<Option<String>> {
             cfg.name,
             bytes >> 20
         )),
-    })
+    };
+    Ok((notice, warnings))
 }
 
 /// Fills a buffer with random bytes.

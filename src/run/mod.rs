@@ -7,11 +7,13 @@ pub mod content;
 pub mod depth;
 pub mod distribution;
 pub mod errors;
+pub mod files;
 pub mod fio_rand;
 pub mod job;
 pub mod layout;
 pub mod logs;
 pub mod offsets;
+pub mod placement;
 pub mod progress;
 pub mod rate;
 pub mod result;
@@ -112,9 +114,12 @@ pub fn run(
                 }
             }
             match laid {
-                Ok(line) => {
+                Ok((line, warnings)) => {
                     if let Some(line) = line {
                         observer.notice(&line);
+                    }
+                    for warning in &warnings {
+                        observer.notice(warning);
                     }
                     laid_out.push(Ok(()));
                 }

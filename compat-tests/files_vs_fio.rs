@@ -1,0 +1,337 @@
+//! Offsets and files beside fio 3.33: the offsets each tool issues (read
+//! from its per-I/O latency log, which carries them with log_offset=1),
+//! the files it creates and their sizes and allocated blocks.
+
+mod common;
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+
+use common::{Scratch, ferrio, fio, run};
+use serde_json::Value;
+
+/// Runs `job` with `tool` in a fresh scratch folder and returns it.
+fn run_in(tool: &str, job: &str) -> Scratch {
+    let s = Scratch::new("files");
+    s.write("job.fio", job);
+    let out = run(
+        tool,
+        &["--output-format=json", "--output=out.json", "job.fio"],
+        &s.0,
+        &HashMap::new(),
+    );
+    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+    s
+}
+
+/// (direction, length, offset) of one logged I/O.
+type Io = (u64, u64, u64);
+
+/// Every I/O in a folder's `x_lat.1.log`.
+fn issued(s: &Scratch) -> Vec<Io> {
+    let text = std::fs::read_to_string(s.0.join("x_lat.1.log")).unwrap();
+    text.lines()
+        .map(|l| {
+            let f: Vec<u64> = l.split(", ").map(|v| v.trim().parse().unwrap()).collect();
+            (f[2], f[3], f[4])
+        })
+        .collect()
+}
+
+/// A psync job at depth 1 (so the log is in issue order) on `file`
+/// (`None`: fio's generated names), logging each I/O's offset.
+fn logged(file: Option<&str>, options: &str) -> String {
+    let file = file.map_or(String::new(), |f| format!("filename={f}\n"));
+    format!("[j]\nioengine=psync\n{file}write_lat_log=x\nlog_offset=1\n{options}")
+}
+
+/// Runs the job with both tools; returns (fio's, ferrio's) issued I/Os.
+fn both(job: &str, prepare: impl Fn(&Scratch)) -> (Vec<Io>, Vec<Io>) {
+    let run_prepared = |tool| {
+        let s = Scratch::new("files");
+        prepare(&s);
+        s.write("job.fio", job);
+        let out = run(
+            tool,
+            &["--output=/dev/null", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+        issued(&s)
+    };
+    (run_prepared(fio()), run_prepared(ferrio()))
+}
+
+/// A 1 MiB data file, so regions can sit inside a longer file.
+fn megabyte_file(s: &Scratch) {
+    std::fs::write(s.0.join("data"), vec![7u8; 1 << 20]).unwrap();
+}
+
+#[test]
+fn sequential_holes_and_backward_steps_issue_fios_offsets() {
+    for options in [
+        "rw=read:8k\nbs=4k\nsize=1m\n",
+        "rw=read:-8k\nbs=4k\nsize=64k\n",
+        "rw=read:-8k\nbs=4k\nsize=64k\noffset=16k\n",
+        "rw=read:-4k\nbs=4k\nsize=256k\noffset=512k\n",
+        "rw=write:12k\nbs=4k\nsize=1m\nloops=3\n",
+        "rw=read:4k\nbs=16k\nsize=64k\nio_size=128k\n",
+        "rw=read\nbs=16k\nsize=64k\nio_size=128k\n",
+    ] {
+        let (want, got) = both(&logged(Some("data"), options), megabyte_file);
+        assert_eq!(got, want, "{options}");
+    }
+}
+
+#[test]
+fn random_modifiers_issue_fios_offsets() {
+    // fio's generators are reproduced, so even the random offsets match:
+    // a new one every N I/Os, repeated (identical) or continued from
+    // (sequential) in between.
+    for options in [
+        "rw=randread:4\nrw_sequencer=identical\nbs=4k\nsize=64k\n",
+        "rw=randread:4\nrw_sequencer=sequential\nbs=4k\nsize=64k\n",
+        "rw=randread:3\nbs=16k\nsize=64k\nio_size=128k\n",
+        "rw=randrw:2\nbs=4k\nsize=256k\n",
+        "rw=rw:-16k\nbs=8k\nsize=512k\n",
+        "rw=read:4k\nbsrange=4k-16k\nsize=512k\n",
+    ] {
+        let (want, got) = both(&logged(Some("data"), options), megabyte_file);
+        assert_eq!(got, want, "{options}");
+    }
+}
+
+#[test]
+fn strided_zones_issue_fios_offsets() {
+    for options in [
+        "zonesize=16k\nzonerange=64k\nsize=256k\n",
+        "zonesize=16k\nzonerange=64k\nzoneskip=32k\nsize=256k\n",
+        "zonesize=8k\nzonerange=4k\nsize=1m\n",
+        "zonesize=64k\nzoneskip=64k\noffset=128k\nsize=1m\n",
+    ] {
+        let job = logged(
+            Some("data"),
+            &format!("rw=read\nbs=4k\nzonemode=strided\n{options}"),
+        );
+        let (want, got) = both(&job, megabyte_file);
+        assert_eq!(got, want, "{options}");
+    }
+    // A zonesize without zonemode=strided is refused by both.
+    let s = Scratch::new("files");
+    s.write("job.fio", "[j]\nfilename=data\nsize=64k\nzonesize=16k\n");
+    let want = run(fio(), &["job.fio"], &s.0, &HashMap::new());
+    let got = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_ne!(want.code, 0);
+    assert_ne!(got.code, 0);
+    assert!(
+        got.stderr
+            .contains("--zonemode=none and --zonesize are not compatible")
+    );
+}
+
+#[test]
+fn file_service_types_go_through_files_as_fio_does() {
+    for options in [
+        "file_service_type=sequential\nrw=read\n",
+        "file_service_type=roundrobin:3\nrw=read\n",
+        "rw=read:4k\n",
+        "file_service_type=sequential\nrw=read:-4k\n",
+        "openfiles=1\nrw=read\n",
+        "openfiles=2\nrw=read\nloops=2\n",
+        "openfiles=3\nrw=read:4k\nfile_service_type=roundrobin:2\n",
+    ] {
+        let job = logged(None, &format!("nrfiles=4\nsize=256k\nbs=4k\n{options}"));
+        let (want, got) = both(&job, |_| {});
+        assert_eq!(got, want, "{options}");
+    }
+    // Random choices draw from fio's generators: the same files in the
+    // same order.
+    for kind in [
+        "random", "random:4", "zipf:1.2", "pareto", "normal", "gauss:10",
+    ] {
+        let job = logged(
+            None,
+            &format!("nrfiles=4\nsize=256k\nbs=4k\nrw=read\nfile_service_type={kind}\n"),
+        );
+        let (want, got) = both(&job, |_| {});
+        assert_eq!(got, want, "{kind}");
+    }
+    let job = logged(
+        None,
+        "nrfiles=4\nsize=256k\nbs=4k\nrw=randread\nfile_service_type=sequential\n",
+    );
+    let (want, got) = both(&job, |_| {});
+    assert_eq!(got, want);
+}
+
+/// (name, size) of each file a run left, other than its own.
+fn files_left(s: &Scratch) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = std::fs::read_dir(&s.0)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            !n.ends_with(".fio") && !n.ends_with(".json") && !n.ends_with(".log")
+        })
+        .map(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            (n, e.metadata().unwrap().len())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// (job name, read I/Os, write I/Os) of each job of a folder's out.json.
+fn io_counts(s: &Scratch) -> Vec<(String, u64, u64)> {
+    let text = std::fs::read_to_string(s.0.join("out.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["read"]["total_ios"].as_u64().unwrap(),
+                j["write"]["total_ios"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn filename_format_and_filesize_ranges_make_fios_files() {
+    let job = "[j]\nnrfiles=5\nfilesize=64k-1m\nbs=4k\nrw=read\n\
+               [k]\nnrfiles=3\nfilesize=100k-300k\nbs=8k\nrw=write\n\
+               [f]\nnumjobs=2\nnrfiles=2\nsize=32k\nrw=write\n\
+               filename_format=f.$JOBNAME.$jobnum.$filenum.x\n\
+               [shared]\nnumjobs=2\nnrfiles=2\nsize=64k\nrw=read\n\
+               filename_format=shared.$filenum\n";
+    let (want, got) = (run_in(fio(), job), run_in(ferrio(), job));
+    // The same names, and each file of a filesize range sized as fio
+    // sized it (fio's generator, fio's seed).
+    assert_eq!(files_left(&got), files_left(&want));
+    // A clone whose names are all taken has no file and does nothing.
+    assert_eq!(io_counts(&got), io_counts(&want));
+}
+
+#[test]
+fn fallocate_modes_reserve_what_fio_reserves() {
+    // A write job that writes 64k of a 1m file: what each mode leaves
+    // shows in the file's size and its allocated blocks.
+    for mode in ["none", "native", "posix", "keep", "truncate"] {
+        let job = format!(
+            "[j]\nioengine=psync\nfilename=f\nsize=1m\nio_size=64k\nbs=4k\nrw=write\nfallocate={mode}\n"
+        );
+        let shape = |s: &Scratch| {
+            let m = std::fs::metadata(s.0.join("f")).unwrap();
+            (m.len(), m.blocks())
+        };
+        let (want, got) = (run_in(fio(), &job), run_in(ferrio(), &job));
+        assert_eq!(shape(&got), shape(&want), "fallocate={mode}");
+    }
+    // create_on_open: no layout; the writes make the file.
+    let job = "[j]\nioengine=psync\nfilename=c\nsize=64k\nbs=4k\nrw=write\ncreate_on_open=1\n";
+    let (want, got) = (run_in(fio(), job), run_in(ferrio(), job));
+    assert_eq!(files_left(&got), files_left(&want));
+    assert_eq!(io_counts(&got), io_counts(&want));
+}
+
+#[test]
+fn zoned_abs_issues_fios_offsets() {
+    // 80% of the accesses in the first 64k, 20% in the next 192k.
+    let job = logged(
+        Some("data"),
+        "rw=randread\nbs=4k\nsize=1m\nio_size=8m\nnorandommap\n\
+         random_distribution=zoned_abs:80/64k:20/192k\n",
+    );
+    let (want, got) = both(&job, megabyte_file);
+    assert_eq!(got, want);
+}
+
+/// Mounts a 2 MiB tmpfs at `dir`; false where mounting is not allowed.
+fn small_tmpfs(dir: &std::path::Path) -> bool {
+    std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(dir)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
+    // (exit status, error, write I/Os, bytes written, stderr) of a run.
+    let outcome = |tool: &str, job: &str, dir: &std::path::Path| {
+        let _ = std::fs::remove_file(dir.join("f"));
+        let s = Scratch::new("fill");
+        s.write("job.fio", &job.replace("DIR", &dir.display().to_string()));
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        let doc: Value =
+            serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+        let j = &doc["jobs"][0];
+        (
+            out.code,
+            j["error"].as_u64().unwrap(),
+            j["write"]["total_ios"].as_u64().unwrap(),
+            j["write"]["io_bytes"].as_u64().unwrap(),
+            out.stderr.trim().to_string(),
+        )
+    };
+    let job =
+        |extra: &str| format!("[w]\nfilename=DIR/f\nioengine=psync\nrw=write\nbs=64k\n{extra}");
+    // With a size, fill_device changes nothing.
+    let s = Scratch::new("fill");
+    let sized = job("fill_device=1\nsize=1m\n");
+    assert_eq!(
+        outcome(ferrio(), &sized, &s.0),
+        outcome(fio(), &sized, &s.0)
+    );
+    let mount = Scratch::new("tmpfs");
+    if !small_tmpfs(&mount.0) {
+        eprintln!("no tmpfs could be mounted: the full-device cases are not run");
+        return;
+    }
+    // Without a size: write until ENOSPC, report that I/O's error, end
+    // without failing. Without fill_device the same ENOSPC fails the job.
+    for extra in ["fill_device=1\n", "size=4m\n"] {
+        let job = job(extra);
+        let want = outcome(fio(), &job, &mount.0);
+        let got = outcome(ferrio(), &job, &mount.0);
+        assert_eq!(got, want, "{extra}");
+    }
+    let _ = std::fs::remove_file(mount.0.join("f"));
+    let _ = std::process::Command::new("umount").arg(&mount.0).status();
+}
+
+#[test]
+fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
+    let job = "[j]\nioengine=psync\nfilename=f\nsize=64k\nbs=4k\nrw=read\ncreate_on_open=1\n";
+    let outcome = |tool: &str| {
+        let s = Scratch::new("files");
+        s.write("job.fio", job);
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        let doc: Value =
+            serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+        let j = &doc["jobs"][0];
+        (
+            out.code,
+            j["error"].as_u64().unwrap(),
+            j["read"]["total_ios"].as_u64().unwrap(),
+            std::fs::metadata(s.0.join("f")).unwrap().len(),
+        )
+    };
+    assert_eq!(outcome(ferrio()), outcome(fio()));
+}

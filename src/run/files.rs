@@ -1,0 +1,152 @@
+//! Which of a job's files the next I/O goes to (file_service_type), as
+//! fio's get_next_file picks it: in turn, one file until it is done, or
+//! at random (uniformly or skewed), keeping each pick for `:N` I/Os.
+//! With `openfiles` below the file count, a file not in use yet is passed
+//! over while that many are in use (fio's busy open), and a file leaves
+//! use when it is done.
+
+use super::config::{FileService, JobConfig, ServiceKind};
+use super::distribution::{Distribution, Seeding};
+use super::fio_rand::{FioRng, Purpose};
+
+/// fio spreads a skewed file choice over this many slots per file.
+const SLOT_SHIFT: u32 = 10;
+
+pub struct FileChooser {
+    service: FileService,
+    /// fio's generator for file choices, and the skewed shape over them.
+    rng: FioRng,
+    skew: Option<Distribution>,
+    /// Done files are skipped; when all are, the pass is over.
+    done: Vec<bool>,
+    done_count: usize,
+    /// The file in use, and how many more I/Os it keeps.
+    current: Option<usize>,
+    left: u64,
+    /// The next file in turn.
+    next: usize,
+    /// Files in use (fio's open files), and how many may be at once.
+    in_use: Vec<bool>,
+    in_use_count: usize,
+    limit: usize,
+}
+
+impl FileChooser {
+    /// The choice among `files` files of the job `cfg`, of which at most
+    /// openfiles (0: all) are in use at once.
+    pub fn new(cfg: &JobConfig, files: usize) -> Self {
+        let service = &cfg.file_service;
+        let limit = cfg.open_files;
+        let skew = match &service.kind {
+            ServiceKind::Skewed(shape) => Some(Distribution::new(
+                shape,
+                (files as u64) << SLOT_SHIFT,
+                Seeding {
+                    file_seed: cfg.seeds.seed(Purpose::File) as u32,
+                    zones: cfg.seeds.generator(Purpose::Zone, false),
+                    hashed: false,
+                },
+            )),
+            _ => None,
+        };
+        FileChooser {
+            service: service.clone(),
+            rng: cfg.seeds.generator(Purpose::File, false),
+            skew,
+            done: vec![false; files],
+            done_count: 0,
+            current: None,
+            left: 0,
+            next: 0,
+            in_use: vec![false; files],
+            in_use_count: 0,
+            limit: if limit == 0 { files } else { limit.min(files) },
+        }
+    }
+
+    /// Whether `f` may take the next I/O: not done, and in use already or
+    /// with room for one more file in use.
+    fn available(&self, f: usize) -> bool {
+        !self.done[f] && (self.in_use[f] || self.in_use_count < self.limit)
+    }
+
+    fn take(&mut self, f: usize) -> usize {
+        if !self.in_use[f] {
+            self.in_use[f] = true;
+            self.in_use_count += 1;
+        }
+        f
+    }
+
+    /// The file for the next I/O; `None` once every file is done.
+    pub fn pick(&mut self) -> Option<usize> {
+        let files = self.done.len();
+        if self.done_count >= files {
+            return None;
+        }
+        if let Some(f) = self.current {
+            if self.service.kind == ServiceKind::Sequential {
+                return Some(f);
+            }
+            if self.left > 0 {
+                self.left -= 1;
+                return Some(f);
+            }
+        }
+        let f = match &self.service.kind {
+            ServiceKind::RoundRobin | ServiceKind::Sequential => loop {
+                let f = self.next;
+                self.next = (self.next + 1) % files;
+                if self.available(f) {
+                    break f;
+                }
+            },
+            ServiceKind::Random => loop {
+                let f = self.rng.scaled(files as u64) as usize;
+                if self.available(f) {
+                    break f;
+                }
+            },
+            ServiceKind::Skewed(_) => loop {
+                let skew = self.skew.as_mut()?;
+                let slots = (files as u64) << SLOT_SHIFT;
+                let slot = skew.next(0, slots, 1, &mut self.rng).unwrap_or(0);
+                let f = ((slot >> SLOT_SHIFT) as usize).min(files - 1);
+                if self.available(f) {
+                    break f;
+                }
+            },
+        };
+        let f = self.take(f);
+        self.current = Some(f);
+        self.left = self.service.per_pick.saturating_sub(1);
+        Some(f)
+    }
+
+    /// `file` has no offset left. A skewed choice keeps it (the caller
+    /// starts its positions over); otherwise it is done for this pass.
+    /// Either way it is closed in fio, so the next I/O picks afresh.
+    pub fn finished(&mut self, file: usize) {
+        if self.current == Some(file) {
+            self.current = None;
+        }
+        if self.in_use[file] {
+            self.in_use[file] = false;
+            self.in_use_count -= 1;
+        }
+        if !self.service.skewed() && !self.done[file] {
+            self.done[file] = true;
+            self.done_count += 1;
+        }
+    }
+
+    /// A new pass: every file is back in play, and the turn starts over.
+    pub fn restart(&mut self) {
+        self.done.iter_mut().for_each(|d| *d = false);
+        self.done_count = 0;
+        self.in_use.iter_mut().for_each(|u| *u = false);
+        self.in_use_count = 0;
+        self.current = None;
+        self.left = 0;
+    }
+}
