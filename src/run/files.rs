@@ -96,7 +96,8 @@ impl FileChooser {
         let f = match &self.service.kind {
             ServiceKind::RoundRobin | ServiceKind::Sequential => loop {
                 let f = self.next;
-                self.next = (self.next + 1) % files;
+                // No division on the hot path: wrap by comparison.
+                self.next = if f + 1 == files { 0 } else { f + 1 };
                 if self.available(f) {
                     break f;
                 }

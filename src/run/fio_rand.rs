@@ -183,6 +183,16 @@ impl FioRng {
         self.max() as f64 + 1.0
     }
 
+    /// `1 / span()`. The span is a power of two (2^32 or 2^64), so its
+    /// reciprocal is exact and multiplying by it gives bit for bit what
+    /// fio's division gives, without a division per draw.
+    fn per_span(&self) -> f64 {
+        match self {
+            FioRng::Taus88(_) => 1.0 / 4_294_967_296.0,
+            FioRng::Taus258(_) => 1.0 / 18_446_744_073_709_551_616.0,
+        }
+    }
+
     /// The next draw.
     #[inline]
     pub fn draw(&mut self) -> u64 {
@@ -214,7 +224,7 @@ impl FioRng {
     #[inline]
     pub fn scaled(&mut self, count: u64) -> u64 {
         let r = self.draw() as f64;
-        (count as f64 * (r / self.span())) as u64
+        (count as f64 * (r * self.per_span())) as u64
     }
 
     /// A value in `start..=end`, as fio's rand_between.
@@ -225,7 +235,7 @@ impl FioRng {
                 let count = (end - start) as u32 as u64 + 1;
                 let r = self.draw() as f64;
                 // fio converts to int before widening.
-                start + ((count as f64 * (r / self.span())) as i32 as u32 as u64)
+                start + ((count as f64 * (r * self.per_span())) as i32 as u32 as u64)
             }
             FioRng::Taus258(_) => start + self.scaled((end - start).wrapping_add(1)),
         }
@@ -360,6 +370,19 @@ mod tests {
         assert_ne!(seeds.table[0], seeds.table[1]);
         assert_eq!(Seeds::new(options(3)), seeds);
         assert_ne!(Seeds::new(options(4)), seeds);
+    }
+
+    #[test]
+    fn the_reciprocal_is_exact() {
+        for wide in [false, true] {
+            let rng = FioRng::new(1, wide);
+            assert_eq!(rng.per_span() * rng.span(), 1.0);
+            let mut a = FioRng::new(99, wide);
+            for _ in 0..10_000 {
+                let r = a.draw() as f64;
+                assert_eq!(r / a.span(), r * a.per_span());
+            }
+        }
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub struct Placement {
     /// Random offsets fall on multiples of this, per direction (fio's
     /// blockalign, which defaults to the direction's smallest size).
     align: [u64; 3],
+    /// Per direction, how many aligned blocks a random draw spreads over
+    /// (fio's last_block), computed once: it is the same for every I/O.
+    blocks: [u64; 3],
 }
 
 /// A random pick: the offset within the region, and whether it came
@@ -75,6 +78,14 @@ impl Placement {
             .max(1);
         let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
             .then(|| RandomMap::new(span / map_unit));
+        let draw_span = match &cfg.zones {
+            Some(z) => z.range,
+            None => io_size.min(file_len),
+        };
+        let blocks = [0, 1, 2].map(|d| {
+            let min = cfg.bs[d].min();
+            draw_span.saturating_sub(min.saturating_sub(align[d])) / align[d]
+        });
         Placement {
             start: cfg.offset,
             first_start: cfg.offset,
@@ -85,6 +96,7 @@ impl Placement {
             map,
             distribution,
             align,
+            blocks,
         }
     }
 
@@ -146,12 +158,12 @@ impl Placement {
     /// random map used up, a time-based job (or a skewed file choice)
     /// starts the map over; any other job is done with the file.
     fn random(&mut self, cfg: &JobConfig, d: usize, draws: &mut Draws) -> Option<Pick> {
-        if let Some(pick) = self.draw(cfg, d, draws) {
+        if let Some(pick) = self.draw(d, draws) {
             return Some(pick);
         }
         if cfg.time_based || cfg.file_service.skewed() {
             self.reset();
-            return self.draw(cfg, d, draws);
+            return self.draw(d, draws);
         }
         None
     }
@@ -159,14 +171,9 @@ impl Placement {
     /// fio's get_next_rand_offset: one draw scaled to the direction's
     /// blocks; with a random map, a used block gives way to the next free
     /// one after it.
-    fn draw(&mut self, cfg: &JobConfig, d: usize, draws: &mut Draws) -> Option<Pick> {
-        let span = match &cfg.zones {
-            Some(z) => z.range,
-            None => self.io_size.min(self.file_len),
-        };
+    fn draw(&mut self, d: usize, draws: &mut Draws) -> Option<Pick> {
         let align = self.align[d];
-        let min = cfg.bs[d].min();
-        let blocks = span.saturating_sub(min.saturating_sub(align)) / align;
+        let blocks = self.blocks[d];
         if blocks == 0 {
             return None;
         }
@@ -306,7 +313,7 @@ impl Placer {
             // fio marks the map in units of this direction's smallest
             // size, whatever the map's own unit.
             let unit = bs.min().max(1);
-            let got = map.claim(rel / unit, len.div_ceil(unit));
+            let got = map.claim(divide(rel, unit), divide(len + unit - 1, unit));
             len = len.min(got * unit);
         }
         place.issued(d, at, len);
@@ -327,6 +334,17 @@ pub fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
         .enumerate()
         .filter(|(_, on)| *on)
         .map(|(d, _)| d)
+}
+
+/// `x / unit`, by a shift when `unit` is a power of two (block sizes
+/// nearly always are), to keep 64-bit divisions off the per-I/O path.
+#[inline]
+fn divide(x: u64, unit: u64) -> u64 {
+    if unit.is_power_of_two() {
+        x >> unit.trailing_zeros()
+    } else {
+        x / unit
+    }
 }
 
 #[cfg(test)]
