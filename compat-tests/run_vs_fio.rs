@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, run};
+use common::{Outcome, Scratch, ferrio, fio, json, run};
 use serde_json::Value;
 
 /// Runs a job file with both tools, each in its own scratch folder, which
@@ -21,13 +21,6 @@ fn run_both(job: &str, prepare: impl Fn(&Scratch)) -> (Outcome, Outcome) {
     let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
     let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
     (want, got)
-}
-
-/// The JSON document on a run's stdout (fio may print notices before it).
-fn json(out: &Outcome) -> Value {
-    let s = &out.stdout;
-    serde_json::from_str(&s[s.find('{').unwrap_or(0)..])
-        .unwrap_or_else(|e| panic!("no JSON on stdout ({e}): {s:?}"))
 }
 
 /// Runs a job file with both tools; returns (fio's JSON, ferrio's JSON,

@@ -9,8 +9,7 @@ use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, run};
-use serde_json::Value;
+use common::{Outcome, Scratch, ferrio, fio, json, run};
 
 /// Runs `job` with a tool, JSON output, in `dir`.
 fn run_job(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
@@ -21,12 +20,6 @@ fn run_job(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
         &dir.0,
         &HashMap::new(),
     )
-}
-
-fn json(out: &Outcome) -> Value {
-    let s = &out.stdout;
-    serde_json::from_str(&s[s.find('{').unwrap_or(0)..])
-        .unwrap_or_else(|e| panic!("no JSON on stdout ({e}): {s:?}\n{}", out.stderr))
 }
 
 /// A job over `data` in 4k blocks, 64 of them, with `options`.

@@ -58,6 +58,13 @@ pub fn run(bin: &str, args: &[&str], dir: &Path, env: &HashMap<String, String>) 
     }
 }
 
+/// The JSON document on a run's stdout (fio may print notices before it).
+pub fn json(out: &Outcome) -> serde_json::Value {
+    let s = &out.stdout;
+    serde_json::from_str(&s[s.find('{').unwrap_or(0)..])
+        .unwrap_or_else(|e| panic!("no JSON on stdout ({e}): {s:?}\n{}", out.stderr))
+}
+
 /// stderr without ferrio's own explanatory `ferrio:` lines: what must
 /// equal fio's stderr.
 pub fn fio_part(stderr: &str) -> String {

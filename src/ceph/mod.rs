@@ -621,6 +621,19 @@ pub struct Finished {
     pub result: i64,
 }
 
+impl Finished {
+    /// The result fio reports for this I/O: an error as returned, any
+    /// other return as the whole transfer of `lens[token]` bytes (librbd
+    /// returns 0 for writes, librados a short count past an object's end).
+    pub fn transferred(&self, lens: &[i64]) -> i64 {
+        if self.result < 0 {
+            self.result
+        } else {
+            lens.get(self.token).copied().unwrap_or(0)
+        }
+    }
+}
+
 /// What completion callbacks and the reaping thread share.
 struct Shared {
     state: Mutex<QueueState>,

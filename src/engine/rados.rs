@@ -200,13 +200,7 @@ impl Engine for Rados {
             }
             done.push(Completion {
                 slot: f.token,
-                // A short read (past an object's end) counts whole, as in
-                // fio; an error is an error.
-                result: if f.result < 0 {
-                    f.result
-                } else {
-                    self.lens.get(f.token).copied().unwrap_or(0)
-                },
+                result: f.transferred(&self.lens),
             });
         }
         Ok(())

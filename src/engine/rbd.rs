@@ -219,12 +219,7 @@ impl Engine for Rbd {
             .reap(min, max, self.target.busy_poll, &mut self.finished);
         done.extend(self.finished.drain(..).map(|f| Completion {
             slot: f.token,
-            // As in fio: any non-negative return is the whole transfer.
-            result: if f.result < 0 {
-                f.result
-            } else {
-                self.lens.get(f.token).copied().unwrap_or(0)
-            },
+            result: f.transferred(&self.lens),
         }));
         Ok(())
     }
