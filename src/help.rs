@@ -46,6 +46,7 @@ pub fn usage() -> String {
     if !crate::persona::as_fio() {
         s.push_str(
             "  --explain\t\tferrio: show the plan, where each value came from, and lint hints
+  --cmdhelp=unsupported\tferrio: list the options and engines ferrio does not run yet
   --demo\t\tferrio: run the built-in default job against a temporary file
   --install-alias=dir\tferrio: make dir/fio run ferrio as fio (default ~/.local/bin)
   --start-at=time\tferrio: start the jobs at this Unix time (seconds, fractions allowed)
@@ -204,9 +205,35 @@ fn print_tree(out: &mut String, table: &[&'static OptDef], start: usize) {
 /// `--cmdhelp[=NAME]`: (stdout, stderr, exit status). fio exits 0 even
 /// when it knows no such option.
 pub fn cmdhelp(name: Option<&str>) -> (String, String, i32) {
+    if name == Some("unsupported") && !crate::persona::as_fio() {
+        return (unsupported(), String::new(), 0);
+    }
     let generic: Vec<&'static OptDef> = OPTIONS.iter().filter(|o| o.engines.is_empty()).collect();
     let (out, err) = show_help(&generic, name);
     (out, err, 0)
+}
+
+/// `--cmdhelp=unsupported` (ferrio only): what ferrio parses but does not
+/// run yet, so that a user can see before a run which job files it would
+/// refuse. The options come from the table's own support marks, so this
+/// list cannot drift from what the runner refuses.
+fn unsupported() -> String {
+    let mut s = String::new();
+    let pending = OPTIONS
+        .iter()
+        .filter(|d| d.support == options::Support::ParseOnly && d.profile.is_none());
+    let pending = pending.filter(|d| !matches!(d.kind, Kind::Deprecated | Kind::SoftDeprecated));
+    for def in pending {
+        let _ = write!(s, "{:<24}: {}", def.name, def.help);
+        if !def.engines.is_empty() {
+            let _ = write!(s, " [{}]", def.engines.join(", "));
+        }
+        s.push('\n');
+    }
+    for engine in FIO_ENGINES.iter().filter(|e| !crate::engine::exists(e)) {
+        let _ = writeln!(s, "{:<24}: ioengine={engine}", "engine");
+    }
+    s
 }
 
 /// `--enghelp[=ENGINE[,OPTION]]`: (stdout, stderr, exit status).
@@ -248,4 +275,26 @@ pub fn enghelp(arg: Option<&str>) -> (String, String, i32) {
     let (out, err) = show_help(&opts, option);
     let code = i32::from(!err.is_empty());
     (out, err, code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsupported_lists_exactly_what_the_runner_refuses() {
+        let (out, err, code) = cmdhelp(Some("unsupported"));
+        assert_eq!((err.as_str(), code), ("", 0));
+        let names: Vec<&str> = out
+            .lines()
+            .map(|l| l.split(':').next().unwrap().trim())
+            .collect();
+        for def in OPTIONS.iter().filter(|d| d.profile.is_none() && listed(d)) {
+            let refused = def.support == options::Support::ParseOnly;
+            assert_eq!(names.contains(&def.name), refused, "{}", def.name);
+        }
+        for engine in crate::engine::ENGINES {
+            assert!(!out.contains(&format!("ioengine={engine}\n")), "{engine}");
+        }
+    }
 }
