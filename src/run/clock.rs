@@ -1,8 +1,15 @@
-//! The job loop's clock: CLOCK_MONOTONIC (read through the vDSO, as
-//! `Instant` does) as plain nanoseconds, so that every time difference on
-//! the hot path is one integer subtraction rather than `Instant`'s
-//! normalising arithmetic.
+//! The job loop's clock, as plain nanoseconds, so that every time
+//! difference on the hot path is one integer subtraction rather than
+//! `Instant`'s normalising arithmetic.
+//!
+//! Where the kernel itself keeps time with the TSC (its clocksource is
+//! `tsc`, which it picks only when the counter is invariant and in step
+//! across CPUs), the clock reads the TSC directly and scales it, as fio's
+//! default `clocksource=cpu` does: about 14 ns a read on these machines
+//! against 40 ns for `clock_gettime` through the vDSO, and the loop reads
+//! the clock twice per I/O. Elsewhere it reads CLOCK_MONOTONIC.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Nanoseconds on the monotonic clock.
@@ -11,6 +18,14 @@ pub type Nanos = u64;
 /// The current time.
 #[inline]
 pub fn now() -> Nanos {
+    match TSC.get_or_init(Tsc::calibrate) {
+        Some(tsc) => tsc.now(),
+        None => monotonic(),
+    }
+}
+
+/// CLOCK_MONOTONIC through the vDSO.
+fn monotonic() -> Nanos {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -21,6 +36,80 @@ pub fn now() -> Nanos {
         libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
     }
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+static TSC: OnceLock<Option<Tsc>> = OnceLock::new();
+
+/// The TSC's scale to CLOCK_MONOTONIC, measured once per process.
+#[derive(Debug)]
+struct Tsc {
+    /// A TSC reading and the monotonic time that matched it.
+    base_ticks: u64,
+    base_nanos: Nanos,
+    /// Nanoseconds per tick, as a 32.32 fixed-point number.
+    scale: u64,
+}
+
+/// How long the TSC is timed against CLOCK_MONOTONIC: a read's jitter of
+/// some 20 ns over this is a rate error of about 2 parts per million.
+const CALIBRATION: Duration = Duration::from_millis(10);
+
+impl Tsc {
+    fn calibrate() -> Option<Tsc> {
+        let source = std::fs::read_to_string(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+        .ok()?;
+        if source.trim() != "tsc" || !cfg!(target_arch = "x86_64") {
+            return None;
+        }
+        let (t0, m0) = Self::pair();
+        std::thread::sleep(CALIBRATION);
+        let (t1, m1) = Self::pair();
+        let ticks = t1.checked_sub(t0).filter(|&t| t > 0)?;
+        let scale = ((u128::from(m1 - m0) << 32) / u128::from(ticks)) as u64;
+        Some(Tsc {
+            base_ticks: t1,
+            base_nanos: m1,
+            scale,
+        })
+    }
+
+    /// A monotonic time and the TSC at its middle, from the tightest of a
+    /// few tries: a try that the scheduler interrupted is spread wide.
+    fn pair() -> (u64, Nanos) {
+        let mut best = (u64::MAX, 0, 0);
+        for _ in 0..16 {
+            let before = ticks();
+            let nanos = monotonic();
+            let after = ticks();
+            let spread = after.saturating_sub(before);
+            if spread < best.0 {
+                best = (spread, before + spread / 2, nanos);
+            }
+        }
+        (best.1, best.2)
+    }
+
+    #[inline]
+    fn now(&self) -> Nanos {
+        // Never before the base: a thread on a CPU whose counter is a few
+        // ticks behind reads the base time rather than going backwards.
+        let elapsed = ticks().saturating_sub(self.base_ticks);
+        self.base_nanos + ((u128::from(elapsed) * u128::from(self.scale)) >> 32) as u64
+    }
+}
+
+/// The time-stamp counter.
+#[inline]
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: RDTSC exists on every x86-64 CPU and only reads a counter.
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    0
 }
 
 /// How many reads a coarse [`LoopClock`] answers from its last one.
@@ -76,6 +165,16 @@ pub fn ms_between(from: Nanos, to: Nanos) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tsc_scale_matches_the_monotonic_clock() {
+        let (a, m) = (now(), monotonic());
+        assert!(a.abs_diff(m) < 1_000_000, "{a} vs {m}");
+        std::thread::sleep(Duration::from_millis(200));
+        let (b, n) = (now(), monotonic());
+        // Within 10 µs over 200 ms: 50 parts per million.
+        assert!((b - a).abs_diff(n - m) < 10_000, "{} vs {}", b - a, n - m);
+    }
 
     #[test]
     fn moves_forward_in_step_with_instant() {

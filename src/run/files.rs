@@ -85,7 +85,9 @@ impl FileChooser {
             return None;
         }
         if let Some(f) = self.current {
-            if self.service.kind == ServiceKind::Sequential {
+            // One file is always the next one, whatever the service type
+            // (the choice's own generator feeds nothing else).
+            if self.service.kind == ServiceKind::Sequential || files == 1 {
                 return Some(f);
             }
             if self.left > 0 {

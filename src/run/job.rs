@@ -592,8 +592,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
                     }
                 }
-                if issued_ios.is_multiple_of(cfg.think_blocks)
-                    && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
+                // The cheap test first: the division is only for jobs
+                // that think.
+                if (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
+                    && issued_ios.is_multiple_of(cfg.think_blocks)
                 {
                     let thought = think(cfg);
                     if cfg.rate_ignore_thinktime {

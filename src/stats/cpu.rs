@@ -81,9 +81,21 @@ mod tests {
     #[test]
     fn a_busy_thread_uses_cpu() {
         let before = CpuUsage::of_this_thread();
+        // Spin until the thread's own clock has run 30 ms (a wall-clock
+        // bound fails on a loaded machine, where the thread mostly waits),
+        // then check that getrusage saw at least a third of it.
+        let thread_ns = || {
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: clock_gettime writes the timespec we own.
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+            ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+        };
+        let until = thread_ns() + 30_000_000;
         let mut x = 0u64;
-        let until = std::time::Instant::now() + std::time::Duration::from_millis(30);
-        while std::time::Instant::now() < until {
+        while thread_ns() < until {
             x = x.wrapping_add(std::hint::black_box(1));
         }
         let used = CpuUsage::of_this_thread().since(&before);
