@@ -192,14 +192,19 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
         // SAFETY: `written` outlives the reap below, which takes every token.
         unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_write");
     }
-    queue.reap(DEPTH, DEPTH, false, &mut finished);
+    queue
+        .reap(DEPTH, DEPTH, false, None, &mut finished)
+        .unwrap();
     assert!(finished.iter().all(|f| f.result == 0), "{finished:?}");
     finished.clear();
     // SAFETY: nothing else is in flight for token 0.
     unsafe { image.submit(&queue, 0, ImageIo::Flush) }.expect("rbd_aio_flush");
-    queue.reap(1, 1, true, &mut finished);
+    queue.reap(1, 1, true, None, &mut finished).unwrap();
     assert_eq!(finished[0].result, 0);
     finished.clear();
+    // A deadline gives up when nothing is left to finish.
+    let past = std::time::Instant::now();
+    assert_eq!(queue.reap(1, 1, false, Some(past), &mut finished), Err(0));
     for (token, chunk) in read.chunks_mut(BLOCK).enumerate() {
         let io = ImageIo::Read {
             offset: offset(token),
@@ -209,7 +214,9 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
         // SAFETY: as for the writes.
         unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_read");
     }
-    queue.reap(DEPTH, DEPTH, false, &mut finished);
+    queue
+        .reap(DEPTH, DEPTH, false, None, &mut finished)
+        .unwrap();
     assert!(
         finished.iter().all(|f| f.result == BLOCK as i64),
         "{finished:?}"
@@ -228,7 +235,7 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
     };
     // SAFETY: no buffer, no other I/O in flight.
     unsafe { image.submit(&queue, 0, discard) }.expect("rbd_aio_discard");
-    queue.reap(1, 1, false, &mut finished);
+    queue.reap(1, 1, false, None, &mut finished).unwrap();
     assert_eq!(finished[0].result, 0);
     finished.clear();
     let io = ImageIo::Read {
@@ -238,7 +245,7 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
     };
     // SAFETY: as for the writes.
     unsafe { image.submit(&queue, 0, io) }.unwrap();
-    queue.reap(1, 1, false, &mut finished);
+    queue.reap(1, 1, false, None, &mut finished).unwrap();
     assert!(
         read[..BLOCK].iter().all(|&b| b == 0),
         "a discarded block reads as zeros"
@@ -264,7 +271,7 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
         // SAFETY: each operation is reaped before the next starts, and the
         // buffers outlive them.
         unsafe { pool.submit(&queue, 3, oid, io) }.expect("rados_aio");
-        queue.reap(1, 1, false, &mut finished);
+        queue.reap(1, 1, false, None, &mut finished).unwrap();
         results.push((finished[0].token, finished[0].result));
         finished.clear();
     }
@@ -729,35 +736,101 @@ fn every_ceph_job_file_runs(cluster: &Cluster) {
     remove_objects(cluster);
 }
 
+/// The cluster's OSD process.
+fn osd_pid(cluster: &Cluster) -> i32 {
+    std::fs::read_to_string(cluster.dir.join("run/osd.0.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Sends `signal` to the cluster's OSD.
+fn signal_osd(cluster: &Cluster, signal: i32) {
+    // SAFETY: kill has no memory preconditions; the pid is the cluster's OSD.
+    assert_eq!(unsafe { libc::kill(osd_pid(cluster), signal) }, 0);
+}
+
+/// `binary` started on `job` against the cluster, bounded at 120 s.
+fn spawn_in(cluster: &Cluster, binary: &str, job: &Path) -> std::process::Child {
+    Command::new("timeout")
+        .args(["-k", "5", "120", binary, job.to_str().unwrap()])
+        .env("CEPH_CONF", &cluster.conf)
+        .current_dir(&cluster.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// An OSD stopped (SIGSTOP) for 3 s and resumed mid-run, under fio and
+/// then under ferrio: the I/O waits, then resumes, the job ends cleanly
+/// at its runtime, and the pause shows in both tools' bandwidth logs the
+/// same way: no samples while nothing completes (fio logs none for an
+/// empty interval), so consecutive samples are 2.5 s or more apart, with
+/// samples on both sides.
+fn osd_paused_and_resumed_shows_in_the_bw_log(cluster: &Cluster) {
+    for (tool, binary) in [("fio", common::fio()), ("ferrio", common::ferrio())] {
+        let log = cluster.dir.join(format!("paused-{tool}"));
+        let job = rbd_job(
+            &cluster.dir,
+            "rbd-osd-paused.fio",
+            &format!(
+                "direct=1\nrw=randwrite\nbs=4k\niodepth=8\ntime_based\nruntime=9\n\
+                 write_bw_log={}\nlog_avg_msec=500\n[osd-paused]\n",
+                log.display()
+            ),
+        );
+        let run = spawn_in(cluster, binary, &job);
+        std::thread::sleep(std::time::Duration::from_millis(3500));
+        signal_osd(cluster, libc::SIGSTOP);
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        signal_osd(cluster, libc::SIGCONT);
+        let out = run.wait_with_output().unwrap();
+        let said = text(&out.stdout) + &text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{tool}: {said}");
+        assert!(said.contains("err= 0"), "{tool}: {said}");
+        let log = cluster.dir.join(format!("paused-{tool}_bw.1.log"));
+        let samples: Vec<(u64, u64)> = std::fs::read_to_string(log)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut fields = l.split(',').map(|f| f.trim().parse().unwrap());
+                (fields.next().unwrap(), fields.next().unwrap())
+            })
+            .collect();
+        let gap = samples
+            .windows(2)
+            .position(|w| w[1].0 - w[0].0 >= 2500)
+            .unwrap_or_else(|| panic!("{tool}: no pause in the bw log: {samples:?}"));
+        let (before, after) = samples.split_at(gap + 1);
+        assert!(before.iter().any(|s| s.1 > 0), "{tool}: {samples:?}");
+        assert!(
+            after.iter().filter(|s| s.1 > 0).count() >= 2,
+            "{tool}: no I/O after the pause: {samples:?}"
+        );
+    }
+}
+
 /// An OSD killed mid-run (SIGKILL, not restarted): fio 3.33 hangs there
-/// for good; ferrio's I/Os in flight fail once ferrio_ceph_op_timeout has
-/// passed, and the job ends with err=110 and a non-zero exit, within a
-/// bound (runtime 5 s, op timeout 3 s: about 14 s here, allowed 40 s). The
-/// memstore OSD loses its data, so this comes last.
+/// for good. ferrio waits ferrio_ceph_grace past the runtime for the I/O
+/// in flight (the OSD operation timeout is off here, as in fio), then
+/// names the objects it went to and ends the job with err=110 and a
+/// non-zero exit: runtime 5 s and grace 3 s end it about 9 s after the
+/// start (allowed 30 s). The memstore OSD loses its data, so this comes
+/// last.
 fn osd_killed_mid_run_ends_the_job_with_the_error(cluster: &Cluster) {
     let job = rbd_job(
         &cluster.dir,
         "rbd-osd-killed.fio",
         "direct=1\nrw=randwrite\nbs=4k\niodepth=32\ntime_based\nruntime=5\n\
-         ferrio_ceph_op_timeout=3\n[osd-killed]\n",
+         ferrio_ceph_op_timeout=0\nferrio_ceph_grace=3\n[osd-killed]\n",
     );
     let start = std::time::Instant::now();
-    let run = Command::new("timeout")
-        .args(["-k", "5", "120", common::ferrio(), job.to_str().unwrap()])
-        .env("CEPH_CONF", &cluster.conf)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let run = spawn_in(cluster, common::ferrio(), &job);
     std::thread::sleep(std::time::Duration::from_secs(2));
-    let osd: i32 = std::fs::read_to_string(cluster.dir.join("run/osd.0.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    // SAFETY: kill has no memory preconditions; the pid is the cluster's OSD.
-    assert_eq!(unsafe { libc::kill(osd, libc::SIGKILL) }, 0);
+    signal_osd(cluster, libc::SIGKILL);
     let out = run.wait_with_output().unwrap();
     let took = start.elapsed().as_secs_f64();
     let said = text(&out.stdout) + &text(&out.stderr);
@@ -765,10 +838,15 @@ fn osd_killed_mid_run_ends_the_job_with_the_error(cluster: &Cluster) {
     assert!(said.contains("err=110"), "{said}");
     assert!(said.contains("Connection timed out"), "{said}");
     assert!(
+        said.contains("did not complete within ferrio_ceph_grace")
+            && said.contains("(objects: rbd_data."),
+        "the stalled I/O is named\n{said}"
+    );
+    assert!(
         said.contains("issued rwts"),
         "the I/O done is reported\n{said}"
     );
-    assert!(took < 40.0, "took {took:.1} s");
+    assert!(took < 30.0, "took {took:.1} s");
 }
 
 #[test]
@@ -827,6 +905,7 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     faults_at_start_are_clear_and_bounded(&cluster);
     rbd_reads_return_what_rbd_writes_wrote(&cluster);
     every_ceph_job_file_runs(&cluster);
+    osd_paused_and_resumed_shows_in_the_bw_log(&cluster);
     osd_killed_mid_run_ends_the_job_with_the_error(&cluster);
 
     let pids = cluster.pids();

@@ -9,6 +9,7 @@
 //! callback that records the result in a [`CompletionQueue`] and wakes
 //! the thread reaping it: nothing polls or sleeps.
 
+pub mod grace;
 mod sys;
 
 use std::ffi::{CStr, CString, c_int, c_void};
@@ -16,6 +17,7 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Instant;
 
 use sys::{LoadError, RadosApi, RbdApi};
 
@@ -663,6 +665,8 @@ pub struct CompletionQueue {
     shared: Arc<Shared>,
     /// One per token, at fixed addresses for the queue's life.
     tickets: Box<[Ticket]>,
+    /// Set when the caller stopped waiting for operations in flight.
+    abandoned: bool,
 }
 
 impl CompletionQueue {
@@ -682,7 +686,11 @@ impl CompletionQueue {
                 api,
             })
             .collect();
-        Ok(CompletionQueue { shared, tickets })
+        Ok(CompletionQueue {
+            shared,
+            tickets,
+            abandoned: false,
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, QueueState> {
@@ -725,14 +733,36 @@ impl CompletionQueue {
 
     /// Waits until at least `min` operations have finished (spinning
     /// rather than sleeping when `busy_poll`), then moves up to `max`
-    /// finished ones into `out`.
-    pub fn reap(&self, min: usize, max: usize, busy_poll: bool, out: &mut Vec<Finished>) {
+    /// finished ones into `out`. With a `deadline`, it stops waiting
+    /// there: `Err` holds how many operations were still in flight (what
+    /// had finished is moved into `out` all the same).
+    pub fn reap(
+        &self,
+        min: usize,
+        max: usize,
+        busy_poll: bool,
+        deadline: Option<Instant>,
+        out: &mut Vec<Finished>,
+    ) -> Result<(), usize> {
         let mut state = self.lock();
+        let mut late = false;
         while state.done.len() < min {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                late = true;
+                break;
+            }
             if busy_poll {
                 drop(state);
                 std::hint::spin_loop();
                 state = self.lock();
+            } else if let Some(d) = deadline {
+                let wait = d.saturating_duration_since(Instant::now());
+                state = self
+                    .shared
+                    .finished
+                    .wait_timeout(state, wait)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
             } else {
                 state = self
                     .shared
@@ -743,6 +773,17 @@ impl CompletionQueue {
         }
         let take = state.done.len().min(max);
         out.extend(state.done.drain(..take));
+        if late {
+            return Err(state.outstanding);
+        }
+        Ok(())
+    }
+
+    /// Gives up on the operations in flight: the queue no longer waits
+    /// for them when dropped, and its tickets (which their callbacks will
+    /// still read) stay allocated for the rest of the process.
+    pub fn abandon(&mut self) {
+        self.abandoned = true;
     }
 }
 
@@ -828,7 +869,13 @@ impl CompletionQueue {
 impl Drop for CompletionQueue {
     /// Waits for every started operation's callback, which reads its
     /// ticket, before the tickets go.
+    /// An abandoned queue leaks its tickets instead: a late callback
+    /// must still find its ticket.
     fn drop(&mut self) {
+        if self.abandoned {
+            std::mem::forget(std::mem::take(&mut self.tickets));
+            return;
+        }
         self.wait_idle();
     }
 }

@@ -155,6 +155,12 @@ pub trait Engine: Send {
     fn reap(&mut self, _min: usize, _max: usize, _done: &mut Vec<Completion>) -> io::Result<()> {
         Ok(())
     }
+    /// Whether the engine gave up on I/O still in flight (an rbd or rados
+    /// job past its grace): that I/O may still use the runner's buffers,
+    /// so the runner must never free them.
+    fn abandoned(&self) -> bool {
+        false
+    }
 }
 
 /// fsync or fdatasync of an open file, for the engines that hold `File`s.

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use crate::ceph::grace::Grace;
 use crate::ceph::{
     self, CephError, CompletionQueue, ConnectOptions, Finished, ObjectIo, Pool, WriteOp,
 };
@@ -42,6 +43,8 @@ pub struct RadosTarget {
     pub touch_objects: bool,
     /// Bounds on waiting for the cluster (ferrio's own options).
     pub timeouts: ceph::Timeouts,
+    /// How long after the first I/O to stop waiting for I/O in flight.
+    pub wait_limit: Option<std::time::Duration>,
 }
 
 impl Default for RadosTarget {
@@ -54,6 +57,7 @@ impl Default for RadosTarget {
             busy_poll: false,
             touch_objects: true,
             timeouts: ceph::Timeouts::default(),
+            wait_limit: None,
         }
     }
 }
@@ -90,6 +94,9 @@ pub struct Rados {
     /// A trim's compound write, kept until its slot completes.
     zeroing: Vec<Option<WriteOp>>,
     finished: Vec<Finished>,
+    grace: Grace,
+    /// Set once the job gave up on I/O in flight.
+    abandoned: bool,
 }
 
 impl Rados {
@@ -99,13 +106,15 @@ impl Rados {
     pub fn new(depth: usize, target: RadosTarget) -> io::Result<Self> {
         let depth = depth.max(1);
         Ok(Rados {
-            target,
             queue: CompletionQueue::new(depth)?,
             pool: None,
             objects: Vec::new(),
             lens: vec![0; depth],
             zeroing: (0..depth).map(|_| None).collect(),
             finished: Vec::with_capacity(depth),
+            grace: Grace::new(depth, target.wait_limit),
+            target,
+            abandoned: false,
         })
     }
 
@@ -168,11 +177,16 @@ impl Engine for Rados {
         if req.slot >= self.lens.len() {
             return Queued::Done(-i64::from(libc::EINVAL));
         }
-        let slot = req.slot;
+        let (slot, file, offset) = (req.slot, req.file, req.offset);
         match self.submit(req) {
-            Ok(()) => Queued::Pending,
+            Ok(()) => {
+                self.grace.started(slot, file, offset);
+                Queued::Pending
+            }
             Err(e) => {
-                self.zeroing[slot] = None;
+                if let Some(op) = self.zeroing.get_mut(slot) {
+                    *op = None;
+                }
                 Queued::Done(-i64::from(e.errno()))
             }
         }
@@ -192,17 +206,50 @@ impl Engine for Rados {
     }
 
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
-        self.queue
-            .reap(min, max, self.target.busy_poll, &mut self.finished);
+        let deadline = self.grace.deadline();
+        let reaped = self.queue.reap(
+            min,
+            max,
+            self.target.busy_poll,
+            deadline,
+            &mut self.finished,
+        );
         for f in self.finished.drain(..) {
             if let Some(op) = self.zeroing.get_mut(f.token) {
                 *op = None;
             }
+            self.grace.finished(f.token);
             done.push(Completion {
                 slot: f.token,
                 result: f.transferred(&self.lens),
             });
         }
+        if reaped.is_err() {
+            return Err(self.abandon());
+        }
         Ok(())
+    }
+
+    fn abandoned(&self) -> bool {
+        self.abandoned
+    }
+}
+
+impl Rados {
+    /// Gives up on the I/O in flight: the pool, the queue and the trims'
+    /// compound writes stay for the rest of the process (librados still
+    /// uses them), and says which objects that I/O went to.
+    fn abandon(&mut self) -> io::Error {
+        self.abandoned = true;
+        self.queue.abandon();
+        std::mem::forget(self.pool.take());
+        std::mem::forget(std::mem::take(&mut self.zeroing));
+        let what = format!("pool {}", self.target.pool.as_deref().unwrap_or(""));
+        let objects = &self.objects;
+        self.grace.stalled(&what, |file, _| {
+            objects
+                .get(file)
+                .map_or_else(String::new, |o| o.to_string_lossy().into_owned())
+        })
     }
 }

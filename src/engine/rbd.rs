@@ -12,7 +12,10 @@ use std::io;
 use std::path::Path;
 
 use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
-use crate::ceph::{self, CephError, CompletionQueue, ConnectOptions, Finished, Image, ImageIo};
+use crate::ceph::grace::Grace;
+use crate::ceph::{
+    self, CephError, CompletionQueue, ConnectOptions, Finished, Image, ImageInfo, ImageIo,
+};
 
 /// Where an rbd job's image is: fio's rbd options.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,6 +28,8 @@ pub struct RbdTarget {
     pub busy_poll: bool,
     /// Bounds on waiting for the cluster (ferrio's own options).
     pub timeouts: ceph::Timeouts,
+    /// How long after the first I/O to stop waiting for I/O in flight.
+    pub wait_limit: Option<std::time::Duration>,
 }
 
 /// Connects and opens the image as fio does: the config from librados'
@@ -126,6 +131,11 @@ pub struct Rbd {
     /// completion reports (librbd returns 0 for writes).
     lens: Vec<i64>,
     finished: Vec<Finished>,
+    grace: Grace,
+    /// The image's layout, to name the objects of stalled I/Os.
+    info: Option<ImageInfo>,
+    /// Set once the job gave up on I/O in flight.
+    abandoned: bool,
 }
 
 impl Rbd {
@@ -135,11 +145,14 @@ impl Rbd {
     pub fn new(depth: usize, target: RbdTarget) -> io::Result<Self> {
         let queue = CompletionQueue::new(depth.max(1))?;
         Ok(Rbd {
+            grace: Grace::new(depth.max(1), target.wait_limit),
             target,
             queue,
             image: None,
             lens: vec![0; depth.max(1)],
             finished: Vec::with_capacity(depth.max(1)),
+            info: None,
+            abandoned: false,
         })
     }
 
@@ -166,6 +179,7 @@ impl Engine for Rbd {
             if mode.invalidate {
                 image.invalidate_cache()?;
             }
+            self.info = image.info().ok();
             self.image = Some(image);
         }
         Ok(0)
@@ -200,7 +214,10 @@ impl Engine for Rbd {
         // untouched until the slot's completion has been reaped, and gives
         // a slot a new request only after that.
         match unsafe { image.submit(&self.queue, req.slot, io) } {
-            Ok(()) => Queued::Pending,
+            Ok(()) => {
+                self.grace.started(req.slot, 0, req.offset);
+                Queued::Pending
+            }
             Err(e) => Queued::Done(-i64::from(e.errno())),
         }
     }
@@ -215,12 +232,53 @@ impl Engine for Rbd {
     }
 
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
-        self.queue
-            .reap(min, max, self.target.busy_poll, &mut self.finished);
-        done.extend(self.finished.drain(..).map(|f| Completion {
-            slot: f.token,
-            result: f.transferred(&self.lens),
-        }));
+        let deadline = self.grace.deadline();
+        let reaped = self.queue.reap(
+            min,
+            max,
+            self.target.busy_poll,
+            deadline,
+            &mut self.finished,
+        );
+        for f in self.finished.drain(..) {
+            self.grace.finished(f.token);
+            done.push(Completion {
+                slot: f.token,
+                result: f.transferred(&self.lens),
+            });
+        }
+        if reaped.is_err() {
+            return Err(self.abandon());
+        }
         Ok(())
+    }
+
+    fn abandoned(&self) -> bool {
+        self.abandoned
+    }
+}
+
+impl Rbd {
+    /// Gives up on the I/O in flight: the image stays open and the queue
+    /// in place for the rest of the process (closing the image would wait
+    /// for that I/O), and says which objects it went to.
+    fn abandon(&mut self) -> io::Error {
+        self.abandoned = true;
+        self.queue.abandon();
+        std::mem::forget(self.image.take());
+        let what = format!(
+            "rbd image {}/{}",
+            self.target.pool.as_deref().unwrap_or(""),
+            self.target.image.as_deref().unwrap_or("")
+        );
+        let info = self.info.clone();
+        self.grace.stalled(&what, |_, offset| match &info {
+            Some(i) => format!(
+                "{}.{:016x}",
+                i.block_name_prefix,
+                offset / i.object_size.max(1)
+            ),
+            None => format!("offset {offset}"),
+        })
     }
 }

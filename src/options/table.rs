@@ -2439,6 +2439,16 @@ pub static OPTIONS: &[OptDef] = &[
     .seconds()
     .engines(&["rados", "rbd"])
     .runs(),
+    OptDef::new(
+        "ferrio_ceph_grace",
+        Time,
+        Ioengine,
+        "ferrio: once the runtime is over, wait this long for I/O in flight, then report it as stalled and end the job (0: wait as long as the OSD operation timeout allows)",
+    )
+    .def("10")
+    .seconds()
+    .engines(&["rados", "rbd"])
+    .runs(),
     OptDef::new("uri", Text(&[]), Ioengine, "NBD URI of the export to use").engines(&["nbd"]),
     OptDef::new(
         "skip_bad",

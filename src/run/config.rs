@@ -906,6 +906,17 @@ fn ceph_timeouts(job: &JobSpec) -> crate::ceph::Timeouts {
     }
 }
 
+/// How long after its first I/O an rbd or rados job stops waiting for
+/// I/O in flight: its ramp time, runtime and ferrio_ceph_grace. None
+/// without a runtime or a grace.
+fn ceph_wait_limit(job: &JobSpec) -> Option<std::time::Duration> {
+    let micros = |name| job.num(name).unwrap_or(0);
+    let grace = job.num("ferrio_ceph_grace").unwrap_or(10_000_000);
+    let runtime = micros("runtime");
+    (runtime > 0 && grace > 0)
+        .then(|| std::time::Duration::from_micros(micros("ramp_time") + runtime + grace))
+}
+
 /// fio's rados options: which cluster and pool, as whom, from which
 /// config file, and whether objects are made at the start.
 fn rados_target(job: &JobSpec) -> engine::rados::RadosTarget {
@@ -921,6 +932,7 @@ fn rados_target(job: &JobSpec) -> engine::rados::RadosTarget {
             .setting("touch_objects")
             .is_none_or(|s| s.value.number() != Some(0)),
         timeouts: ceph_timeouts(job),
+        wait_limit: ceph_wait_limit(job),
     }
 }
 
@@ -937,6 +949,7 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
         image: text("rbdname"),
         busy_poll: job.flag("busy_poll"),
         timeouts: ceph_timeouts(job),
+        wait_limit: ceph_wait_limit(job),
     }
 }
 

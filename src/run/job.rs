@@ -753,7 +753,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
     }
     // Wait for anything still in flight (an error or a stop ended the job).
-    while in_flight > 0 {
+    while in_flight > 0 && !eng.abandoned() {
         done.clear();
         if eng.reap(in_flight, in_flight, &mut done).is_err() {
             break;
@@ -838,6 +838,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 );
             }
         }
+    }
+    if eng.abandoned() {
+        // I/O given up on may still land in these buffers: they stay
+        // allocated for the rest of the process.
+        std::mem::forget(slots);
     }
     drop(eng);
     if cfg.unlink {
@@ -1221,8 +1226,11 @@ fn errno(e: &io::Error) -> i32 {
     let ceph = e
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<crate::ceph::CephError>());
+    // A wait that ferrio bounded itself (ferrio_ceph_grace) is a timeout.
+    let timed_out = (e.kind() == io::ErrorKind::TimedOut).then_some(libc::ETIMEDOUT);
     e.raw_os_error()
         .or(ceph.map(crate::ceph::CephError::errno))
+        .or(timed_out)
         .unwrap_or(5)
 }
 

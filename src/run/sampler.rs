@@ -6,7 +6,9 @@
 //! fio takes them from a helper thread; ferrio takes them on the job's
 //! own thread at its existing clock reads, so the hot path gains one
 //! comparison and no lock. A sample is due once a full interval has
-//! passed; the job's last, partial interval gives none, as in fio.
+//! passed; the job's last, partial interval gives none, as in fio. A
+//! stall that keeps the thread away for whole intervals leaves a gap in
+//! the samples, as fio's helper thread leaves one.
 
 use std::time::Duration;
 
@@ -42,7 +44,18 @@ impl Series {
         if now < self.due() {
             return;
         }
-        let ms = (now - self.last) / 1_000_000;
+        // Whole intervals went by without the job thread getting here: it
+        // waited on I/O that stalled (a paused OSD, a hung device) or slept
+        // for its rate. fio's helper thread would have found those
+        // intervals empty, logged nothing for them and moved its interval
+        // start along; the I/O counted now finished as the wait ended, so
+        // it makes one sample over one interval.
+        let intervals = (now - self.last) / self.every.max(1);
+        let ms = if intervals >= 2 {
+            self.every / 1_000_000
+        } else {
+            (now - self.last) / 1_000_000
+        };
         for (i, (d, seen)) in dirs.iter_mut().zip(self.seen.iter_mut()).enumerate() {
             let total = count(d);
             let delta = total - *seen;
@@ -51,7 +64,11 @@ impl Series {
             }
             *seen = total;
         }
-        self.last = now;
+        self.last = if intervals >= 2 {
+            self.last + intervals * self.every
+        } else {
+            now
+        };
     }
 }
 
@@ -149,5 +166,15 @@ mod tests {
         assert_eq!((dirs[0].iops.count, dirs[0].iops.max), (1, 500));
         assert_eq!(dirs[1].bw.count, 0, "no writes, no write sample");
         assert_eq!(s.next, t0 + ms(1000));
+        // Nothing for two and a half intervals (a stall), then 100 KiB: a
+        // gap in the samples, then one sample over one interval.
+        dirs[0].bytes += 100 * 1024;
+        dirs[0].ios += 25;
+        let mut late = Vec::new();
+        s.sample(t0 + ms(1750), &mut dirs, [true; 2], &mut |iops, dir, v| {
+            late.push((iops, dir, v))
+        });
+        assert_eq!(late, [(false, 0, 200), (true, 0, 50)]);
+        assert_eq!(s.next, t0 + ms(2000));
     }
 }
