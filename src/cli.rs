@@ -204,6 +204,21 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::Required,
         "ferrio: start the jobs at this Unix time in seconds (fractions allowed), e.g. on every host of a distributed run",
     ),
+    (
+        "status-format",
+        Takes::Required,
+        "ferrio: ndjson: each --status-interval writes one JSON line of that interval's deltas (with --output-format=json); full: fio's whole report",
+    ),
+    (
+        "metrics-listen",
+        Takes::Required,
+        "ferrio: serve OpenMetrics at http://ADDR/metrics while jobs run (e.g. 127.0.0.1:9101)",
+    ),
+    (
+        "metrics-allow-remote",
+        Takes::None,
+        "ferrio: let --metrics-listen use an address beyond loopback (no authentication)",
+    ),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -408,7 +423,15 @@ fn closest_long_option(arg: &str) -> Option<&'static str> {
 }
 
 /// Flags that fio does not have.
-const FERRIO_ONLY: &[&str] = &["explain", "demo", "install-alias", "start-at"];
+const FERRIO_ONLY: &[&str] = &[
+    "explain",
+    "demo",
+    "install-alias",
+    "start-at",
+    "status-format",
+    "metrics-listen",
+    "metrics-allow-remote",
+];
 
 /// Puts clap's matches back in command-line order.
 fn collect(m: &ArgMatches) -> Args {
