@@ -399,3 +399,63 @@ fn intended_time_latency_shows_the_stall_that_clat_hides() {
     assert_eq!(late["N"], ours["write"]["total_ios"]);
     drop(frozen);
 }
+
+#[test]
+fn answering_as_fio_keeps_fios_output() {
+    let s = Scratch::new("livefio");
+    let bin = s.0.join("bin");
+    let alias = run(
+        ferrio(),
+        &[&format!("--install-alias={}", bin.display())],
+        &s.0,
+        &HashMap::new(),
+    );
+    assert_eq!(alias.code, 0, "{}", alias.stderr);
+    s.write(
+        "job.fio",
+        "[r]\nioengine=null\nrw=read\nsize=1g\nrate_iops=1000\nruntime=300ms\ntime_based\n",
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let as_fio = HashMap::from([("PATH".to_string(), path)]);
+    let line = "ferrio lat from intended issue (";
+    // As ferrio: the extra normal line of a rate-capped job.
+    let own = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert!(own.stdout.contains(line), "{}", own.stdout);
+    // As fio: fio's report alone, and ferrio's live flags unknown, as to
+    // fio itself.
+    let plain = run("fio", &["job.fio"], &s.0, &as_fio);
+    assert_eq!(plain.code, 0);
+    assert!(!plain.stdout.contains(line), "{}", plain.stdout);
+    for flag in ["--status-format=ndjson", "--metrics-listen=127.0.0.1:0"] {
+        let theirs = run(fio(), &[flag, "job.fio"], &s.0, &HashMap::new());
+        let ours = run("fio", &[flag, "job.fio"], &s.0, &as_fio);
+        assert_eq!(ours.code, theirs.code, "{flag}");
+        assert_eq!(ours.stderr, theirs.stderr, "{flag}");
+    }
+}
+
+#[test]
+fn rate_waits_and_think_time_stay_out_of_clat_as_in_fio() {
+    // A 5 ms gap between writes from the rate cap, or 2 ms of thinking:
+    // neither is part of a 4 KiB buffered write's latency.
+    let s = Scratch::new("gaps");
+    for extra in ["rate_iops=200", "thinktime=2ms"] {
+        let job = format!(
+            "[gap]\nioengine=psync\nfilename=data\nsize=1m\nrw=write\nruntime=1\ntime_based\n{extra}\n"
+        );
+        s.write("job.fio", &job);
+        for tool in [fio(), ferrio()] {
+            let out = run(
+                tool,
+                &["--output-format=json", "job.fio"],
+                &s.0,
+                &HashMap::new(),
+            );
+            assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+            let w = &common::json(&out)["jobs"][0]["write"];
+            let clat = w["clat_ns"]["mean"].as_f64().unwrap();
+            assert!(clat < 1e6, "{tool} {extra}: clat mean {clat} ns");
+            assert!(w["total_ios"].as_u64().unwrap() > 100, "{tool} {extra}");
+        }
+    }
+}

@@ -289,7 +289,7 @@ fn intended_line(out: &mut String, d: &DirStats) {
     let at = |p: f64| d.intended_fine.percentile(p, m) as f64 / divisor;
     let _ = writeln!(
         out,
-        "    lat from intended issue ({unit}): min={:.0}, max={:.0}, avg={:5.2}, p50={:.0}, p99={:.0}, p99.9={:.0}",
+        "    ferrio lat from intended issue ({unit}): min={:.0}, max={:.0}, avg={:5.2}, p50={:.0}, p99={:.0}, p99.9={:.0}",
         m.min as f64 / divisor,
         m.max as f64 / divisor,
         m.mean() / divisor,
