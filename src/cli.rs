@@ -341,10 +341,47 @@ pub fn parse(argv: &[String]) -> Result<Args, UsageError> {
             }
         })
         .collect();
+    let argv: Vec<String> = argv.iter().map(|a| fio_abbreviation(a)).collect();
     let matches = command()
         .try_get_matches_from(&argv)
         .map_err(|e| usage_error(&argv, &e))?;
     Ok(collect(&matches))
+}
+
+/// fio accepts any unambiguous prefix of a long option (`--status=1`
+/// for `--status-interval`). Where ferrio's own flags would make such a
+/// prefix ambiguous, fio's one option it names wins, so that ferrio reads
+/// fio's command lines as fio does under either name.
+fn fio_abbreviation(arg: &str) -> String {
+    let Some(body) = arg.strip_prefix("--") else {
+        return arg.to_string();
+    };
+    let (name, value) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (body, None),
+    };
+    if name.is_empty() {
+        return arg.to_string();
+    }
+    let fio_flags = FLAGS
+        .iter()
+        .map(|(n, _, _)| *n)
+        .filter(|n| !FERRIO_ONLY.contains(n));
+    let options = OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
+    let names: std::collections::HashSet<&str> = fio_flags.chain(options).collect();
+    if names.contains(name) || !FERRIO_ONLY.iter().any(|f| f.starts_with(name)) {
+        return arg.to_string();
+    }
+    let mut fio_matches = names.into_iter().filter(|n| n.starts_with(name));
+    match (fio_matches.next(), fio_matches.next()) {
+        (Some(full), None) => match value {
+            Some(v) => format!("--{full}={v}"),
+            None => format!("--{full}"),
+        },
+        _ => arg.to_string(),
+    }
 }
 
 fn usage_error(argv: &[String], e: &clap::Error) -> UsageError {
@@ -534,6 +571,14 @@ mod tests {
         assert!(a.has("parse-only"));
         assert_eq!(a.files, vec!["job.fio"]);
         assert_eq!(a.job_options[0].name, "bs");
+    }
+
+    #[test]
+    fn fio_abbreviations_win_over_ferrio_flags() {
+        let a = args(&["--status=2", "--status-f=ndjson", "--metrics-l=x"]);
+        assert_eq!(a.flag("status-interval"), Some(Some("2")));
+        assert_eq!(a.flag("status-format"), Some(Some("ndjson")));
+        assert_eq!(a.flag("metrics-listen"), Some(Some("x")));
     }
 
     #[test]
