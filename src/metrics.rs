@@ -196,38 +196,25 @@ fn read_head(stream: &mut TcpStream) -> Option<String> {
 /// The OpenMetrics text of the run as it stands.
 fn exposition(from: &Sources<'_>) -> String {
     let mut out = String::new();
-    let labels = |i: usize, cfg: &JobConfig| {
-        format!(
-            "job=\"{}\",jobid=\"{i}\",groupid=\"{}\"",
-            escape(&cfg.name),
-            cfg.group
-        )
-    };
     let totals: Vec<([u64; 3], [u64; 3])> = from.progress.iter().map(|p| p.totals()).collect();
-    for (name, unit, help, pick) in [
-        (
-            "ferrio_io_bytes",
-            Some("bytes"),
-            "Bytes moved by completed I/Os (after ramp_time).",
-            0,
-        ),
-        ("ferrio_ios", None, "Completed I/Os (after ramp_time).", 1),
-    ] {
-        family(&mut out, name, "counter", unit, help);
-        for (i, cfg) in from.jobs.iter().enumerate() {
-            let (bytes, ios) = totals[i];
-            let values = if pick == 0 { bytes } else { ios };
-            for d in used_dirs(cfg) {
-                let _ = writeln!(
-                    out,
-                    "{name}_total{{{},direction=\"{}\"}} {}",
-                    labels(i, cfg),
-                    DIRECTIONS[d],
-                    values[d]
-                );
-            }
-        }
-    }
+    family(
+        &mut out,
+        "ferrio_io_bytes",
+        "counter",
+        Some("bytes"),
+        "Bytes moved by completed I/Os (after ramp_time).",
+    );
+    per_direction(&mut out, "ferrio_io_bytes_total", from.jobs, |i| {
+        totals[i].0
+    });
+    family(
+        &mut out,
+        "ferrio_ios",
+        "counter",
+        None,
+        "Completed I/Os (after ramp_time).",
+    );
+    per_direction(&mut out, "ferrio_ios_total", from.jobs, |i| totals[i].1);
     family(
         &mut out,
         "ferrio_iodepth",
@@ -272,6 +259,32 @@ fn exposition(from: &Sources<'_>) -> String {
     }
     out.push_str("# EOF\n");
     out
+}
+
+/// The samples `name{job..., direction} value` of every job and each
+/// direction it runs, the values per direction of job `i` from `of(i)`.
+fn per_direction(out: &mut String, name: &str, jobs: &[JobConfig], of: impl Fn(usize) -> [u64; 3]) {
+    for (i, cfg) in jobs.iter().enumerate() {
+        let values = of(i);
+        for d in used_dirs(cfg) {
+            let _ = writeln!(
+                out,
+                "{name}{{{},direction=\"{}\"}} {}",
+                labels(i, cfg),
+                DIRECTIONS[d],
+                values[d]
+            );
+        }
+    }
+}
+
+/// The labels naming job `i`.
+fn labels(i: usize, cfg: &JobConfig) -> String {
+    format!(
+        "job=\"{}\",jobid=\"{i}\",groupid=\"{}\"",
+        escape(&cfg.name),
+        cfg.group
+    )
 }
 
 fn family(out: &mut String, name: &str, kind: &str, unit: Option<&str>, help: &str) {
