@@ -204,6 +204,21 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::Required,
         "ferrio: start the jobs at this Unix time in seconds (fractions allowed), e.g. on every host of a distributed run",
     ),
+    (
+        "status-format",
+        Takes::Required,
+        "ferrio: ndjson: each --status-interval writes one JSON line of that interval's deltas (with --output-format=json); full: fio's whole report",
+    ),
+    (
+        "metrics-listen",
+        Takes::Required,
+        "ferrio: serve OpenMetrics at http://ADDR/metrics while jobs run (e.g. 127.0.0.1:9101)",
+    ),
+    (
+        "metrics-allow-remote",
+        Takes::None,
+        "ferrio: let --metrics-listen use an address beyond loopback (no authentication)",
+    ),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -326,10 +341,47 @@ pub fn parse(argv: &[String]) -> Result<Args, UsageError> {
             }
         })
         .collect();
+    let argv: Vec<String> = argv.iter().map(|a| fio_abbreviation(a)).collect();
     let matches = command()
         .try_get_matches_from(&argv)
         .map_err(|e| usage_error(&argv, &e))?;
     Ok(collect(&matches))
+}
+
+/// fio accepts any unambiguous prefix of a long option (`--status=1`
+/// for `--status-interval`). Where ferrio's own flags would make such a
+/// prefix ambiguous, fio's one option it names wins, so that ferrio reads
+/// fio's command lines as fio does under either name.
+fn fio_abbreviation(arg: &str) -> String {
+    let Some(body) = arg.strip_prefix("--") else {
+        return arg.to_string();
+    };
+    let (name, value) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (body, None),
+    };
+    if name.is_empty() {
+        return arg.to_string();
+    }
+    let fio_flags = FLAGS
+        .iter()
+        .map(|(n, _, _)| *n)
+        .filter(|n| !FERRIO_ONLY.contains(n));
+    let options = OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
+    let names: std::collections::HashSet<&str> = fio_flags.chain(options).collect();
+    if names.contains(name) || !FERRIO_ONLY.iter().any(|f| f.starts_with(name)) {
+        return arg.to_string();
+    }
+    let mut fio_matches = names.into_iter().filter(|n| n.starts_with(name));
+    match (fio_matches.next(), fio_matches.next()) {
+        (Some(full), None) => match value {
+            Some(v) => format!("--{full}={v}"),
+            None => format!("--{full}"),
+        },
+        _ => arg.to_string(),
+    }
 }
 
 fn usage_error(argv: &[String], e: &clap::Error) -> UsageError {
@@ -408,7 +460,15 @@ fn closest_long_option(arg: &str) -> Option<&'static str> {
 }
 
 /// Flags that fio does not have.
-const FERRIO_ONLY: &[&str] = &["explain", "demo", "install-alias", "start-at"];
+const FERRIO_ONLY: &[&str] = &[
+    "explain",
+    "demo",
+    "install-alias",
+    "start-at",
+    "status-format",
+    "metrics-listen",
+    "metrics-allow-remote",
+];
 
 /// Puts clap's matches back in command-line order.
 fn collect(m: &ArgMatches) -> Args {
@@ -511,6 +571,14 @@ mod tests {
         assert!(a.has("parse-only"));
         assert_eq!(a.files, vec!["job.fio"]);
         assert_eq!(a.job_options[0].name, "bs");
+    }
+
+    #[test]
+    fn fio_abbreviations_win_over_ferrio_flags() {
+        let a = args(&["--status=2", "--status-f=ndjson", "--metrics-l=x"]);
+        assert_eq!(a.flag("status-interval"), Some(Some("2")));
+        assert_eq!(a.flag("status-format"), Some(Some("ndjson")));
+        assert_eq!(a.flag("metrics-listen"), Some(Some("x")));
     }
 
     #[test]

@@ -4,9 +4,13 @@
 //! `--output` file; fio's exit status.
 
 use std::io::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cli::Args;
+use crate::live::Live;
+use crate::metrics::Board;
 use crate::plan::{JobSpec, Plan};
 use crate::report::eta::{StatusLine, write_aggregate_logs};
 use crate::report::num2str::{Unit, num2str};
@@ -80,6 +84,11 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         eprintln!("{notice}");
     }
     let status = status_line(args, formats, started)?;
+    let every = status_interval(args)?;
+    let live_setup = crate::live::setup(args, formats, every).map_err(|e| {
+        eprintln!("ferrio: {e}");
+        1
+    })?;
     let mut sink = Sink::open(args)?;
     if formats.normal {
         let specs: Vec<&JobSpec> = plan.jobs().collect();
@@ -89,18 +98,25 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     crate::run::signals::install();
     let stop = &crate::run::signals::STOP;
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
+    let board = Mutex::new(Board::new(jobs.len()));
+    let live = live_setup;
     let interim = Interim {
-        every: status_interval(args)?,
+        // NDJSON lines take the place of fio's timed full reports.
+        every: if live.ndjson { None } else { every },
         last: started,
         formats,
         terse_version,
         started,
+        compact: live.ndjson,
     };
     let mut watcher = Watcher {
         sink: &mut sink,
         normal: formats.normal,
         status,
         interim,
+        live: live
+            .period
+            .map(|p| Live::new(p, live.ndjson, started, &jobs, &progress, &board)),
         jobs: &jobs,
         progress: &progress,
         start_at: args
@@ -108,7 +124,23 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             .flatten()
             .and_then(|at| crate::distributed::parse_start_at(at).ok()),
     };
-    let (results, disks) = crate::run::run(&jobs, &progress, stop, &mut watcher);
+    let served = AtomicBool::new(false);
+    let sources = crate::metrics::Sources {
+        jobs: &jobs,
+        progress: &progress,
+        board: &board,
+    };
+    let (results, disks) = std::thread::scope(|s| {
+        if let Some(listener) = live.listener {
+            s.spawn(|| crate::metrics::serve(listener, &sources, &served));
+        }
+        let ran = crate::run::run(&jobs, &progress, stop, &mut watcher);
+        served.store(true, Ordering::Relaxed);
+        ran
+    });
+    if let Some(line) = watcher.live.as_mut().and_then(Live::finish) {
+        watcher.sink.say(&line);
+    }
     if args.has("bandwidth-log")
         && let Err(e) = write_aggregate_logs(watcher.status.as_ref())
     {
@@ -162,7 +194,12 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         }
     }
     let report = Report::new(results, disks, started.elapsed(), terse_version);
-    sink.say(&report.render(formats));
+    let text = report.render(formats);
+    sink.say(&if live.ndjson {
+        crate::report::ndjson::compact(&text)
+    } else {
+        text
+    });
     Ok(failed + if signal.is_some() { 128 } else { 0 })
 }
 
@@ -173,6 +210,8 @@ struct Watcher<'a> {
     normal: bool,
     status: Option<StatusLine>,
     interim: Interim,
+    /// Live metrics (NDJSON status lines, the OpenMetrics endpoint).
+    live: Option<Live<'a>>,
     jobs: &'a [JobConfig],
     progress: &'a [JobProgress],
     /// `--start-at`: when the jobs start, on every host of a distributed
@@ -188,6 +227,8 @@ struct Interim {
     formats: Formats,
     terse_version: u32,
     started: Instant,
+    /// Each report on one line (the output is NDJSON).
+    compact: bool,
 }
 
 impl Interim {
@@ -236,7 +277,12 @@ impl Watcher<'_> {
         let results = crate::run::group_results(self.jobs, results);
         let i = &self.interim;
         let report = Report::new(results, disks.usage(), i.started.elapsed(), i.terse_version);
-        self.sink.say(&report.render(i.formats));
+        let text = report.render(i.formats);
+        self.sink.say(&if i.compact {
+            crate::report::ndjson::compact(&text)
+        } else {
+            text
+        });
     }
 }
 
@@ -257,6 +303,9 @@ impl Observer for Watcher<'_> {
     }
 
     fn tick(&mut self, disks: &DiskWatch) {
+        if let Some(line) = self.live.as_mut().and_then(|l| l.tick(Instant::now())) {
+            self.sink.say(&line);
+        }
         if self.interim.due(Instant::now()) {
             self.interim_report(disks);
         }

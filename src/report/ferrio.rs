@@ -1,8 +1,9 @@
 //! What ferrio reports beyond fio, under a `ferrio` key of each JSON job:
 //! percentiles from the high-resolution histograms (unclipped, never above
 //! the largest latency), ferrio's own CPU cost per I/O, the queue depth it
-//! actually held over time, and whether the tool rather than the device
-//! limited the result; and the state `ferrio merge` folds.
+//! actually held over time, whether the tool rather than the device
+//! limited the result, the latency of rate-capped jobs from each I/O's
+//! intended issue time; and the state `ferrio merge` folds.
 
 use super::json::{Json, Obj};
 use crate::run::result::JobResult;
@@ -81,6 +82,32 @@ pub fn verdict(r: &JobResult) -> Verdict {
     }
 }
 
+/// Latency from each I/O's intended issue time, per direction under a
+/// rate cap: what the job's schedule promised against what it got, a
+/// stall included in full (coordinated omission corrected, as in wrk2).
+fn intended(r: &JobResult, list: &[f64]) -> Obj {
+    let mut o = Obj::default();
+    for (name, d) in ["read", "write", "trim"].iter().zip(&r.dirs) {
+        let m = &d.intended;
+        if m.count == 0 {
+            continue;
+        }
+        let mut values = Obj::default();
+        for p in list {
+            values.int(&format!("{p:.6}"), d.intended_fine.percentile(*p, m));
+        }
+        let mut dir = Obj::default();
+        dir.int("N", m.count)
+            .int("min", m.min)
+            .int("max", m.max)
+            .float("mean", m.mean())
+            .float("stddev", m.stddev())
+            .obj("percentile", values);
+        o.obj(name, dir);
+    }
+    o
+}
+
 /// The `ferrio` object of a JSON job; `group_agg` is its group's
 /// aggregate bandwidth per direction, kept for `ferrio merge`.
 pub fn section(r: &JobResult, group_agg: [u64; 3]) -> Obj {
@@ -129,6 +156,9 @@ pub fn section(r: &JobResult, group_agg: [u64; 3]) -> Obj {
         pct.obj(name, dir);
     }
     o.obj("percentiles", pct);
+    if r.dirs.iter().any(|d| d.intended.count > 0) {
+        o.obj("intended_lat_ns", intended(r, &list));
+    }
     let v = verdict(r);
     o.int("tool_limited", u64::from(v.tool_limited))
         .arr("warnings", v.warnings.into_iter().map(Json::Str).collect())

@@ -186,6 +186,9 @@ fn direction(
     latency_line(out, "slat", &d.slat);
     latency_line(out, "clat", &d.clat);
     latency_line(out, " lat", &d.lat);
+    if !crate::persona::as_fio() {
+        intended_line(out, d);
+    }
     if opts.slat_percentiles && d.slat.count > 0 {
         percentile_table(out, r, "slat", &d.slat_hist, d.slat.count);
     }
@@ -265,6 +268,34 @@ fn latency_line(out: &mut String, name: &str, m: &LatencyMoments) {
         "    {name} ({unit}): min={}, max={}, avg={mean:5.2}, stdev={dev:5.2}",
         num2str(min, 6, 1, false, Unit::None),
         num2str(max, 6, 1, false, Unit::None)
+    );
+}
+
+/// ferrio's line for a rate-capped direction: latency from each I/O's
+/// intended issue time (`DirStats::intended`), in the unit fio's rule
+/// picks for its latency lines, with the tail that a stall shows in.
+fn intended_line(out: &mut String, d: &DirStats) {
+    let m = &d.intended;
+    if m.count == 0 {
+        return;
+    }
+    let (divisor, unit) = if m.min > 2_000_000 && m.max > 99_999_999 {
+        (1_000_000.0, "msec")
+    } else if m.min > 2000 && m.max > 99_999 {
+        (1000.0, "usec")
+    } else {
+        (1.0, "nsec")
+    };
+    let at = |p: f64| d.intended_fine.percentile(p, m) as f64 / divisor;
+    let _ = writeln!(
+        out,
+        "    ferrio lat from intended issue ({unit}): min={:.0}, max={:.0}, avg={:5.2}, p50={:.0}, p99={:.0}, p99.9={:.0}",
+        m.min as f64 / divisor,
+        m.max as f64 / divisor,
+        m.mean() / divisor,
+        at(50.0),
+        at(99.0),
+        at(99.9)
     );
 }
 

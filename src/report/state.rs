@@ -65,6 +65,8 @@ fn save_dir(d: &DirStats) -> Obj {
         .str("lat_hist", &buckets(d.lat_hist.buckets()))
         .str("clat_fine", &buckets(d.clat_fine.buckets()))
         .str("lat_fine", &buckets(d.lat_fine.buckets()))
+        .str("intended", &latency_moments(&d.intended))
+        .str("intended_fine", &buckets(d.intended_fine.buckets()))
         .str("bw", &moments(&d.bw))
         .str("iops", &moments(&d.iops));
     o
@@ -234,12 +236,18 @@ fn restore_dir(f: &Field) -> Result<DirStats, String> {
         iops: parse_moments(&f.text("iops")?)?,
         ..DirStats::default()
     };
+    // Results saved before ferrio measured intended-time latency lack it.
+    let intended = f.text("intended")?;
+    if !intended.is_empty() {
+        d.intended = parse_latency_moments(&intended)?;
+    }
     let DirStats {
         slat_hist,
         clat_hist,
         lat_hist,
         clat_fine,
         lat_fine,
+        intended_fine,
         ..
     } = &mut d;
     for (key, hist) in [
@@ -249,7 +257,11 @@ fn restore_dir(f: &Field) -> Result<DirStats, String> {
     ] {
         fill(&f.text(key)?, |b, n| hist.add_to_bucket(b, n)).map_err(|e| format!("{key}: {e}"))?;
     }
-    for (key, hist) in [("clat_fine", clat_fine), ("lat_fine", lat_fine)] {
+    for (key, hist) in [
+        ("clat_fine", clat_fine),
+        ("lat_fine", lat_fine),
+        ("intended_fine", intended_fine),
+    ] {
         let hist: &mut FineHistogram = hist;
         fill(&f.text(key)?, |b, n| hist.add_to_bucket(b, n)).map_err(|e| format!("{key}: {e}"))?;
     }
@@ -417,6 +429,8 @@ mod tests {
                 d.lat_hist.add(ns + 300);
                 d.lat_fine.add(ns + 300);
                 d.bw.add(k * 3);
+                d.intended.add(ns * 2);
+                d.intended_fine.add(ns * 2);
             }
             d.ios = 500;
             d.issued = 501;
@@ -463,6 +477,8 @@ mod tests {
             assert_eq!(a.clat, b.clat);
             assert_eq!(a.lat_hist, b.lat_hist);
             assert_eq!(a.clat_fine, b.clat_fine);
+            assert_eq!(a.intended, b.intended);
+            assert_eq!(a.intended_fine, b.intended_fine);
             assert_eq!(a.bw.stddev(), b.bw.stddev());
         }
         assert_eq!(restored.depth_mean, original.depth_mean);

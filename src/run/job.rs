@@ -17,6 +17,7 @@ use super::errors::{self, Verdict};
 use super::files::FileChooser;
 use super::fio_rand::Draws;
 use super::layout::fill_random;
+use super::live::{Measured, Tally};
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
 use super::placement::{Placement, Placer, used_dirs};
@@ -44,6 +45,9 @@ struct Slot {
     /// When the I/O was prepared, and when it was handed to the device.
     prepared: Nanos,
     submitted: Option<Nanos>,
+    /// When a rate-capped direction's schedule meant the I/O to be
+    /// issued (`DirStats::intended`).
+    intended: Option<Nanos>,
     /// Whether it went through an asynchronous engine's queue (only those
     /// have a submission latency).
     queued: bool,
@@ -65,6 +69,7 @@ impl Slot {
             len: 0,
             prepared: 0,
             submitted: None,
+            intended: None,
             queued: false,
             piece: None,
         }
@@ -109,6 +114,13 @@ impl Slot {
         let start = self.memory.as_ptr().align_offset(ALIGN);
         &mut self.memory[start..start + self.len]
     }
+}
+
+/// Where a finished I/O is written besides the job's result: the job's
+/// log files, and the tally of a job watched live.
+struct Records {
+    logs: Option<JobLogs>,
+    live: Option<Tally>,
 }
 
 /// The flags that end a job early: a terminating signal, and another job
@@ -281,17 +293,22 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut next_publish = start + nanos(PUBLISH_EVERY);
     let deadline = cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r)));
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
-    let mut logs = JobLogs::new(&cfg.logs);
+    let mut records = Records {
+        logs: JobLogs::new(&cfg.logs),
+        live: progress.watched_live().then(|| Tally::starting(ramp_end)),
+    };
     let m = cfg.measure;
-    let mut ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && logs.is_none());
+    let mut ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && records.logs.is_none());
     let mut depth = DepthTracker::new(ramp_end);
     // Sampled periodically unless logged (and so sampled) per I/O.
-    let sample_bw = cfg.measure.bw && !logs.as_ref().is_some_and(JobLogs::bw_per_io);
-    let sample_iops = !logs.as_ref().is_some_and(JobLogs::iops_per_io);
+    let sample_bw = cfg.measure.bw && !records.logs.as_ref().is_some_and(JobLogs::bw_per_io);
+    let sample_iops = !records.logs.as_ref().is_some_and(JobLogs::iops_per_io);
     // CPU use counts from the end of ramp_time, like every statistic.
     let mut cpu_start = (cfg.ramp.is_zero()).then(CpuUsage::of_this_thread);
     // Engines without a commit step count one submit and one reap per I/O.
     let counts_each_io = !eng.commits();
+    // A synchronous engine holds its one I/O whenever it runs.
+    let synchronous = !eng.commits() || cfg.iodepth == 1;
     let counts_submits = eng.counts_submits();
     let submits_in_queue = eng.submits_in_queue();
     // I/Os and bytes issued per direction since the start, ramp included:
@@ -329,6 +346,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     let rate_capped = cfg.rate_capped();
+    // The directions under a cap of their own.
+    let capped = [0, 1, 2].map(|d| cfg.rate_bytes[d] > 0 || cfg.rate_iops[d] > 0);
     let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
     let mut rate_credit = [0u64; 3];
     let mut poisson = cfg.rate_poisson.then(|| {
@@ -353,7 +372,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     &mut result.dirs,
                     [sample_bw, sample_iops],
                     &mut |iops, dir, value| {
-                        if let Some(logs) = &mut logs {
+                        if let Some(logs) = &mut records.logs {
                             // Averaged entries carry the block size only when
                             // it is fixed.
                             let bs = &cfg.bs[dir];
@@ -373,6 +392,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     [0, 1, 2].map(|d| dirs[d].bytes),
                     [0, 1, 2].map(|d| dirs[d].ios),
                 );
+                if let Some(tally) = &mut records.live
+                    && clock >= ramp_end
+                {
+                    progress.hand_over(tally, clock);
+                    progress.set_depth(if synchronous { 1 } else { in_flight });
+                }
                 if progress.snapshot_wanted() {
                     let mut so_far = result.clone();
                     so_far.finish(std::time::Duration::from_nanos(
@@ -475,10 +500,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             let backlog = verifying
                 .as_mut()
                 .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
-            let (index, dir, file_index, offset, len) = if let Some((_, block)) = backlog {
+            let (index, dir, file_index, offset, len, intended) = if let Some((_, block)) = backlog
+            {
                 let Some(index) = free.pop() else { break };
                 let (file, len) = (block.file as usize, u64::from(block.len));
-                (index, Dir::Read, file, block.offset, len)
+                (index, Dir::Read, file, block.offset, len, None)
             } else {
                 let mixed = cfg.pattern.read && cfg.pattern.write;
                 let drawn = if cfg.pattern.trim {
@@ -519,12 +545,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 // trimwrite: the write that follows each trim goes to the
                 // block just trimmed.
                 let follow = pending_write.take();
-                // Only rate-capped jobs read the clock here.
+                // Only rate-capped jobs read the clock here; the I/O's
+                // latencies count from after any wait for its turn, as
+                // fio's do.
+                if rate_capped {
+                    clock = clock::now();
+                }
                 let dir = if follow.is_some() {
                     Dir::Write
-                } else if !rate_capped || due(drawn) <= clock::now() {
+                } else if !rate_capped || due(drawn) <= clock {
                     drawn
-                } else if mixed && due(other) <= clock::now() {
+                } else if mixed && due(other) <= clock {
                     other
                 } else {
                     let dir = if !mixed || due(drawn) <= due(other) {
@@ -532,12 +563,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     } else {
                         other
                     };
-                    if !wait_until(due(dir), deadline, stop) {
-                        clock = clock::now();
+                    let waited = wait_until(due(dir), deadline, stop);
+                    clock = clock::now();
+                    if !waited {
                         continue;
                     }
                     dir
                 };
+                // When the schedule meant this I/O to go, had nothing
+                // held it up.
+                let intended =
+                    (rate_capped && follow.is_none() && capped[dir as usize]).then(|| due(dir));
                 let Some(index) = free.pop() else { break };
                 last_was_sync = false;
                 let room = if cfg.time_based {
@@ -559,7 +595,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 if cfg.pattern.trimwrite && dir == Dir::Trim {
                     pending_write = Some((file_index, offset, len));
                 }
-                (index, dir, file_index, offset, len)
+                (index, dir, file_index, offset, len, intended)
             };
             let file = files[file_index];
             let slot = &mut slots[index];
@@ -569,6 +605,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             slot.len = len as usize;
             slot.prepared = clock;
             slot.submitted = Some(clock);
+            slot.intended = intended;
             slot.piece = backlog.map(|(piece, _)| piece);
             last_was_read = dir == Dir::Read;
             if clock >= ramp_end {
@@ -598,12 +635,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     && issued_ios.is_multiple_of(cfg.think_blocks)
                 {
                     let thought = think(cfg);
+                    // Thinking is no part of the I/O's latency.
+                    clock = clock::now();
+                    slot.prepared = clock;
+                    slot.submitted = Some(clock);
                     if cfg.rate_ignore_thinktime {
                         let d = dir as usize;
                         rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
                         if let Some(p) = &mut poisson {
                             p.delay(d, thought);
                         }
+                        // The schedule moves on by the time thought.
+                        slot.intended = slot.intended.map(|t| t + thought * 1000);
                     }
                 }
             }
@@ -635,7 +678,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         result.done_in_queue(counts_each_io);
                     }
                     free.push(index);
-                    if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end)
+                    if !complete(cfg, &mut result, &mut records, slot, r, clock, ramp_end)
                         || !after_io(
                             cfg,
                             &mut result,
@@ -731,16 +774,22 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             for c in &done {
                 free.push(c.slot);
                 let slot = &mut slots[c.slot];
-                if !complete(cfg, &mut result, &mut logs, slot, c.result, clock, ramp_end)
-                    || !after_io(
-                        cfg,
-                        &mut result,
-                        &mut verifying,
-                        slot,
-                        c.result,
-                        "io_u_queued_complete",
-                    )
-                {
+                if !complete(
+                    cfg,
+                    &mut result,
+                    &mut records,
+                    slot,
+                    c.result,
+                    clock,
+                    ramp_end,
+                ) || !after_io(
+                    cfg,
+                    &mut result,
+                    &mut verifying,
+                    slot,
+                    c.result,
+                    "io_u_queued_complete",
+                ) {
                     break 'run;
                 }
             }
@@ -781,7 +830,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             files: &files,
             slots: &mut slots,
             result: &mut result,
-            logs: &mut logs,
+            records: &mut records,
             epoch: ramp_end,
             deadline,
             counts_each_io,
@@ -805,15 +854,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         result.dirs[Dir::Write as usize].runtime_ms = 0;
         result.latency_depth = 0;
     }
-    // A synchronous engine holds its one I/O whenever it runs.
-    let synchronous = !eng.commits() || cfg.iodepth == 1;
     (result.depth_mean, result.depth_per_second) = if synchronous {
         let seconds = result.runtime.as_secs() as usize;
         (1.0, vec![1.0; seconds])
     } else {
         (depth.mean(end), std::mem::take(&mut depth.per_second))
     };
-    if let Some(logs) = logs.take() {
+    // The last of the live tally: everything up to the end of the I/O.
+    if let Some(tally) = &mut records.live {
+        progress.hand_over(tally, end.max(ramp_end));
+        progress.set_depth(0);
+    }
+    if let Some(logs) = records.logs.take() {
         let end_ms = ms_between(ramp_end, end);
         if let Err(e) = logs.write(end_ms) {
             result.fail(
@@ -967,7 +1019,7 @@ struct Pass<'p, 'e> {
     files: &'p [usize],
     slots: &'p mut [Slot],
     result: &'p mut JobResult,
-    logs: &'p mut Option<JobLogs>,
+    records: &'p mut Records,
     epoch: Nanos,
     /// When the job's runtime is over, if it has one.
     deadline: Option<Nanos>,
@@ -1026,6 +1078,7 @@ impl Pass<'_, '_> {
                 slot.piece = Some(next);
                 slot.prepared = clock;
                 slot.submitted = Some(clock);
+                slot.intended = None;
                 next += 1;
                 if clock >= self.epoch {
                     self.result.issue(Dir::Read);
@@ -1126,7 +1179,7 @@ impl Pass<'_, '_> {
         func: &str,
     ) -> bool {
         let slot = &mut self.slots[index];
-        if !complete(self.cfg, self.result, self.logs, slot, r, at, self.epoch) {
+        if !complete(self.cfg, self.result, self.records, slot, r, at, self.epoch) {
             return false;
         }
         let Some(piece) = slot.piece else { return true };
@@ -1256,7 +1309,7 @@ fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
 fn complete(
     cfg: &JobConfig,
     result: &mut JobResult,
-    logs: &mut Option<JobLogs>,
+    records: &mut Records,
     slot: &mut Slot,
     r: i64,
     at: Nanos,
@@ -1333,7 +1386,24 @@ fn complete(
             stats.lat_fine.add(lat);
         }
     }
-    if let Some(logs) = logs {
+    let intended = slot.intended.map(|t| ns(t, at));
+    if let Some(late) = intended {
+        stats.intended.add(late);
+        stats.intended_fine.add(late);
+    }
+    if let Some(tally) = &mut records.live {
+        let clat = m.clat.then_some(clat);
+        tally.record(
+            slot.dir as usize,
+            bytes,
+            Measured {
+                clat,
+                lat,
+                intended,
+            },
+        );
+    }
+    if let Some(logs) = &mut records.logs {
         // fio samples bw and IOPS per I/O when their logs are not
         // averaged.
         if logs.bw_per_io() && m.bw {

@@ -11,6 +11,7 @@ pub mod files;
 pub mod fio_rand;
 pub mod job;
 pub mod layout;
+pub mod live;
 pub mod logs;
 pub mod offsets;
 pub mod placement;

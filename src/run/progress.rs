@@ -1,11 +1,14 @@
 //! What each running job shows the live status line: its state and the
 //! bytes and I/Os it has completed, published with relaxed atomic stores
 //! every ~100 ms from the job's own thread and read by the main thread,
-//! which never stops a job to look.
+//! which never stops a job to look. Watched live, a job also publishes
+//! its I/Os in flight and hands over its tally of the latest interval.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
+use super::clock::Nanos;
+use super::live::Tally;
 use super::result::JobResult;
 
 /// A job's state, as fio's status line shows it.
@@ -54,6 +57,12 @@ pub struct JobProgress {
     /// (interim reports); the job answers at its next publication.
     wanted: AtomicBool,
     snapshot: Mutex<Option<JobResult>>,
+    /// Set before the run when the job is watched live: it then keeps a
+    /// tally of each interval and hands it over here.
+    live: AtomicBool,
+    tally: Mutex<Tally>,
+    /// I/Os in flight at the last publication.
+    depth: AtomicU64,
 }
 
 impl JobProgress {
@@ -94,6 +103,43 @@ impl JobProgress {
     /// The latest copy handed over.
     pub fn snapshot(&self) -> Option<JobResult> {
         self.snapshot.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Asks the job to keep live tallies (before it starts).
+    pub fn watch_live(&self) {
+        self.live.store(true, Ordering::Relaxed);
+    }
+
+    pub fn watched_live(&self) -> bool {
+        self.live.load(Ordering::Relaxed)
+    }
+
+    /// Adds the job's tally up to `until` to the one waiting for the
+    /// watcher, and starts the job's afresh from there.
+    pub fn hand_over(&self, tally: &mut Tally, until: Nanos) {
+        tally.until = until;
+        if let Ok(mut shared) = self.tally.lock() {
+            shared.absorb(tally);
+        }
+        tally.restart(until);
+    }
+
+    /// Swaps the tally waiting for the watcher with `empty` (which must be
+    /// empty): the watcher gets everything handed over since it last
+    /// looked, and the job's next hand-over fills `empty`'s memory.
+    pub fn take_tally(&self, empty: &mut Tally) {
+        if let Ok(mut shared) = self.tally.lock() {
+            std::mem::swap(&mut *shared, empty);
+        }
+    }
+
+    pub fn set_depth(&self, in_flight: usize) {
+        self.depth.store(in_flight as u64, Ordering::Relaxed);
+    }
+
+    /// I/Os in flight at the last publication.
+    pub fn depth(&self) -> u64 {
+        self.depth.load(Ordering::Relaxed)
     }
 
     /// (bytes, I/Os) completed per direction so far.

@@ -36,6 +36,13 @@ pub struct DirStats {
     /// lat_percentiles): tails past fio's 17 s ceiling stay exact.
     pub clat_fine: FineHistogram,
     pub lat_fine: FineHistogram,
+    /// For a direction under a rate cap (rate, rate_iops, poisson
+    /// arrivals): the time from when the schedule meant each I/O to be
+    /// issued to its completion. A stall delays the I/Os queued behind
+    /// it, whose own clat stays short; this latency counts the wait, as
+    /// wrk2 corrects for coordinated omission. ferrio's own measure.
+    pub intended: LatencyMoments,
+    pub intended_fine: FineHistogram,
     /// Bandwidth samples (KiB/s) and IOPS samples, taken every
     /// bw_avg_time / iops_avg_time.
     pub bw: Moments,
@@ -62,6 +69,8 @@ impl DirStats {
         self.lat_hist.merge(&other.lat_hist);
         self.clat_fine.merge(&other.clat_fine);
         self.lat_fine.merge(&other.lat_fine);
+        self.intended.merge(&other.intended);
+        self.intended_fine.merge(&other.intended_fine);
         self.bw.sum(&other.bw);
         self.iops.sum(&other.iops);
         // Jobs sample side by side: their rates add up, sample by sample.

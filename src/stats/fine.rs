@@ -50,6 +50,14 @@ impl FineHistogram {
         counts[bucket_of(ns)] += 1;
     }
 
+    /// Empties the histogram but keeps its counters, so that a histogram
+    /// reused interval after interval allocates only once.
+    pub fn clear(&mut self) {
+        if let Some(counts) = &mut self.counts {
+            counts.fill(0);
+        }
+    }
+
     pub fn merge(&mut self, other: &FineHistogram) {
         let Some(theirs) = &other.counts else { return };
         let mine = self

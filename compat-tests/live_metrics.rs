@@ -1,0 +1,461 @@
+//! ferrio's live metrics beside fio 3.33: NDJSON interval deltas where
+//! fio prints whole cumulative reports, an OpenMetrics endpoint scraped
+//! during a run, and latency from each I/O's intended issue time, which
+//! shows a real device stall that fio's completion latency hides.
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Scratch, ferrio, fio, run};
+use serde_json::Value;
+
+const DIRS: [&str; 2] = ["read", "write"];
+
+/// Every JSON document of a run's stdout, pretty-printed or not.
+fn documents(text: &str) -> Vec<Value> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<Value>()
+        .map(|d| d.expect("stdout holds only JSON documents"))
+        .collect()
+}
+
+#[test]
+fn ndjson_interval_deltas_add_up_to_the_final_totals() {
+    let job = "[mix]\nioengine=null\nrw=randrw\nsize=64m\nrate_iops=3000,1500\nruntime=2200ms\ntime_based\n";
+    let s = Scratch::new("ndjson");
+    s.write("job.fio", job);
+    let env = HashMap::new();
+    // fio: a whole, pretty-printed and cumulative report per interval.
+    let theirs = run(
+        fio(),
+        &["--output-format=json", "--status-interval=500ms", "job.fio"],
+        &s.0,
+        &env,
+    );
+    assert_eq!(theirs.code, 0, "{}", theirs.stderr);
+    let docs = documents(&theirs.stdout);
+    assert!(docs.len() >= 4, "{}", theirs.stdout);
+    assert!(theirs.stdout.lines().count() > 10 * docs.len());
+    let fio_ios: Vec<u64> = docs
+        .iter()
+        .map(|d| d["jobs"][0]["read"]["total_ios"].as_u64().unwrap())
+        .collect();
+    assert!(fio_ios.windows(2).all(|w| w[0] <= w[1]), "{fio_ios:?}");
+
+    // ferrio --status-format=ndjson: one line per interval holding that
+    // interval alone, then the final report, every line one document.
+    let ours = run(
+        ferrio(),
+        &[
+            "--output-format=json",
+            "--status-interval=500ms",
+            "--status-format=ndjson",
+            "job.fio",
+        ],
+        &s.0,
+        &env,
+    );
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    let lines: Vec<Value> = ours
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let (last, intervals) = lines.split_last().unwrap();
+    assert!(last.get("fio version").is_some(), "{last}");
+    assert!(intervals.len() >= 4, "{}", ours.stdout);
+    for (n, (d, rate)) in DIRS.iter().zip([3000.0, 1500.0]).enumerate() {
+        let deltas: Vec<u64> = intervals
+            .iter()
+            .map(|l| l["jobs"][0][d]["ios"].as_u64().unwrap())
+            .collect();
+        let total = last["jobs"][0][d]["total_ios"].as_u64().unwrap();
+        assert_eq!(deltas.iter().sum::<u64>(), total, "{d}: {deltas:?}");
+        // Deltas, not totals: a full interval holds about its share of
+        // the rate, never the run so far.
+        let full = &intervals[1]["jobs"][0][d];
+        let iops = full["iops"].as_f64().unwrap();
+        assert!((0.8 * rate..1.2 * rate).contains(&iops), "{d}: {full}");
+        assert!(deltas[1] < total / 2, "{d}: {deltas:?}");
+        // The interval's own latency tail.
+        let clat = &full["clat_ns"];
+        let max = clat["max"].as_u64().unwrap();
+        assert!(max > 0 && clat["percentile"]["99.000000"].as_u64().unwrap() <= max);
+        assert!(full["intended_ns"]["N"].as_u64().unwrap() > 0, "{n}");
+    }
+    for (i, l) in intervals.iter().enumerate() {
+        assert_eq!(l["interval"].as_u64(), Some(i as u64 + 1));
+    }
+}
+
+/// A ferrio run in the background, its stderr's first line read.
+struct Background {
+    child: Child,
+    first_line: String,
+}
+
+impl Background {
+    fn start(args: &[&str], dir: &Path) -> Background {
+        let mut child = Command::new(ferrio())
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut first_line = String::new();
+        err.read_line(&mut first_line).unwrap();
+        std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        Background { child, first_line }
+    }
+
+    fn finish(mut self) -> (i32, String) {
+        let mut out = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        (self.child.wait().unwrap().code().unwrap_or(-1), out)
+    }
+}
+
+/// A plain HTTP GET: (status line, content type, body).
+fn get(addr: &str, path: &str) -> (String, String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/openmetrics-text\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let kind = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Content-Type: "))
+        .unwrap_or("")
+        .to_string();
+    (
+        head.lines().next().unwrap().to_string(),
+        kind,
+        body.to_string(),
+    )
+}
+
+/// Checks the OpenMetrics text format: families declared by `# TYPE`
+/// before their samples, sample names that fit their family's type,
+/// numeric values, `# EOF` last. Returns the samples by name and labels.
+fn parse_openmetrics(text: &str) -> HashMap<String, f64> {
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    let mut families: HashMap<String, String> = HashMap::new();
+    let mut samples = HashMap::new();
+    let mut seen_eof = false;
+    for line in text.lines() {
+        assert!(!seen_eof, "text after # EOF: {line}");
+        if line == "# EOF" {
+            seen_eof = true;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# ") {
+            let mut words = rest.splitn(3, ' ');
+            let (what, name, value) = (
+                words.next().unwrap(),
+                words.next().unwrap(),
+                words.next().unwrap_or(""),
+            );
+            match what {
+                "TYPE" => {
+                    assert!(["counter", "gauge", "summary"].contains(&value), "{line}");
+                    assert!(
+                        families.insert(name.into(), value.into()).is_none(),
+                        "{line}"
+                    );
+                }
+                "UNIT" => assert!(name.ends_with(&format!("_{value}")), "{line}"),
+                "HELP" => assert!(!value.is_empty(), "{line}"),
+                _ => panic!("unknown descriptor: {line}"),
+            }
+            continue;
+        }
+        let (series, value) = line.rsplit_once(' ').unwrap();
+        let value: f64 = value.parse().unwrap_or_else(|_| panic!("{line}"));
+        let name = series.split('{').next().unwrap();
+        assert!(
+            name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{line}"
+        );
+        let fits = families.iter().any(|(family, kind)| match kind.as_str() {
+            "counter" => name == format!("{family}_total"),
+            "gauge" => name == family,
+            _ => [
+                family.clone(),
+                format!("{family}_sum"),
+                format!("{family}_count"),
+            ]
+            .contains(&name.to_string()),
+        });
+        assert!(fits, "a sample of no declared family: {line}");
+        assert!(
+            samples.insert(series.to_string(), value).is_none(),
+            "{line}"
+        );
+    }
+    assert!(seen_eof);
+    samples
+}
+
+#[test]
+fn openmetrics_endpoint_counts_up_during_a_run() {
+    let s = Scratch::new("metrics");
+    s.write(
+        "job.fio",
+        "[scraped]\nioengine=psync\nfilename=data\nsize=1m\nrw=randread\nrate_iops=2000\nruntime=3\ntime_based\n",
+    );
+    let run = Background::start(
+        &[
+            "--output-format=json",
+            "--metrics-listen=127.0.0.1:0",
+            "job.fio",
+        ],
+        &s.0,
+    );
+    let addr = run
+        .first_line
+        .trim()
+        .strip_prefix("ferrio: OpenMetrics at http://")
+        .and_then(|a| a.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("{}", run.first_line))
+        .to_string();
+    let ios = "ferrio_ios_total{job=\"scraped\",jobid=\"0\",groupid=\"0\",direction=\"read\"}";
+    let p99 = "ferrio_clat_seconds{job=\"scraped\",jobid=\"0\",groupid=\"0\",direction=\"read\",quantile=\"0.99\"}";
+    let mut counts = Vec::new();
+    let began = Instant::now();
+    for wait in [800, 1200] {
+        std::thread::sleep(Duration::from_millis(wait));
+        let (status, kind, body) = get(&addr, "/metrics");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(kind.starts_with("application/openmetrics-text; version=1.0.0"));
+        let samples = parse_openmetrics(&body);
+        counts.push(samples[ios]);
+        assert!(samples.contains_key(p99), "{body}");
+    }
+    assert!(
+        began.elapsed() < Duration::from_millis(2800),
+        "scraped after the run"
+    );
+    assert_eq!(get(&addr, "/elsewhere").0, "HTTP/1.1 404 Not Found");
+    let (code, out) = run.finish();
+    assert_eq!(code, 0);
+    let total = documents(&out)[0]["jobs"][0]["read"]["total_ios"]
+        .as_u64()
+        .unwrap() as f64;
+    // Counting up at the job's rate, and never past the final total.
+    assert!(
+        counts[0] > 0.0 && counts[1] > counts[0] + 1000.0,
+        "{counts:?}"
+    );
+    assert!(counts[1] <= total, "{counts:?} of {total}");
+
+    // An address beyond loopback needs an explicit yes; nothing runs.
+    let refused = common::run(
+        ferrio(),
+        &["--metrics-listen=0.0.0.0:0", "job.fio"],
+        &s.0,
+        &HashMap::new(),
+    );
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused.stderr.contains("--metrics-allow-remote"),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stdout.is_empty(), "{}", refused.stdout);
+}
+
+/// An ext4 file system in a loop-mounted image, frozen on demand: the
+/// device-level stall fsfreeze imposes blocks every write until thawed.
+struct Frozen<'a> {
+    mount: &'a Path,
+}
+
+impl Frozen<'_> {
+    fn set(&self, on: bool) {
+        let flag = if on { "-f" } else { "-u" };
+        let ok = Command::new("fsfreeze")
+            .arg(flag)
+            .arg(self.mount)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok || !on, "fsfreeze {flag} failed");
+    }
+}
+
+impl Drop for Frozen<'_> {
+    fn drop(&mut self) {
+        // Thawed already, unless the test failed while frozen.
+        let _ = Command::new("fsfreeze")
+            .arg("-u")
+            .arg(self.mount)
+            .stderr(Stdio::null())
+            .status();
+        let _ = Command::new("umount").arg(self.mount).status();
+    }
+}
+
+/// Mounts a fresh 64 MiB ext4 image at `dir/mnt`; None where loop mounts
+/// are not allowed (not root).
+fn ext4_mount(dir: &Path) -> Option<std::path::PathBuf> {
+    let image = dir.join("fs.img");
+    let mount = dir.join("mnt");
+    std::fs::File::create(&image)
+        .and_then(|f| f.set_len(64 << 20))
+        .ok()?;
+    std::fs::create_dir(&mount).ok()?;
+    let quiet = |cmd: &mut Command| {
+        cmd.stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    (quiet(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image))
+        && quiet(
+            Command::new("mount")
+                .arg("-o")
+                .arg("loop")
+                .arg(&image)
+                .arg(&mount),
+        ))
+    .then_some(mount)
+}
+
+#[test]
+fn intended_time_latency_shows_the_stall_that_clat_hides() {
+    let s = Scratch::new("stall");
+    let Some(mount) = ext4_mount(&s.0) else {
+        eprintln!("no loop mount here (needs root): the stall case is not run");
+        return;
+    };
+    let frozen = Frozen { mount: &mount };
+    // 500 writes a second; at 1.2 s the file system freezes for 600 ms.
+    s.write(
+        "job.fio",
+        "[stall]\nioengine=psync\nfilename=mnt/data\nsize=4m\nbs=4k\nrw=write\nrate_iops=500\nruntime=3\ntime_based\n",
+    );
+    let stall = Duration::from_millis(600);
+    let measure = |bin: &str| {
+        let child = Command::new(bin)
+            .args(["--output-format=json", "job.fio"])
+            .current_dir(&s.0)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1200));
+        frozen.set(true);
+        std::thread::sleep(stall);
+        frozen.set(false);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{bin}");
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["jobs"][0].clone()
+    };
+    let (theirs, ours) = (measure(fio()), measure(ferrio()));
+    let stall_ns = stall.as_nanos() as f64;
+    for (tool, job) in [("fio", &theirs), ("ferrio", &ours)] {
+        let clat = &job["write"]["clat_ns"];
+        let p99 = clat["percentile"]["99.000000"].as_f64().unwrap();
+        let max = clat["max"].as_f64().unwrap();
+        // The one write caught by the freeze waited it out...
+        assert!(max >= 0.9 * stall_ns, "{tool}: clat max {max}");
+        // ...while the writes it held back never count: clat p99 stays
+        // far below the stall.
+        assert!(p99 < 0.05 * stall_ns, "{tool}: clat p99 {p99}");
+    }
+    // Measured from when the schedule meant each write to go, the
+    // writes held back count their wait: p99 is the stall less the
+    // schedule's 1% of the run (30 ms), the maximum the whole stall.
+    let late = &ours["ferrio"]["intended_lat_ns"]["write"];
+    let stalled = ours["write"]["clat_ns"]["max"].as_f64().unwrap();
+    let p99 = late["percentile"]["99.000000"].as_f64().unwrap();
+    eprintln!(
+        "clat p99/max: fio {}/{} ns, ferrio {}/{} ns; ferrio intended p99/max {p99}/{} ns",
+        theirs["write"]["clat_ns"]["percentile"]["99.000000"],
+        theirs["write"]["clat_ns"]["max"],
+        ours["write"]["clat_ns"]["percentile"]["99.000000"],
+        stalled,
+        late["max"]
+    );
+    assert!(p99 >= 0.9 * stalled, "intended p99 {p99}, stall {stalled}");
+    assert!(late["max"].as_f64().unwrap() >= stalled);
+    assert_eq!(late["N"], ours["write"]["total_ios"]);
+    drop(frozen);
+}
+
+#[test]
+fn answering_as_fio_keeps_fios_output() {
+    let s = Scratch::new("livefio");
+    let bin = s.0.join("bin");
+    let alias = run(
+        ferrio(),
+        &[&format!("--install-alias={}", bin.display())],
+        &s.0,
+        &HashMap::new(),
+    );
+    assert_eq!(alias.code, 0, "{}", alias.stderr);
+    s.write(
+        "job.fio",
+        "[r]\nioengine=null\nrw=read\nsize=1g\nrate_iops=1000\nruntime=300ms\ntime_based\n",
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let as_fio = HashMap::from([("PATH".to_string(), path)]);
+    let line = "ferrio lat from intended issue (";
+    // As ferrio: the extra normal line of a rate-capped job.
+    let own = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert!(own.stdout.contains(line), "{}", own.stdout);
+    // As fio: fio's report alone, and ferrio's live flags unknown, as to
+    // fio itself.
+    let plain = run("fio", &["job.fio"], &s.0, &as_fio);
+    assert_eq!(plain.code, 0);
+    assert!(!plain.stdout.contains(line), "{}", plain.stdout);
+    for flag in ["--status-format=ndjson", "--metrics-listen=127.0.0.1:0"] {
+        let theirs = run(fio(), &[flag, "job.fio"], &s.0, &HashMap::new());
+        let ours = run("fio", &[flag, "job.fio"], &s.0, &as_fio);
+        assert_eq!(ours.code, theirs.code, "{flag}");
+        assert_eq!(ours.stderr, theirs.stderr, "{flag}");
+    }
+}
+
+#[test]
+fn rate_waits_and_think_time_stay_out_of_clat_as_in_fio() {
+    // A 5 ms gap between writes from the rate cap, or 2 ms of thinking:
+    // neither is part of a 4 KiB buffered write's latency.
+    let s = Scratch::new("gaps");
+    for extra in ["rate_iops=200", "thinktime=2ms"] {
+        let job = format!(
+            "[gap]\nioengine=psync\nfilename=data\nsize=1m\nrw=write\nruntime=1\ntime_based\n{extra}\n"
+        );
+        s.write("job.fio", &job);
+        for tool in [fio(), ferrio()] {
+            let out = run(
+                tool,
+                &["--output-format=json", "job.fio"],
+                &s.0,
+                &HashMap::new(),
+            );
+            assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+            let w = &common::json(&out)["jobs"][0]["write"];
+            let clat = w["clat_ns"]["mean"].as_f64().unwrap();
+            assert!(clat < 1e6, "{tool} {extra}: clat mean {clat} ns");
+            assert!(w["total_ios"].as_u64().unwrap() > 100, "{tool} {extra}");
+        }
+    }
+}
