@@ -1460,13 +1460,15 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Which jobs are stopped when an exitall job ends",
     )
-    .def("group"),
+    .def("group")
+    .runs(),
     OptDef::new(
         "exitall_on_error",
         Flag,
         Process,
         "Stop every job when this one fails",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "stonewall",
         Flag,
@@ -2235,6 +2237,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Percentage of CPU time to keep busy",
     )
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "cpuchunks",
@@ -2244,6 +2247,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50000")
     .parent("cpuload")
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "cpumode",
@@ -2255,6 +2259,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Kind of work used to keep the CPU busy",
     )
     .def("noop")
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "exit_on_io_done",
@@ -2305,6 +2310,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Which stat call is timed",
     )
     .def("stat")
+    .runs()
     .engines(&["filestat"]),
     OptDef::new(
         "donorname",

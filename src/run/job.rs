@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::clock::{self, LoopClock, Nanos, ms_between, nanos};
 
-use super::config::{BufferFill, JobConfig};
+use super::config::{BufferFill, ExitWhat, JobConfig};
 use super::content::Content;
 use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
@@ -112,11 +112,13 @@ impl Slot {
 }
 
 /// The flags that end a job early: a terminating signal, and another job
-/// of the group ending with `exitall`.
+/// of the group ending with `exitall`; and the one that keeps the groups
+/// still to come from starting (`exit_what=all`).
 #[derive(Clone, Copy)]
 pub struct Stops<'a> {
     pub run: &'a AtomicBool,
     pub group: &'a AtomicBool,
+    pub rest: &'a AtomicBool,
 }
 
 impl Stops<'_> {
@@ -145,8 +147,11 @@ const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_millis(100)
 pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResult {
     progress.set_state(State::SettingUp);
     let result = run_job(cfg, stops, progress);
-    if cfg.exitall {
+    if cfg.exitall || (cfg.exitall_on_error && result.failed()) {
         stops.group.store(true, Ordering::Relaxed);
+        if cfg.exit_what == ExitWhat::All {
+            stops.rest.store(true, Ordering::Relaxed);
+        }
     }
     let totals = |f: fn(&DirStats) -> u64| [0, 1, 2].map(|d| f(&result.dirs[d]));
     progress.publish(totals(|d| d.bytes), totals(|d| d.ios));
@@ -328,6 +333,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut next_tick = start;
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
+    let no_data = engine::moves_no_data(&cfg.engine);
     let rate_capped = cfg.rate_capped();
     let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
     let mut rate_credit = [0u64; 3];
@@ -457,6 +463,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         }
                     }
                     placer.restart();
+                    eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
                     if cfg.seeds.repeat && !cfg.time_based {
@@ -547,6 +554,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 };
                 let (file_index, offset, len) = match follow {
                     Some(block) => block,
+                    // An engine that moves no data takes I/Os without a
+                    // place or a length.
+                    None if no_data => (0, 0, 0),
                     None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
                         Some(io) => io,
                         None => {
@@ -561,6 +571,23 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
                 (index, dir, file_index, offset, len)
             };
+            // The file engines' operation, when this is the file's first
+            // I/O of the pass (fio's open of the file).
+            match eng.file_op(files[file_index]) {
+                None => {}
+                Some(Ok(took)) => {
+                    clock = ticker.read();
+                    if clock >= ramp_end && cfg.measure.lat {
+                        file_op_sample(cfg, &mut result, took);
+                    }
+                }
+                Some(Err(e)) => {
+                    free.push(index);
+                    // fio says no more than its error line does.
+                    result.fail(errno(&e.error), &e.func, String::new());
+                    break 'run;
+                }
+            }
             let file = files[file_index];
             let slot = &mut slots[index];
             slot.file = file_index;
@@ -595,7 +622,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 if issued_ios.is_multiple_of(cfg.think_blocks)
                     && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
                 {
-                    let thought = think(cfg);
+                    let thought = think(cfg.think_spin, cfg.think_sleep);
+                    // The I/O starts once the job has thought, as fio's
+                    // thinks after the previous one.
+                    clock = clock::now();
+                    slot.prepared = clock;
+                    slot.submitted = Some(clock);
                     if cfg.rate_ignore_thinktime {
                         let d = dir as usize;
                         rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
@@ -644,6 +676,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         )
                     {
                         break 'run;
+                    }
+                    // An engine's own think time (cpuio's) follows the
+                    // I/O, before the job decides whether to go on.
+                    if let Some(pause) = eng.think_time() {
+                        think(std::time::Duration::ZERO, pause);
+                        clock = clock::now();
                     }
                     continue;
                 }
@@ -885,12 +923,29 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
     let region_end = cfg.offset.saturating_add(region);
     // A file created on open counts as its region's size, as in fio.
-    if cfg.engine == "null" || cfg.create_on_open {
+    if engine::diskless(&cfg.engine) || cfg.create_on_open {
         return region_end;
     }
     std::fs::File::open(path)
         .and_then(|mut f| f.seek(SeekFrom::End(0)))
         .map_or(region_end, |len| len.max(region_end))
+}
+
+/// A file engine's operation as the job's completion-latency sample, in
+/// the direction fio files it under: read for a job that reads, else
+/// write.
+fn file_op_sample(cfg: &JobConfig, result: &mut JobResult, took: u64) {
+    let dir = if !cfg.pattern.read && cfg.pattern.write {
+        Dir::Write
+    } else {
+        Dir::Read
+    };
+    let stats = result.dir_mut(dir);
+    stats.clat.add(took);
+    stats.clat_fine.add(took);
+    if cfg.measure.clat_hist {
+        stats.clat_hist.add(took);
+    }
 }
 
 /// A verifying job's part in finishing an I/O: a written block may now be
@@ -1183,13 +1238,13 @@ fn wait_until(until: Nanos, deadline: Option<Nanos>, stop: Stops<'_>) -> bool {
 
 /// fio's think time: busy-spin for `thinktime_spin`, sleep the rest;
 /// returns how long it took, in µs.
-fn think(cfg: &JobConfig) -> u64 {
+fn think(spin: std::time::Duration, sleep: std::time::Duration) -> u64 {
     let began = Instant::now();
-    let spin_until = began + cfg.think_spin;
+    let spin_until = began + spin;
     while Instant::now() < spin_until {
         std::hint::spin_loop();
     }
-    std::thread::sleep(cfg.think_sleep);
+    std::thread::sleep(sleep);
     began.elapsed().as_micros() as u64
 }
 
@@ -1286,6 +1341,13 @@ fn complete(
     }
     let queued = std::mem::take(&mut slot.queued);
     if at < epoch {
+        return true;
+    }
+    if !cfg.io_stats {
+        // Counted, but no latency sample (fio's FIO_NOSTATS engines).
+        let stats = result.dir_mut(slot.dir);
+        stats.bytes += r as u64;
+        stats.ios += 1;
         return true;
     }
     let ns = |from: Nanos, to: Nanos| to.saturating_sub(from);
