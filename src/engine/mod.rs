@@ -193,6 +193,13 @@ pub fn times_io(name: &str) -> bool {
     !matches!(name, "filecreate" | "filestat" | "filedelete")
 }
 
+/// Whether a failed I/O gets fio's `io_u error on file` line: not from
+/// the engines that only flag the error (ftruncate, falloc), which fio
+/// reports as a failure to queue.
+pub fn reports_io_errors(name: &str) -> bool {
+    !matches!(name, "ftruncate" | "falloc")
+}
+
 /// Engines with no files on a disk to lay out or watch (fio's
 /// FIO_DISKLESSIO).
 pub fn diskless(name: &str) -> bool {

@@ -1274,8 +1274,11 @@ fn errno(e: &io::Error) -> i32 {
     let ceph = e
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<crate::ceph::CephError>());
+    // An engine refusing its options is fio's EINVAL.
+    let invalid = (e.kind() == io::ErrorKind::InvalidInput).then_some(libc::EINVAL);
     e.raw_os_error()
         .or(ceph.map(crate::ceph::CephError::errno))
+        .or(invalid)
         .unwrap_or(5)
 }
 
@@ -1329,6 +1332,12 @@ fn complete(
         }
         if verdict == Verdict::EndsCounted {
             result.count_error(code);
+        }
+        // Engines that only flag the I/O's error leave fio to report it
+        // where it queued the I/O, with no line of its own.
+        if !engine::reports_io_errors(&cfg.engine) {
+            result.fail(code, "td_io_queue", String::new());
+            return false;
         }
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;
