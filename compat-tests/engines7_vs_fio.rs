@@ -115,7 +115,11 @@ fn file_engines_time_one_operation_per_file() {
                [create]\nioengine=filecreate\n\
                [delete]\nstonewall\nioengine=filedelete\nloops=2\n";
     let (want, got) = pair.run(job);
-    assert_eq!(want.code, got.code, "fio: {}\nferrio: {}", want.stderr, got.stderr);
+    assert_eq!(
+        want.code, got.code,
+        "fio: {}\nferrio: {}",
+        want.stderr, got.stderr
+    );
     let (w, g) = (json(&want), json(&got));
     assert_eq!(counts(&w), counts(&g));
     assert_eq!(counts(&g)[1].1, libc::ENOENT as i64);
@@ -256,7 +260,10 @@ fn exit_what_decides_which_jobs_an_ending_job_stops() {
     assert_eq!((want.code, got.code), (0, 0));
     let (w, g) = (json(&want), json(&got));
     let (ws, gs) = (stops(&w, 5000), stops(&g, 5000));
-    assert!(ws[1].3 && gs[1].3, "long stopped early: fio {ws:?}, ferrio {gs:?}");
+    assert!(
+        ws[1].3 && gs[1].3,
+        "long stopped early: fio {ws:?}, ferrio {gs:?}"
+    );
     // exitall_on_error: a failing job stops its group.
     let job = "[bad]\nioengine=ftruncate\nfilename=x\nrw=read\nsize=16k\nexitall_on_error\n\
                [long]\nioengine=null\nsize=1m\ntime_based\nruntime=10\n";
@@ -264,6 +271,64 @@ fn exit_what_decides_which_jobs_an_ending_job_stops() {
     assert_eq!(want.code, got.code);
     let (w, g) = (json(&want), json(&got));
     let (ws, gs) = (stops(&w, 5000), stops(&g, 5000));
-    assert!(ws[1].3 && gs[1].3, "long stopped early: fio {ws:?}, ferrio {gs:?}");
+    assert!(
+        ws[1].3 && gs[1].3,
+        "long stopped early: fio {ws:?}, ferrio {gs:?}"
+    );
     assert_eq!(counts(&w)[0].1, counts(&g)[0].1);
+}
+
+#[test]
+fn cpuio_exit_on_io_done_ends_with_the_io_jobs() {
+    let pair = Pair::new("iodone");
+    let job = "[io]\nioengine=null\nsize=1g\ntime_based\nruntime=1\n\
+               [burn]\nioengine=cpuio\ncpuload=10\ncpuchunks=10000\nexit_on_io_done=1\n\
+               time_based\nruntime=10\n";
+    let (want, got) = pair.run(job);
+    assert_eq!(
+        (want.code, got.code),
+        (0, 0),
+        "{}\n{}",
+        want.stderr,
+        got.stderr
+    );
+    let (ws, gs) = (stops(&json(&want), 3000), stops(&json(&got), 3000));
+    assert!(
+        ws[1].3 && gs[1].3,
+        "burn ended with io: fio {ws:?}, ferrio {gs:?}"
+    );
+}
+
+#[test]
+fn exec_runs_the_program_beside_the_job() {
+    let pair = Pair::new("exec");
+    let job =
+        "[e]\nioengine=exec\nprogram=/bin/echo\narguments=hi %n %r\nruntime=1\ngrace_time=0\n";
+    let (want, got) = pair.run(job);
+    assert_eq!(
+        (want.code, got.code),
+        (0, 0),
+        "{}\n{}",
+        want.stderr,
+        got.stderr
+    );
+    assert_eq!(banner(&want), banner(&got));
+    // The program's output, with its arguments filled in.
+    let read = |dir: &Path| std::fs::read_to_string(dir.join("e.stdout")).ok();
+    assert_eq!(read(&pair.fio.0), read(&pair.ferrio.0));
+    assert_eq!(read(&pair.ferrio.0).as_deref(), Some("hi e 1\n"));
+    // One I/O starts it, then one every 100 ms until the runtime is over.
+    let (w, g) = (json(&want), json(&got));
+    let ios = |d: &Value| d["jobs"][0]["read"]["total_ios"].as_u64().unwrap() as i64;
+    assert!(
+        (ios(&w) - ios(&g)).abs() <= 2,
+        "I/Os: fio {}, ferrio {}",
+        ios(&w),
+        ios(&g)
+    );
+    assert_eq!(g["jobs"][0]["read"]["io_bytes"], 0);
+    // Without a program the job fails with EINVAL.
+    let (want, got) = pair.run("[e]\nioengine=exec\nruntime=1\n");
+    assert_eq!(want.code, got.code);
+    assert_eq!(counts(&json(&want)), counts(&json(&got)));
 }

@@ -26,6 +26,8 @@ pub struct CpuOptions {
     /// Microseconds of each busy period (`cpuchunks`).
     pub cycle_us: u32,
     pub mode: Mode,
+    /// End the job once the run's I/O jobs are done (`exit_on_io_done`).
+    pub exit_on_io_done: bool,
 }
 
 impl CpuOptions {
@@ -191,6 +193,7 @@ mod tests {
             load: 25,
             cycle_us: 1000,
             mode: Mode::Noop,
+            exit_on_io_done: false,
         };
         assert_eq!(o.think_us(1000), 3000);
     }
@@ -206,6 +209,7 @@ mod tests {
             load: 50,
             cycle_us: 1,
             mode: Mode::Qsort,
+            exit_on_io_done: false,
         })
         .unwrap();
         e.sort_four_ways();

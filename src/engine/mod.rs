@@ -4,6 +4,7 @@
 //! hold on to them.
 
 pub mod cpuio;
+pub mod exec;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
@@ -104,6 +105,8 @@ pub struct EngineOptions {
     pub cpu: cpuio::CpuOptions,
     /// filestat: which stat call is timed.
     pub stat_call: fileops::StatCall,
+    /// exec: the program to run, and how.
+    pub exec: exec::ExecOptions,
 }
 
 /// A file operation that failed (the file engines'), with fio's name for
@@ -203,13 +206,13 @@ pub fn reports_io_errors(name: &str) -> bool {
 /// Engines with no files on a disk to lay out or watch (fio's
 /// FIO_DISKLESSIO).
 pub fn diskless(name: &str) -> bool {
-    matches!(name, "null" | "cpuio" | "filecreate")
+    matches!(name, "null" | "cpuio" | "exec" | "filecreate")
 }
 
 /// Engines that move no data at all (fio's FIO_NOIO): their I/Os have
 /// no offset or length, and the job has no size.
 pub fn moves_no_data(name: &str) -> bool {
-    name == "cpuio"
+    matches!(name, "cpuio" | "exec")
 }
 
 /// A system call's 0-or-errno return as a request result: `len` bytes
@@ -336,6 +339,7 @@ pub const ENGINES: &[&str] = &[
     "filestat",
     "filedelete",
     "cpuio",
+    "exec",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -386,6 +390,7 @@ pub fn create(
         )))),
         "filedelete" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Delete))),
         "cpuio" => cpuio::CpuIo::new(options.cpu).map(|e| Box::new(e) as Box<dyn Engine>),
+        "exec" => exec::Exec::new(options.exec.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
         _ => return None,
     };
     Some(engine)

@@ -2268,6 +2268,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stop once the I/O jobs of the run have finished",
     )
     .def("0")
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "program",
@@ -2275,6 +2276,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Path of the executable to launch",
     )
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "arguments",
@@ -2282,6 +2284,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Arguments given to the program (%r: runtime, %n: job name)",
     )
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "grace_time",
@@ -2290,6 +2293,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Seconds between SIGTERM and SIGKILL when stopping the program",
     )
     .def("1")
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "std_redirect",
@@ -2298,6 +2302,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Save the program's stdout and stderr to files",
     )
     .def("1")
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "stat_type",

@@ -939,6 +939,18 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
                 Some(Value::Word { word: "qsort", .. }) => engine::cpuio::Mode::Qsort,
                 _ => engine::cpuio::Mode::Noop,
             },
+            exit_on_io_done: job.flag("exit_on_io_done"),
+        },
+        exec: engine::exec::ExecOptions {
+            program: text_option(job, "program"),
+            arguments: text_option(job, "arguments"),
+            grace_secs: job.num("grace_time").unwrap_or(1),
+            // Engine options have no table defaults here: fio's is on.
+            std_redirect: job
+                .setting("std_redirect")
+                .is_none_or(|s| s.value.number().is_some_and(|v| v != 0)),
+            job: job.name.clone(),
+            runtime_us: job.num("runtime").unwrap_or(0),
         },
         stat_call: match job.value("stat_type") {
             Some(Value::Word { word: "lstat", .. }) => engine::fileops::StatCall::Lstat,
@@ -948,7 +960,8 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
     }
 }
 
-fn ceph_text(job: &JobSpec, name: &str) -> Option<String> {
+/// A text option's value, if set and not empty.
+fn text_option(job: &JobSpec, name: &str) -> Option<String> {
     match job.value(name) {
         Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
         _ => None,
@@ -972,11 +985,11 @@ fn ceph_timeouts(job: &JobSpec) -> crate::ceph::Timeouts {
 /// config file, and whether objects are made at the start.
 fn rados_target(job: &JobSpec) -> engine::rados::RadosTarget {
     engine::rados::RadosTarget {
-        cluster_name: ceph_text(job, "clustername"),
-        client_name: ceph_text(job, "clientname"),
-        pool: ceph_text(job, "pool"),
+        cluster_name: text_option(job, "clustername"),
+        client_name: text_option(job, "clientname"),
+        pool: text_option(job, "pool"),
         conf: PathBuf::from(
-            ceph_text(job, "conf").unwrap_or_else(|| engine::rados::DEFAULT_CONF.to_string()),
+            text_option(job, "conf").unwrap_or_else(|| engine::rados::DEFAULT_CONF.to_string()),
         ),
         busy_poll: job.flag("busy_poll"),
         touch_objects: job

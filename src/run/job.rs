@@ -119,6 +119,9 @@ pub struct Stops<'a> {
     pub run: &'a AtomicBool,
     pub group: &'a AtomicBool,
     pub rest: &'a AtomicBool,
+    /// Set once no job that does I/O runs or is still to run (what
+    /// cpuio's exit_on_io_done waits for).
+    pub io_done: &'a AtomicBool,
 }
 
 impl Stops<'_> {
@@ -316,6 +319,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // bytes the job may issue in all.
     let mut pass_start = 0u64;
     let budget = cfg.io_bytes;
+    let exit_on_io_done = cfg.engine_options.cpu.exit_on_io_done;
     let may_issue = |clock: Nanos, work: &[(u64, u64); 3], budget: u64| {
         let (ios, bytes) = issued(work);
         !stop.any()
@@ -323,6 +327,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             && deadline.is_none_or(|d| clock < d)
             && (cfg.time_based || bytes < budget)
             && cfg.number_ios.is_none_or(|n| ios < n)
+            && !(exit_on_io_done && stop.io_done.load(Ordering::Relaxed))
     };
     // fio's loop: queue one I/O at a time, submit every `batch_submit`,
     // and once the queue is full reap between `batch_complete_min` and

@@ -156,17 +156,34 @@ pub fn run(
             observer.starting();
         }
         for (cfg, ready) in members.iter().zip(&laid_out) {
-            let cpu = &cfg.engine_options.cpu;
-            if ready.is_ok() && cfg.engine == "cpuio" && cpu.load > 0 {
-                observer.engine_line(&crate::engine::cpuio::CpuIo::banner(&cfg.name, cpu));
+            let options = &cfg.engine_options;
+            if ready.is_err() {
+                continue;
+            }
+            if cfg.engine == "cpuio" && options.cpu.load > 0 {
+                observer.engine_line(&crate::engine::cpuio::CpuIo::banner(
+                    &cfg.name,
+                    &options.cpu,
+                ));
+            }
+            if cfg.engine == "exec" && options.exec.program.is_some() {
+                observer.engine_line(&options.exec.banner());
             }
         }
         let group_stop = AtomicBool::new(false);
+        let io_done = AtomicBool::new(false);
         let stops = job::Stops {
             run: stop,
             group: &group_stop,
             rest: &rest_stop,
+            io_done: &io_done,
         };
+        // fio's test for cpuio's exit_on_io_done: no job that does I/O
+        // is running or still to come (a later group's jobs are to come,
+        // whatever their engine), and there was one.
+        let moves_data = |cfg: &JobConfig| !crate::engine::moves_no_data(&cfg.engine);
+        let io_jobs_ahead = end < jobs.len();
+        let had_io_jobs = jobs[..end].iter().any(moves_data);
         let group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
@@ -194,6 +211,13 @@ pub fn run(
                 .iter()
                 .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
             {
+                let io_running = members
+                    .iter()
+                    .zip(&handles)
+                    .any(|(cfg, h)| moves_data(cfg) && h.as_ref().is_ok_and(|h| !h.is_finished()));
+                if had_io_jobs && !io_jobs_ahead && !io_running {
+                    io_done.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 observer.tick(&disks);
                 std::thread::sleep(TICK);
             }
