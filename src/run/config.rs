@@ -401,6 +401,14 @@ impl JobConfig {
                 pending.join(", ")
             )));
         }
+        // Neither has fio 3.33 (dircreate, dirstat and dirdelete came
+        // later): fio fails to load it, and so does the run here.
+        if !crate::options::FIO_ENGINES.contains(&job.engine.as_str()) {
+            return Err(Refusal(format!(
+                "job '{}': fio: engine {} not loadable (fio 3.33 has no such engine built in)",
+                job.name, job.engine
+            )));
+        }
         if !engine::exists(&job.engine) {
             return Err(Refusal(format!(
                 "job '{}': ioengine={} is not available in ferrio yet (it has: {})",
@@ -475,6 +483,9 @@ impl JobConfig {
         let image = rbd.then(|| engine::rbd::image_size(&rbd_target(job)));
         let known = match &image {
             Some(probe) => probe.as_ref().ok().copied(),
+            // fio's filecreate sizes each file it will create at the
+            // smallest block size: one I/O per file.
+            None if job.engine == "filecreate" => bs.iter().map(BlockSizes::min).min(),
             // A rados job's files are objects, sized by `size` alone.
             None => existing_size(&named)
                 .filter(|_| !engine::diskless(&job.engine) && job.engine != "rados")
