@@ -339,6 +339,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
     let no_data = engine::moves_no_data(&cfg.engine);
+    // Asked once rather than per I/O: whether the engine does file
+    // operations (the file engines) or thinks after its I/Os (those
+    // without data).
+    let file_ops = !cfg.io_stats;
+    let engine_thinks = no_data;
     let rate_capped = cfg.rate_capped();
     let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
     let mut rate_credit = [0u64; 3];
@@ -578,12 +583,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             };
             // The file engines' operation, when this is the file's first
             // I/O of the pass (fio's open of the file).
-            match eng.file_op(files[file_index]) {
+            match file_ops.then(|| eng.file_op(files[file_index])).flatten() {
                 None => {}
                 Some(Ok(took)) => {
                     clock = ticker.read();
                     if clock >= ramp_end && cfg.measure.lat {
-                        file_op_sample(cfg, &mut result, took);
+                        let at = ms_between(ramp_end, clock);
+                        file_op_sample(cfg, &mut result, &mut logs, took, at);
                     }
                 }
                 Some(Err(e)) => {
@@ -684,7 +690,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     }
                     // An engine's own think time (cpuio's) follows the
                     // I/O, before the job decides whether to go on.
-                    if let Some(pause) = eng.think_time() {
+                    if let Some(pause) = engine_thinks.then(|| eng.think_time()).flatten() {
                         think(std::time::Duration::ZERO, pause);
                         clock = clock::now();
                     }
@@ -938,8 +944,14 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
 
 /// A file engine's operation as the job's completion-latency sample, in
 /// the direction fio files it under: read for a job that reads, else
-/// write.
-fn file_op_sample(cfg: &JobConfig, result: &mut JobResult, took: u64) {
+/// write; a clat log gets it as an entry of no size at offset 0.
+fn file_op_sample(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    logs: &mut Option<JobLogs>,
+    took: u64,
+    time_ms: u64,
+) {
     let dir = if !cfg.pattern.read && cfg.pattern.write {
         Dir::Write
     } else {
@@ -950,6 +962,18 @@ fn file_op_sample(cfg: &JobConfig, result: &mut JobResult, took: u64) {
     stats.clat_fine.add(took);
     if cfg.measure.clat_hist {
         stats.clat_hist.add(took);
+    }
+    if let Some(logs) = logs {
+        let op = Completed {
+            time_ms,
+            dir: dir as usize,
+            bytes: 0,
+            offset: 0,
+            slat_ns: None,
+            clat_ns: Some(took),
+            lat_ns: None,
+        };
+        logs.completed(&op, &stats.clat_hist);
     }
 }
 
