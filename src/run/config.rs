@@ -656,6 +656,18 @@ impl JobConfig {
             _ => None,
         };
         let verify = verify_spec(job, &pattern, &bs, cfg_time_based(job))?;
+        // fio's file engines fake their I/O, so its verify passes without
+        // looking, after timing each file's operation once more, and the
+        // engines without data have nothing to check; ferrio models
+        // neither yet.
+        if verify.is_some()
+            && (!engine::times_io(&job.engine) || engine::moves_no_data(&job.engine))
+        {
+            return Err(Refusal(format!(
+                "job '{}': verify with ioengine={} is not run by ferrio yet",
+                job.name, job.engine
+            )));
+        }
         let buffers = if buffer_pattern.is_some() {
             // fio turns scrambling and zeroing off, and refills only for
             // jobs that read.
