@@ -287,6 +287,10 @@ impl Watcher<'_> {
 }
 
 impl Observer for Watcher<'_> {
+    fn engine_line(&mut self, line: &str) {
+        self.sink.say(&format!("{line}\n"));
+    }
+
     fn notice(&mut self, line: &str) {
         if self.normal {
             self.sink.say(&format!("{line}\n"));
@@ -394,7 +398,8 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> String {
     let mut out = String::new();
     let mut previous_subjob = None;
     for (spec, cfg) in specs.iter().zip(jobs) {
-        if spec.subjob == 0 {
+        // fio prints no such line for an engine that moves no data.
+        if spec.subjob == 0 && !crate::engine::moves_no_data(&cfg.engine) {
             let bs = |d: usize| {
                 let n = |v| num2str(v, cfg.report.sig_figs, 1, cfg.report.binary(), Unit::Bytes);
                 format!("{}-{}", n(cfg.bs[d].min()), n(cfg.bs[d].max()))
@@ -410,7 +415,7 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> String {
                 cfg.engine,
                 cfg.iodepth
             );
-        } else if previous_subjob == Some(0) {
+        } else if spec.subjob > 0 && previous_subjob == Some(0) {
             out += "...\n";
         }
         previous_subjob = Some(spec.subjob);

@@ -3,6 +3,11 @@
 //! before its I/O has completed, which is what lets asynchronous engines
 //! hold on to them.
 
+pub mod cpuio;
+pub mod exec;
+pub mod falloc;
+pub mod fileops;
+pub mod ftruncate;
 pub mod io_uring;
 pub mod libaio;
 pub mod mmap;
@@ -96,6 +101,20 @@ pub struct EngineOptions {
     pub userspace_reap: bool,
     /// rados: which cluster and pool, as whom, and how objects start.
     pub rados: rados::RadosTarget,
+    /// cpuio: the load, busy period and way of burning CPU.
+    pub cpu: cpuio::CpuOptions,
+    /// filestat: which stat call is timed.
+    pub stat_call: fileops::StatCall,
+    /// exec: the program to run, and how.
+    pub exec: exec::ExecOptions,
+}
+
+/// A file operation that failed (the file engines'), with fio's name for
+/// it, such as `delete(name)`.
+#[derive(Debug)]
+pub struct FileOpError {
+    pub error: io::Error,
+    pub func: String,
 }
 
 /// An I/O engine.
@@ -160,6 +179,57 @@ pub trait Engine: Send {
     /// so the runner must never free them.
     fn abandoned(&self) -> bool {
         false
+    }
+    /// For the engines whose work is one operation per file (fio does it
+    /// as it opens the file): does it if this is the file's first I/O of
+    /// the pass, returning how long it took in nanoseconds. `None` when
+    /// nothing was done.
+    fn file_op(&mut self, _file: usize) -> Option<Result<u64, FileOpError>> {
+        None
+    }
+    /// A new pass over the files begins (fio closes and reopens them).
+    fn new_pass(&mut self) {}
+    /// The pause the engine asks for after each of its I/Os completes,
+    /// in place of the job's think time (cpuio's).
+    fn think_time(&self) -> Option<std::time::Duration> {
+        None
+    }
+}
+
+/// Engines that time no I/O (fio's FIO_NOSTATS): their I/Os count, but
+/// only their file operations are latency samples.
+pub fn times_io(name: &str) -> bool {
+    !matches!(name, "filecreate" | "filestat" | "filedelete")
+}
+
+/// Whether a failed I/O gets fio's `io_u error on file` line: not from
+/// the engines that only flag the error (ftruncate, falloc), which fio
+/// reports as a failure to queue.
+pub fn reports_io_errors(name: &str) -> bool {
+    !matches!(name, "ftruncate" | "falloc")
+}
+
+/// Engines with no files on a disk to lay out or watch (fio's
+/// FIO_DISKLESSIO).
+pub fn diskless(name: &str) -> bool {
+    matches!(name, "null" | "cpuio" | "exec" | "filecreate")
+}
+
+/// Engines that move no data at all (fio's FIO_NOIO): their I/Os have
+/// no offset or length, and the job has no size.
+pub fn moves_no_data(name: &str) -> bool {
+    matches!(name, "cpuio" | "exec")
+}
+
+/// A system call's 0-or-errno return as a request result: `len` bytes
+/// done, or the negative errno.
+fn call_result(r: i32, len: usize) -> i64 {
+    if r == 0 {
+        len as i64
+    } else {
+        -(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO) as i64)
     }
 }
 
@@ -257,8 +327,25 @@ pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<(
 
 /// Engines ferrio runs, by fio's name.
 pub const ENGINES: &[&str] = &[
-    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
-    "posixaio", "rbd", "rados",
+    "null",
+    "psync",
+    "sync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "libaio",
+    "io_uring",
+    "mmap",
+    "posixaio",
+    "rbd",
+    "rados",
+    "ftruncate",
+    "falloc",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "cpuio",
+    "exec",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -301,6 +388,15 @@ pub fn create(
         "rados" => {
             rados::Rados::new(depth, options.rados.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
         }
+        "ftruncate" => Ok(Box::new(ftruncate::Ftruncate::default())),
+        "falloc" => Ok(Box::new(falloc::Falloc::default())),
+        "filecreate" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Create))),
+        "filestat" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Stat(
+            options.stat_call,
+        )))),
+        "filedelete" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Delete))),
+        "cpuio" => cpuio::CpuIo::new(options.cpu).map(|e| Box::new(e) as Box<dyn Engine>),
+        "exec" => exec::Exec::new(options.exec.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
         _ => return None,
     };
     Some(engine)

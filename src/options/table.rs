@@ -1460,13 +1460,15 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Which jobs are stopped when an exitall job ends",
     )
-    .def("group"),
+    .def("group")
+    .runs(),
     OptDef::new(
         "exitall_on_error",
         Flag,
         Process,
         "Stop every job when this one fails",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "stonewall",
         Flag,
@@ -2235,6 +2237,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Percentage of CPU time to keep busy",
     )
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "cpuchunks",
@@ -2244,6 +2247,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50000")
     .parent("cpuload")
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "cpumode",
@@ -2255,6 +2259,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Kind of work used to keep the CPU busy",
     )
     .def("noop")
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "exit_on_io_done",
@@ -2263,6 +2268,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stop once the I/O jobs of the run have finished",
     )
     .def("0")
+    .runs()
     .engines(&["cpuio"]),
     OptDef::new(
         "program",
@@ -2270,6 +2276,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Path of the executable to launch",
     )
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "arguments",
@@ -2277,6 +2284,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Arguments given to the program (%r: runtime, %n: job name)",
     )
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "grace_time",
@@ -2285,6 +2293,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Seconds between SIGTERM and SIGKILL when stopping the program",
     )
     .def("1")
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "std_redirect",
@@ -2293,6 +2302,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Save the program's stdout and stderr to files",
     )
     .def("1")
+    .runs()
     .engines(&["exec"]),
     OptDef::new(
         "stat_type",
@@ -2305,6 +2315,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Which stat call is timed",
     )
     .def("stat")
+    .runs()
     .engines(&["filestat"]),
     OptDef::new(
         "donorname",

@@ -68,8 +68,13 @@ pub struct JobConfig {
     pub dedupe_peers: Option<super::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
-    /// When this job ends, stop the other jobs of its group.
+    /// When this job ends, stop other jobs as `exit_what` says. fio's
+    /// `exitall` is one switch for the whole run: set in any job, it
+    /// applies to every job's end ([`super::prepare`] spreads it).
     pub exitall: bool,
+    /// When this job fails, stop other jobs as `exit_what` says.
+    pub exitall_on_error: bool,
+    pub exit_what: ExitWhat,
     /// Report the job's group as one (fio's group_reporting).
     pub group_reporting: bool,
     /// What fio says on stderr while setting the job up.
@@ -135,6 +140,9 @@ pub struct JobConfig {
     /// Which latencies are measured (disable_* and gtod_reduce turn
     /// them off).
     pub measure: Measure,
+    /// Whether each I/O is a latency sample (not for the file-operation
+    /// engines, whose samples are their file operations).
+    pub io_stats: bool,
     /// How often bandwidth and IOPS are sampled (bwavgtime, iopsavgtime).
     pub bw_every: Duration,
     pub iops_every: Duration,
@@ -345,6 +353,19 @@ pub enum BufferFill {
     Pattern { refill: bool },
 }
 
+/// Which jobs a job's end stops (fio's `exit_what`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs of its group.
+    Group,
+    /// The jobs running now (in ferrio, which runs one group at a
+    /// time, its group's).
+    Stonewall,
+    /// The running jobs, and every job still to start, which then never
+    /// does.
+    All,
+}
+
 /// Why a job cannot run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal(pub String);
@@ -378,6 +399,14 @@ impl JobConfig {
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
                 job.name,
                 pending.join(", ")
+            )));
+        }
+        // Neither has fio 3.33 (dircreate, dirstat and dirdelete came
+        // later): fio fails to load it, and so does the run here.
+        if !crate::options::FIO_ENGINES.contains(&job.engine.as_str()) {
+            return Err(Refusal(format!(
+                "job '{}': fio: engine {} not loadable (fio 3.33 has no such engine built in)",
+                job.name, job.engine
             )));
         }
         if !engine::exists(&job.engine) {
@@ -454,9 +483,12 @@ impl JobConfig {
         let image = rbd.then(|| engine::rbd::image_size(&rbd_target(job)));
         let known = match &image {
             Some(probe) => probe.as_ref().ok().copied(),
+            // fio's filecreate sizes each file it will create at the
+            // smallest block size: one I/O per file.
+            None if job.engine == "filecreate" => bs.iter().map(BlockSizes::min).min(),
             // A rados job's files are objects, sized by `size` alone.
             None => existing_size(&named)
-                .filter(|_| job.engine != "null" && job.engine != "rados")
+                .filter(|_| !engine::diskless(&job.engine) && job.engine != "rados")
                 .map(|total| total / files),
         };
         let mut unknown_size = false;
@@ -562,6 +594,7 @@ impl JobConfig {
                 func: "rbd setup".to_string(),
                 message: format!("fio_rbd_connect failed: {e}"),
             }),
+            _ if engine::moves_no_data(&job.engine) => None,
             _ => (size == 0 || unknown_size).then(|| JobError {
                 errno: libc::EINVAL,
                 func: "total_file_size".to_string(),
@@ -597,6 +630,13 @@ impl JobConfig {
             .max(1)
             .saturating_mul(if pattern.trimwrite { 2 } else { 1 });
         let io_bytes = pass_bytes.saturating_mul(loops);
+        // An engine that moves no data never gets through any size: such
+        // a job runs until its runtime or number_ios ends it, or forever.
+        let (pass_bytes, io_bytes) = if engine::moves_no_data(&job.engine) {
+            (u64::MAX, u64::MAX)
+        } else {
+            (pass_bytes, io_bytes)
+        };
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
                 // A range: each job picks its own delay within it.
@@ -616,6 +656,18 @@ impl JobConfig {
             _ => None,
         };
         let verify = verify_spec(job, &pattern, &bs, cfg_time_based(job))?;
+        // fio's file engines fake their I/O, so its verify passes without
+        // looking, after timing each file's operation once more, and the
+        // engines without data have nothing to check; ferrio models
+        // neither yet.
+        if verify.is_some()
+            && (!engine::times_io(&job.engine) || engine::moves_no_data(&job.engine))
+        {
+            return Err(Refusal(format!(
+                "job '{}': verify with ioengine={} is not run by ferrio yet",
+                job.name, job.engine
+            )));
+        }
         let buffers = if buffer_pattern.is_some() {
             // fio turns scrambling and zeroing off, and refills only for
             // jobs that read.
@@ -632,8 +684,16 @@ impl JobConfig {
         } else {
             BufferFill::Random
         };
-        let think = job.num("thinktime").unwrap_or(0);
-        let think_spin = job.num("thinktime_spin").unwrap_or(0).min(think);
+        let engine_options = engine_options(job);
+        // cpuio thinks after each of its I/Os by itself, whatever the
+        // job's thinktime says (fio's engine overrides it).
+        let (think, think_spin, think_blocks) = if job.engine == "cpuio" {
+            (0, 0, 1)
+        } else {
+            let think = job.num("thinktime").unwrap_or(0);
+            let spin = job.num("thinktime_spin").unwrap_or(0).min(think);
+            (think, spin, job.num("thinktime_blocks").unwrap_or(1).max(1))
+        };
         let seed = if !job.flag("randrepeat") {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -758,6 +818,14 @@ impl JobConfig {
             dedupe_peers: None,
             unlink: job.flag("unlink"),
             exitall: job.flag("exitall"),
+            exitall_on_error: job.flag("exitall_on_error"),
+            exit_what: match job.value("exit_what") {
+                Some(Value::Word { word: "all", .. }) => ExitWhat::All,
+                Some(Value::Word {
+                    word: "stonewall", ..
+                }) => ExitWhat::Stonewall,
+                _ => ExitWhat::Group,
+            },
             group_reporting: job.flag("group_reporting"),
             notices: job
                 .setting("ba")
@@ -767,7 +835,7 @@ impl JobConfig {
                 .collect(),
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
-            think_blocks: job.num("thinktime_blocks").unwrap_or(1).max(1),
+            think_blocks,
             fsync_blocks: job.num("fsync").unwrap_or(0),
             fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
             end_fsync: job.flag("end_fsync"),
@@ -812,7 +880,8 @@ impl JobConfig {
                 .fold(0, |bits, k| bits | 1 << k),
             ignore_errors,
             error_dump: job.flag("error_dump"),
-            engine_options: engine_options(job),
+            engine_options,
+            io_stats: engine::times_io(&job.engine),
             report: Arc::new(report),
             seq_step,
             new_offset_every,
@@ -883,10 +952,39 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
         } else {
             engine::rados::RadosTarget::default()
         },
+        cpu: engine::cpuio::CpuOptions {
+            load: job.num("cpuload").unwrap_or(0).min(u64::from(u32::MAX)) as u32,
+            cycle_us: job
+                .num("cpuchunks")
+                .unwrap_or(50_000)
+                .min(u64::from(u32::MAX)) as u32,
+            mode: match job.value("cpumode") {
+                Some(Value::Word { word: "qsort", .. }) => engine::cpuio::Mode::Qsort,
+                _ => engine::cpuio::Mode::Noop,
+            },
+            exit_on_io_done: job.flag("exit_on_io_done"),
+        },
+        exec: engine::exec::ExecOptions {
+            program: text_option(job, "program"),
+            arguments: text_option(job, "arguments"),
+            grace_secs: job.num("grace_time").unwrap_or(1),
+            // Engine options have no table defaults here: fio's is on.
+            std_redirect: job
+                .setting("std_redirect")
+                .is_none_or(|s| s.value.number().is_some_and(|v| v != 0)),
+            job: job.name.clone(),
+            runtime_us: job.num("runtime").unwrap_or(0),
+        },
+        stat_call: match job.value("stat_type") {
+            Some(Value::Word { word: "lstat", .. }) => engine::fileops::StatCall::Lstat,
+            Some(Value::Word { word: "statx", .. }) => engine::fileops::StatCall::Statx,
+            _ => engine::fileops::StatCall::Stat,
+        },
     }
 }
 
-fn ceph_text(job: &JobSpec, name: &str) -> Option<String> {
+/// A text option's value, if set and not empty.
+fn text_option(job: &JobSpec, name: &str) -> Option<String> {
     match job.value(name) {
         Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
         _ => None,
@@ -921,11 +1019,11 @@ fn ceph_wait_limit(job: &JobSpec) -> Option<std::time::Duration> {
 /// config file, and whether objects are made at the start.
 fn rados_target(job: &JobSpec) -> engine::rados::RadosTarget {
     engine::rados::RadosTarget {
-        cluster_name: ceph_text(job, "clustername"),
-        client_name: ceph_text(job, "clientname"),
-        pool: ceph_text(job, "pool"),
+        cluster_name: text_option(job, "clustername"),
+        client_name: text_option(job, "clientname"),
+        pool: text_option(job, "pool"),
         conf: PathBuf::from(
-            ceph_text(job, "conf").unwrap_or_else(|| engine::rados::DEFAULT_CONF.to_string()),
+            text_option(job, "conf").unwrap_or_else(|| engine::rados::DEFAULT_CONF.to_string()),
         ),
         busy_poll: job.flag("busy_poll"),
         touch_objects: job

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::clock::{self, LoopClock, Nanos, ms_between, nanos};
 
-use super::config::{BufferFill, JobConfig};
+use super::config::{BufferFill, ExitWhat, JobConfig};
 use super::content::Content;
 use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
@@ -124,11 +124,16 @@ struct Records {
 }
 
 /// The flags that end a job early: a terminating signal, and another job
-/// of the group ending with `exitall`.
+/// of the group ending with `exitall`; and the one that keeps the groups
+/// still to come from starting (`exit_what=all`).
 #[derive(Clone, Copy)]
 pub struct Stops<'a> {
     pub run: &'a AtomicBool,
     pub group: &'a AtomicBool,
+    pub rest: &'a AtomicBool,
+    /// Set once no job that does I/O runs or is still to run (what
+    /// cpuio's exit_on_io_done waits for).
+    pub io_done: &'a AtomicBool,
 }
 
 impl Stops<'_> {
@@ -157,8 +162,11 @@ const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_millis(100)
 pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResult {
     progress.set_state(State::SettingUp);
     let result = run_job(cfg, stops, progress);
-    if cfg.exitall {
+    if cfg.exitall || (cfg.exitall_on_error && result.failed()) {
         stops.group.store(true, Ordering::Relaxed);
+        if cfg.exit_what == ExitWhat::All {
+            stops.rest.store(true, Ordering::Relaxed);
+        }
     }
     let totals = |f: fn(&DirStats) -> u64| [0, 1, 2].map(|d| f(&result.dirs[d]));
     progress.publish(totals(|d| d.bytes), totals(|d| d.ios));
@@ -328,6 +336,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // bytes the job may issue in all.
     let mut pass_start = 0u64;
     let budget = cfg.io_bytes;
+    let exit_on_io_done = cfg.engine_options.cpu.exit_on_io_done;
     let may_issue = |clock: Nanos, work: &[(u64, u64); 3], budget: u64| {
         let (ios, bytes) = issued(work);
         !stop.any()
@@ -335,6 +344,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             && deadline.is_none_or(|d| clock < d)
             && (cfg.time_based || bytes < budget)
             && cfg.number_ios.is_none_or(|n| ios < n)
+            && !(exit_on_io_done && stop.io_done.load(Ordering::Relaxed))
     };
     // fio's loop: queue one I/O at a time, submit every `batch_submit`,
     // and once the queue is full reap between `batch_complete_min` and
@@ -345,6 +355,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut next_tick = start;
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
+    let no_data = engine::moves_no_data(&cfg.engine);
+    // Asked once rather than per I/O: whether the engine does file
+    // operations (the file engines) or thinks after its I/Os (those
+    // without data).
+    let file_ops = !cfg.io_stats;
+    let engine_thinks = no_data;
     let rate_capped = cfg.rate_capped();
     // The directions under a cap of their own.
     let capped = [0, 1, 2].map(|d| cfg.rate_bytes[d] > 0 || cfg.rate_iops[d] > 0);
@@ -482,6 +498,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         }
                     }
                     placer.restart();
+                    eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
                     if cfg.seeds.repeat && !cfg.time_based {
@@ -583,6 +600,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 };
                 let (file_index, offset, len) = match follow {
                     Some(block) => block,
+                    // An engine that moves no data takes I/Os without a
+                    // place or a length.
+                    None if no_data => (0, 0, 0),
                     None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
                         Some(io) => io,
                         None => {
@@ -597,6 +617,24 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
                 (index, dir, file_index, offset, len, intended)
             };
+            // The file engines' operation, when this is the file's first
+            // I/O of the pass (fio's open of the file).
+            match file_ops.then(|| eng.file_op(files[file_index])).flatten() {
+                None => {}
+                Some(Ok(took)) => {
+                    clock = ticker.read();
+                    if clock >= ramp_end && cfg.measure.lat {
+                        let at = ms_between(ramp_end, clock);
+                        file_op_sample(cfg, &mut result, &mut records.logs, took, at);
+                    }
+                }
+                Some(Err(e)) => {
+                    free.push(index);
+                    // fio says no more than its error line does.
+                    result.fail(errno(&e.error), &e.func, String::new());
+                    break 'run;
+                }
+            }
             let file = files[file_index];
             let slot = &mut slots[index];
             slot.file = file_index;
@@ -634,8 +672,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 if (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
                     && issued_ios.is_multiple_of(cfg.think_blocks)
                 {
-                    let thought = think(cfg);
-                    // Thinking is no part of the I/O's latency.
+                    let thought = think(cfg.think_spin, cfg.think_sleep);
+                    // The I/O starts once the job has thought, as fio's
+                    // thinks after the previous one: thinking is no part
+                    // of its latency.
                     clock = clock::now();
                     slot.prepared = clock;
                     slot.submitted = Some(clock);
@@ -689,6 +729,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         )
                     {
                         break 'run;
+                    }
+                    // An engine's own think time (cpuio's) follows the
+                    // I/O, before the job decides whether to go on.
+                    if let Some(pause) = engine_thinks.then(|| eng.think_time()).flatten() {
+                        think(std::time::Duration::ZERO, pause);
+                        clock = clock::now();
                     }
                     continue;
                 }
@@ -944,12 +990,47 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
     let region_end = cfg.offset.saturating_add(region);
     // A file created on open counts as its region's size, as in fio.
-    if cfg.engine == "null" || cfg.create_on_open {
+    if engine::diskless(&cfg.engine) || cfg.create_on_open {
         return region_end;
     }
     std::fs::File::open(path)
         .and_then(|mut f| f.seek(SeekFrom::End(0)))
         .map_or(region_end, |len| len.max(region_end))
+}
+
+/// A file engine's operation as the job's completion-latency sample, in
+/// the direction fio files it under: read for a job that reads, else
+/// write; a clat log gets it as an entry of no size at offset 0.
+fn file_op_sample(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    logs: &mut Option<JobLogs>,
+    took: u64,
+    time_ms: u64,
+) {
+    let dir = if !cfg.pattern.read && cfg.pattern.write {
+        Dir::Write
+    } else {
+        Dir::Read
+    };
+    let stats = result.dir_mut(dir);
+    stats.clat.add(took);
+    stats.clat_fine.add(took);
+    if cfg.measure.clat_hist {
+        stats.clat_hist.add(took);
+    }
+    if let Some(logs) = logs {
+        let op = Completed {
+            time_ms,
+            dir: dir as usize,
+            bytes: 0,
+            offset: 0,
+            slat_ns: None,
+            clat_ns: Some(took),
+            lat_ns: None,
+        };
+        logs.completed(&op, &stats.clat_hist);
+    }
 }
 
 /// A verifying job's part in finishing an I/O: a written block may now be
@@ -1243,13 +1324,13 @@ fn wait_until(until: Nanos, deadline: Option<Nanos>, stop: Stops<'_>) -> bool {
 
 /// fio's think time: busy-spin for `thinktime_spin`, sleep the rest;
 /// returns how long it took, in µs.
-fn think(cfg: &JobConfig) -> u64 {
+fn think(spin: std::time::Duration, sleep: std::time::Duration) -> u64 {
     let began = Instant::now();
-    let spin_until = began + cfg.think_spin;
+    let spin_until = began + spin;
     while Instant::now() < spin_until {
         std::hint::spin_loop();
     }
-    std::thread::sleep(cfg.think_sleep);
+    std::thread::sleep(sleep);
     began.elapsed().as_micros() as u64
 }
 
@@ -1279,11 +1360,16 @@ fn errno(e: &io::Error) -> i32 {
     let ceph = e
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<crate::ceph::CephError>());
-    // A wait that ferrio bounded itself (ferrio_ceph_grace) is a timeout.
-    let timed_out = (e.kind() == io::ErrorKind::TimedOut).then_some(libc::ETIMEDOUT);
+    // An engine refusing its options is fio's EINVAL; a wait that ferrio
+    // bounded itself (ferrio_ceph_grace) is a timeout.
+    let kind = match e.kind() {
+        io::ErrorKind::InvalidInput => Some(libc::EINVAL),
+        io::ErrorKind::TimedOut => Some(libc::ETIMEDOUT),
+        _ => None,
+    };
     e.raw_os_error()
         .or(ceph.map(crate::ceph::CephError::errno))
-        .or(timed_out)
+        .or(kind)
         .unwrap_or(5)
 }
 
@@ -1338,6 +1424,12 @@ fn complete(
         if verdict == Verdict::EndsCounted {
             result.count_error(code);
         }
+        // Engines that only flag the I/O's error leave fio to report it
+        // where it queued the I/O, with no line of its own.
+        if !engine::reports_io_errors(&cfg.engine) {
+            result.fail(code, "td_io_queue", String::new());
+            return false;
+        }
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;
     }
@@ -1349,6 +1441,13 @@ fn complete(
     }
     let queued = std::mem::take(&mut slot.queued);
     if at < epoch {
+        return true;
+    }
+    if !cfg.io_stats {
+        // Counted, but no latency sample (fio's FIO_NOSTATS engines).
+        let stats = result.dir_mut(slot.dir);
+        stats.bytes += r as u64;
+        stats.ios += 1;
         return true;
     }
     let ns = |from: Nanos, to: Nanos| to.saturating_sub(from);

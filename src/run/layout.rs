@@ -17,9 +17,10 @@ use crate::engine;
 /// a failed posix_fallocate.
 pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     let mut warnings = Vec::new();
-    // fio's null engine touches no file; an rbd job's file is its image,
+    // fio's diskless engines (null, cpuio, filecreate) lay out no file;
+    // an rbd job's file is its image,
     // a rados job's files are objects.
-    if matches!(cfg.engine.as_str(), "null" | "rbd" | "rados") {
+    if engine::diskless(&cfg.engine) || matches!(cfg.engine.as_str(), "rbd" | "rados") {
         return Ok((None, warnings));
     }
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);

@@ -39,6 +39,13 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .map(|j| JobConfig::from_spec(j, readonly))
         .collect::<Result<Vec<_>, _>>()?;
     content::share_working_sets(&mut jobs);
+    // fio's exitall is global: one job asking for it makes every job's
+    // end stop others.
+    if jobs.iter().any(|j| j.exitall) {
+        for job in &mut jobs {
+            job.exitall = true;
+        }
+    }
     Ok(jobs)
 }
 
@@ -67,6 +74,9 @@ pub trait Observer {
     /// Called every ~20 ms while jobs run (the status line's and the
     /// interim reports' chance), with the disks watched so far.
     fn tick(&mut self, disks: &DiskWatch);
+    /// A line an engine prints as its job starts (cpuio's), whatever
+    /// the output format.
+    fn engine_line(&mut self, _line: &str) {}
     /// Called once, when the first group's files are laid out and its
     /// jobs are about to start (where `--start-at` waits).
     fn starting(&mut self) {}
@@ -87,6 +97,9 @@ pub fn run(
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
     let mut start = 0;
+    // Set when a job's end stopped every job (exit_what=all): the groups
+    // still to come never start, and report nothing done.
+    let rest_stop = AtomicBool::new(false);
     while start < jobs.len() {
         let group = jobs[start].group;
         let end = jobs[start..]
@@ -95,6 +108,14 @@ pub fn run(
             .map_or(jobs.len(), |n| start + n);
         let members = &jobs[start..end];
         let slots = &progress[start..end];
+        if rest_stop.load(std::sync::atomic::Ordering::Relaxed) {
+            results.extend(members.iter().map(JobResult::new));
+            for slot in slots {
+                slot.set_state(progress::State::Done);
+            }
+            start = end;
+            continue;
+        }
         let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
         for (cfg, slot) in members.iter().zip(slots) {
             slot.set_state(progress::State::SettingUp);
@@ -109,7 +130,7 @@ pub fn run(
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
             // (A rados job's files are objects: fio watches no disk.)
-            if laid.is_ok() && cfg.engine != "null" && cfg.engine != "rados" {
+            if laid.is_ok() && !crate::engine::diskless(&cfg.engine) && cfg.engine != "rados" {
                 for path in &cfg.paths {
                     disks.watch(path);
                 }
@@ -135,11 +156,35 @@ pub fn run(
         if start == 0 {
             observer.starting();
         }
+        for (cfg, ready) in members.iter().zip(&laid_out) {
+            let options = &cfg.engine_options;
+            if ready.is_err() {
+                continue;
+            }
+            if cfg.engine == "cpuio" && options.cpu.load > 0 {
+                observer.engine_line(&crate::engine::cpuio::CpuIo::banner(
+                    &cfg.name,
+                    &options.cpu,
+                ));
+            }
+            if cfg.engine == "exec" && options.exec.program.is_some() {
+                observer.engine_line(&options.exec.banner());
+            }
+        }
         let group_stop = AtomicBool::new(false);
+        let io_done = AtomicBool::new(false);
         let stops = job::Stops {
             run: stop,
             group: &group_stop,
+            rest: &rest_stop,
+            io_done: &io_done,
         };
+        // fio's test for cpuio's exit_on_io_done: no job that does I/O
+        // is running or still to come (a later group's jobs are to come,
+        // whatever their engine), and there was one.
+        let moves_data = |cfg: &JobConfig| !crate::engine::moves_no_data(&cfg.engine);
+        let io_jobs_ahead = end < jobs.len();
+        let had_io_jobs = jobs[..end].iter().any(moves_data);
         let group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
@@ -167,6 +212,13 @@ pub fn run(
                 .iter()
                 .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
             {
+                let io_running = members
+                    .iter()
+                    .zip(&handles)
+                    .any(|(cfg, h)| moves_data(cfg) && h.as_ref().is_ok_and(|h| !h.is_finished()));
+                if had_io_jobs && !io_jobs_ahead && !io_running {
+                    io_done.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 observer.tick(&disks);
                 std::thread::sleep(TICK);
             }

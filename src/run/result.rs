@@ -439,6 +439,19 @@ impl JobResult {
         self.first_error = other.first_error;
         self.cpu.add(&other.cpu);
         self.latency_depth = other.latency_depth;
+        // fio shows a merged group with its last job's options and
+        // percentile settings (the name and description stay the first's).
+        if !Arc::ptr_eq(&self.report, &other.report) {
+            let theirs = &other.report;
+            let mut report = (*self.report).clone();
+            report.job_options = theirs.job_options.clone();
+            report.percentile_list = theirs.percentile_list.clone();
+            report.percentile_precision = theirs.percentile_precision;
+            report.clat_percentiles = theirs.clat_percentiles;
+            report.lat_percentiles = theirs.lat_percentiles;
+            report.slat_percentiles = theirs.slat_percentiles;
+            self.report = Arc::new(report);
+        }
         // Jobs run side by side: their depths add up.
         self.depth_mean += other.depth_mean;
         let seconds = self

@@ -1,0 +1,44 @@
+//! fio's `ftruncate` engine: every write sets the file's length to the
+//! write's offset, and moves no data. Reads and trims fail with EINVAL,
+//! as in fio.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use super::{Dir, Engine, OpenMode, Queued, Request};
+
+#[derive(Default)]
+pub struct Ftruncate {
+    files: Vec<File>,
+}
+
+impl Engine for Ftruncate {
+    fn name(&self) -> &'static str {
+        "ftruncate"
+    }
+
+    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
+        self.files.push(super::psync::open_file(path, mode)?);
+        Ok(self.files.len() - 1)
+    }
+
+    fn queue(&mut self, req: Request<'_>) -> Queued {
+        if req.dir != Dir::Write {
+            return Queued::Done(-i64::from(libc::EINVAL));
+        }
+        let fd = self.files[req.file].as_raw_fd();
+        // SAFETY: ftruncate only changes the length of an open file.
+        let r = unsafe { libc::ftruncate(fd, req.offset as libc::off_t) };
+        Queued::Done(super::call_result(r, req.buf.len()))
+    }
+
+    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        super::sync_file(&self.files[file], data_only)
+    }
+
+    fn commits(&self) -> bool {
+        false
+    }
+}
