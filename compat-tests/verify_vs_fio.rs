@@ -324,3 +324,98 @@ fn a_job_that_only_reads_checks_every_block_it_reads() {
         }
     }
 }
+
+/// The dump files a check left in `dir`, by name, with their bytes.
+fn dumps(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            ["received", "expected", "hdr_fail"]
+                .iter()
+                .any(|k| name.ends_with(&format!(".{k}")))
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// verify_dump=1: on each failure fio saves the interval read and the one
+/// expected (regenerated from the seed the header holds), or the interval
+/// with a bad header, as `<file>.<offset>.<kind>`, and says so on stderr.
+/// Both tools check the same fio-written, corrupted data in their own
+/// directory (and once with --aux-path): same lines, same files, same
+/// bytes, apart from the expected copy's header fields that record the
+/// checking I/O (time, write number) and the header CRC over them.
+#[test]
+fn verify_dump_saves_fios_files() {
+    let cases: Vec<(&str, Corruption)> = vec![
+        (
+            "verify=crc32c",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        ("verify=md5", Box::new(|p| overwrite(p, 16384, b"ZZ"))),
+        (
+            "verify=crc32c;verify_interval=1k",
+            Box::new(|p| {
+                overwrite(p, 8192 + 100, b"XXXX");
+                overwrite(p, 8192 + 1024 + 100, b"YY");
+                overwrite(p, 16384, b"ZZ");
+            }),
+        ),
+        (
+            "verify_pattern=0xfeed\"ab\"%o",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        (
+            "verify=pattern;verify_pattern=0xfeed",
+            Box::new(|p| overwrite(p, 4096 + 77, b"X")),
+        ),
+    ];
+    for (options, corrupt) in &cases {
+        for aux in [false, true] {
+            let label = format!("{options}, aux-path: {aux}");
+            let written = Scratch::new("verify-dump");
+            let wrote = run_job(fio(), &written, "w.fio", &job(options, "do_verify=0"));
+            assert_eq!(wrote.code, 0, "{label}: {}", wrote.stderr);
+            corrupt(&written.0.join("data"));
+            let mut seen = Vec::new();
+            for tool in [fio(), ferrio()] {
+                let dir = Scratch::new("verify-dump-check");
+                std::fs::copy(written.0.join("data"), dir.0.join("data")).unwrap();
+                let check = job(options, "verify_only=1\nverify_dump=1");
+                dir.write("c.fio", &check);
+                let aux_dir = dir.0.join("aux");
+                std::fs::create_dir(&aux_dir).unwrap();
+                let mut args = vec!["--output-format=json", "c.fio"];
+                if aux {
+                    args.push("--aux-path=aux");
+                }
+                let out = run(tool, &args, &dir.0, &HashMap::new());
+                assert_ne!(out.code, 0, "{label}: {tool} should fail");
+                let files = dumps(if aux { &aux_dir } else { &dir.0 });
+                assert!(!files.is_empty(), "{label}: {tool} dumped nothing");
+                seen.push((messages(&out), files));
+            }
+            let ((want_lines, want), (got_lines, got)) = (&seen[0], &seen[1]);
+            assert_eq!(got_lines, want_lines, "{label}: stderr");
+            let names = |f: &[(String, Vec<u8>)]| f.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+            assert_eq!(names(got), names(want), "{label}: dump files");
+            let headed = !options.contains("verify=pattern");
+            for ((name, w), (_, g)) in want.iter().zip(got) {
+                assert_eq!(g.len(), w.len(), "{label}: {name} length");
+                let recorded =
+                    |i: usize| headed && name.ends_with(".expected") && (24..40).contains(&i);
+                let differ: Vec<usize> = (0..w.len())
+                    .filter(|&i| w[i] != g[i] && !recorded(i))
+                    .collect();
+                assert!(differ.is_empty(), "{label}: {name} differs at {differ:?}");
+            }
+        }
+    }
+}

@@ -1476,6 +1476,8 @@ fn verify_spec(
         // A job that only reads cannot know which write a block holds.
         check_numberio: rw.write && min_w == max_w && !time_based && !only,
         thread: job.number as u16,
+        dump: job.flag("verify_dump"),
+        dump_dir: None,
     }))
 }
 
