@@ -10,6 +10,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use common::{Outcome, Scratch, ferrio, fio, json, run};
+use serde_json::Value;
 
 /// Runs `job` with a tool, JSON output, in `dir`.
 fn run_job(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
@@ -93,13 +94,14 @@ fn data_written_by_either_tool_checks_out_in_the_other() {
     }
 }
 
-/// stderr with fio's source location and the pid masked.
+/// stderr with fio's source location (`file:io_u.c:N, `, which ferrio
+/// does not print) and the pid masked.
 fn messages(out: &Outcome) -> Vec<String> {
     out.stderr
         .lines()
         .filter(|l| !l.starts_with("ferrio: "))
         .map(|l| {
-            let l = match l.find("file:io_u.c:") {
+            let l = match l.find("/file:").map(|at| at + 1) {
                 Some(at) => {
                     let end = at + l[at..].find(", ").map_or(0, |e| e + 2);
                     format!("{}{}", &l[..at], &l[end..])
@@ -417,5 +419,53 @@ fn verify_dump_saves_fios_files() {
                 assert!(differ.is_empty(), "{label}: {name} differs at {differ:?}");
             }
         }
+    }
+}
+
+/// What each tool prints before its JSON document, and the jobs' errors.
+fn before_json_and_errors(out: &Outcome) -> (String, Vec<Value>) {
+    let start = out.stdout.find('{').expect("a JSON document");
+    let doc: Value = serde_json::from_str(&out.stdout[start..]).expect("JSON after the notices");
+    let errors = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["error"].clone())
+        .collect();
+    (out.stdout[..start].to_string(), errors)
+}
+
+/// fio warns on its output, once per job as written, when clones of a
+/// verifying writer share files (a named file, or a filename_format
+/// that does not tell clones apart), and not otherwise. A verifying job
+/// whose file cannot be set up (a missing file without size=) fails at
+/// setup in fio before any I/O, so even a verify setup ferrio does not run
+/// yet (loops=2) gets fio's setup error, not a refusal
+/// (fio-examples/cross-stripe-verify.fio on a machine without its NVMe).
+#[test]
+fn verifying_clones_warning_and_setup_failure_come_as_in_fio() {
+    let cases = [
+        "filename=data\nsize=64k",
+        "size=64k",
+        "size=64k\nfilename_format=$jobname.$filenum",
+        "filename=data\nsize=64k\ndo_verify=0",
+        "filename=missing/nvme0n1\nloops=2\nverify_backlog=1\nverify_dump=1\nio_size=1m",
+    ];
+    for case in cases {
+        let text =
+            format!("[v]\nioengine=psync\nbs=4k\nrw=write\nverify=crc32c\nnumjobs=2\n{case}\n");
+        let mut seen = Vec::new();
+        for tool in [fio(), ferrio()] {
+            let dir = Scratch::new("verify-clones");
+            dir.write("v.fio", &text);
+            let out = run(
+                tool,
+                &["--output-format=json", "v.fio"],
+                &dir.0,
+                &HashMap::new(),
+            );
+            seen.push((out.code, before_json_and_errors(&out), messages(&out)));
+        }
+        assert_eq!(seen[1], seen[0], "{case}");
     }
 }

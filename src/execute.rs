@@ -87,6 +87,9 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     }
     let status = status_line(args, formats, started)?;
     let mut sink = Sink::open(args)?;
+    for info in jobs.iter().flat_map(|j| &j.info) {
+        sink.say(&format!("{info}\n"));
+    }
     if formats.normal {
         let specs: Vec<&JobSpec> = plan.jobs().collect();
         sink.say(&headers(&specs, &jobs));
