@@ -5,9 +5,83 @@
 mod common;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
 
 use common::{Scratch, ferrio, fio, run};
 use serde_json::Value;
+
+/// Runs a set-up step (an installer, a compiler) without the 30 s limit
+/// of `run`, failing the test with its output if it fails.
+fn step(program: &str, args: &[&str], dir: &Path, env: &[(&str, &Path)]) {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A Python with the consumers' own code: fio-plot from PyPI (version
+/// 1.1.21, the one read for these tests), and pandas, which fio's
+/// fiologparser_hist.py needs. Made once (about 40 s) in a venv under
+/// cargo's temp dir for tests and reused.
+fn consumer_python() -> PathBuf {
+    static MAKING: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("consumers-venv");
+    let python = venv.join("bin/python");
+    let ready = |python: &Path| {
+        Command::new(python)
+            .args(["-c", "import fio_plot, pandas"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !ready(&python) {
+        let _ = std::fs::remove_dir_all(&venv);
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        step(
+            "python3",
+            &["-m", "venv", &venv.to_string_lossy()],
+            tmp,
+            &[],
+        );
+        step(
+            &venv.join("bin/pip").to_string_lossy(),
+            &["install", "-q", "fio-plot==1.1.21", "pandas"],
+            tmp,
+            &[],
+        );
+    }
+    assert!(ready(&python), "fio-plot and pandas in {}", venv.display());
+    python
+}
+
+/// Runs `python` on `script` with `args` in `dir`; its stdout as JSON.
+fn python_json(python: &Path, script: &str, args: &[&str], dir: &Path) -> Value {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
 
 /// The JSON type of a value, as a consumer's `isinstance` checks see it.
 fn kind(v: &Value) -> &'static str {
@@ -137,4 +211,124 @@ fn json_then_normal_framing_is_fio_s() {
         frames.push((header, doc["jobs"][0]["jobname"].clone(), headings));
     }
     assert_eq!(frames[1], frames[0]);
+}
+
+/// A job file in the shape of fio-plot's bench-fio templates
+/// (bench_fio/templates/fio-job-template-ceph.fio: every setting an
+/// environment variable, the three logs named
+/// `${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}`), on the null
+/// engine instead of rbd.
+const FIO_PLOT_TEMPLATE: &str = "[iotest]
+ioengine=null
+rw=${MODE}
+blocksize=${BLOCK_SIZE}
+iodepth=${IODEPTH}
+numjobs=${NUMJOBS}
+direct=${DIRECT}
+group_reporting=1
+invalidate=${INVALIDATE}
+loops=${LOOPS}
+size=${SIZE}
+time_based=1
+runtime=1
+write_bw_log=${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}
+write_lat_log=${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}
+write_iops_log=${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}
+log_avg_msec=${LOGINTERVAL}
+";
+
+/// Calls fio-plot's own import path on a directory of results: the JSON
+/// (fiolib/jsonimport.py list_json_files and import_json_dataset, then
+/// fiolib/jsonparsing.py parse_json_data, which flattens each job with
+/// jsonparsing_support.get_json_mapping) and the logs (fiolib/
+/// dataimport.py list_fio_log_files, filterLogFiles, readLogDataFromFiles,
+/// mergeDataSet, which int()s each value and direction column). Prints
+/// what it got: each flat row's value types, the values the graphs use,
+/// the log files it picked and the points it merged per log type.
+const FIO_PLOT_DRIVER: &str = r#"
+import json, os, sys
+from fio_plot.fiolib import jsonimport, jsonparsing, dataimport
+d = sys.argv[1]
+settings = {"input_directory": [d], "rw": "randread", "iodepth": [1], "numjobs": [2],
+            "filter": ["read", "write"], "include_hosts": None, "exclude_hosts": None,
+            "compare_graph": False, "type": ["bw", "iops", "lat", "clat"],
+            "xlabel_segment_size": 1000, "xlabel_parent": 1, "xlabel_depth": 0}
+ds = jsonimport.import_json_dataset(settings, jsonimport.list_json_files(settings))
+rows = jsonparsing.parse_json_data(settings, ds)[0]["data"]
+picked = dataimport.filterLogFiles(settings, dataimport.list_fio_log_files(d))
+merged = dataimport.mergeDataSet(settings, dataimport.readLogDataFromFiles(settings, picked))
+print(json.dumps({
+    "types": [{k: type(v).__name__ for k, v in r.items()} for r in rows],
+    "values": [{k: r[k] for k in ("iops", "bw", "lat", "iodepth", "numjobs", "rw", "bs")} for r in rows],
+    "logs": sorted(os.path.basename(p["filename"]["filename"]) for p in picked),
+    "points": {m["type"]: len(m["data"][0]["read"]) for m in merged},
+}))
+"#;
+
+/// fio-plot (PyPI `fio-plot`, louwrentius/fio-plot): bench-fio runs
+/// `fio --output-format=json --output=FILE JOB` (bench_fio/benchlib/
+/// runfio.py run_fio) on a templated job file, treats any stderr as a
+/// failure (run_raw_command), and fio-plot then imports the JSON and the
+/// bw/iops/lat logs. Its real parser, run on ferrio's results beside
+/// fio's, gets the same rows with the same value types, the same log
+/// files and, per log type, as many points (within one).
+#[test]
+fn fio_plot_imports_ferrio_results_with_its_own_parser() {
+    let python = consumer_python();
+    let mut seen = Vec::new();
+    for bin in [fio(), ferrio()] {
+        let dir = Scratch::new("fio-plot");
+        let out_dir = dir.0.join("out");
+        std::fs::create_dir(&out_dir).unwrap();
+        dir.write("job.fio", FIO_PLOT_TEMPLATE);
+        let env: HashMap<String, String> = [
+            ("MODE", "randread"),
+            ("BLOCK_SIZE", "4k"),
+            ("IODEPTH", "1"),
+            ("NUMJOBS", "2"),
+            ("DIRECT", "0"),
+            ("INVALIDATE", "1"),
+            ("LOOPS", "1"),
+            ("SIZE", "64m"),
+            ("OUTPUT", &out_dir.to_string_lossy()),
+            ("LOGINTERVAL", "100"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let output = format!("--output={}/randread-1-2.json", out_dir.display());
+        let ran = run(
+            bin,
+            &["--output-format=json", &output, "job.fio"],
+            &dir.0,
+            &env,
+        );
+        assert_eq!(ran.code, 0, "{bin}: {}", ran.stderr);
+        assert_eq!(ran.stderr, "", "{bin}: bench-fio fails a run with stderr");
+        seen.push(python_json(
+            &python,
+            FIO_PLOT_DRIVER,
+            &[&out_dir.to_string_lossy()],
+            &dir.0,
+        ));
+    }
+    let (want, got) = (&seen[0], &seen[1]);
+    println!("fio: {want}\nferrio: {got}");
+    assert_eq!(got["types"], want["types"], "flat rows and value types");
+    assert_eq!(got["logs"], want["logs"], "log files picked");
+    for key in ["iodepth", "numjobs", "rw", "bs"] {
+        assert_eq!(got["values"][0][key], want["values"][0][key], "{key}");
+    }
+    for key in ["iops", "bw", "lat"] {
+        assert!(got["values"][0][key].as_f64().unwrap() > 0.0, "{key}");
+    }
+    let points = want["points"].as_object().unwrap();
+    assert_eq!(points.len(), 4);
+    for (kind, n) in points {
+        let (n, m) = (n.as_i64().unwrap(), got["points"][kind].as_i64().unwrap());
+        assert!(
+            n >= 5 && (n - m).abs() <= 1,
+            "{kind}: fio {n} points, ferrio {m}"
+        );
+    }
 }
