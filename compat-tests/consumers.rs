@@ -332,3 +332,152 @@ fn fio_plot_imports_ferrio_results_with_its_own_parser() {
         );
     }
 }
+
+/// Runs a consumer's shell pipeline (grep, cut) on `text` as its stdin.
+fn pipeline(script: &str, text: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// dbench's fio.sh, as kubestr ships it (pkg/fio/fio.sh), runs fio with
+/// options only and scrapes fio's normal output with grep and cut: IOPS
+/// from the `read:`/`write:` line (`IOPS=[0-9k.]+`), bandwidth from the
+/// same line (`BW=[0-9GMKiBs/.]+`), mean latency from the ` lat ... avg=`
+/// line, sequential bandwidth from the group's `READ:`/`WRITE:` line
+/// (`(aggrb|bw)=`). The same pipelines, run on ferrio's output and on
+/// fio's for each of its job lines (scaled down), each find exactly one
+/// value, with the number-and-unit form fio's has.
+#[test]
+fn dbench_scraping_finds_each_value_in_ferrio_output() {
+    // (options after dbench's common ones, the pipeline applied).
+    let common = "--randrepeat=0 --verify=0 --ioengine=libaio --direct=1 --filename=fiotest --size=16M --time_based --ramp_time=200ms --runtime=1s";
+    let cases = [
+        (
+            "--gtod_reduce=1 --name=read_iops --bs=4K --iodepth=64 --readwrite=randread",
+            "grep -E 'read ?:'|grep -Eoi 'IOPS=[0-9k.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=write_iops --bs=4K --iodepth=64 --readwrite=randwrite",
+            "grep -E 'write:'|grep -Eoi 'IOPS=[0-9k.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=read_bw --bs=128K --iodepth=64 --readwrite=randread",
+            "grep -E 'read ?:'|grep -Eoi 'BW=[0-9GMKiBs/.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--name=read_latency --bs=4K --iodepth=4 --readwrite=randread",
+            "grep ' lat.*avg'|grep -Eoi 'avg=[0-9.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=write_seq --bs=1M --iodepth=16 --readwrite=write --thread --numjobs=4 --offset_increment=4M",
+            "grep -E 'WRITE:'|grep -Eoi '(aggrb|bw)=[0-9GMKiBs/.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=rw_mix --bs=4k --iodepth=64 --readwrite=randrw --rwmixread=75",
+            "grep -E 'write:'|grep -Eoi 'IOPS=[0-9k.]+'|cut -d'=' -f2",
+        ),
+    ];
+    // A number, then at most a unit made of the pattern's letters.
+    let form = |v: &str| {
+        let digits = v.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '/');
+        let unit = &v[digits.len()..];
+        (
+            digits.parse::<f64>().is_ok(),
+            unit.trim_end_matches(['k', 'K', 'M', 'G']).len(),
+        )
+    };
+    for (options, scrape) in cases {
+        let args: Vec<&str> = common.split(' ').chain(options.split(' ')).collect();
+        let mut found = Vec::new();
+        for bin in [fio(), ferrio()] {
+            let dir = Scratch::new("dbench");
+            let out = run(bin, &args, &dir.0, &HashMap::new());
+            assert_eq!(out.code, 0, "{bin} {options}: {}", out.stderr);
+            let value = pipeline(scrape, &out.stdout);
+            assert_eq!(
+                value.lines().count(),
+                1,
+                "{bin} {options}: {value:?}\n{}",
+                out.stdout
+            );
+            found.push(value);
+        }
+        println!("{options}: fio {} ferrio {}", found[0], found[1]);
+        assert_eq!(form(&found[1]), form(&found[0]), "{options}: {found:?}");
+        assert!(form(&found[1]).0, "{options}: {found:?}");
+    }
+}
+
+/// The Phoronix Test Suite's fio profile (ob-cache/test-profiles/pts/
+/// fio-2.1.0/results-definition.xml) takes the word after `bw=` on the
+/// line holding `: bw=` (the group line), stripped of `KiB/s` or `MiB/s`,
+/// and the word after `IOPS=` on the line holding `IOPS=`, stripped of
+/// `,` or `k,`: each must then be a number. A rate-limited job keeps the
+/// units fixed, so the same parser applies to both tools' output.
+#[test]
+fn phoronix_result_parser_reads_ferrio_output() {
+    let args = [
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=16m",
+        "--time_based",
+        "--runtime=1",
+        "--rate=2m",
+        "--name=pts",
+    ];
+    let after = |text: &str, hint: &str, key: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains(hint))
+            .filter_map(|l| {
+                let at = l.find(key)? + key.len();
+                Some(l[at..].split_whitespace().next().unwrap_or("").to_string())
+            })
+            .collect()
+    };
+    let numeric = |word: &str, strips: &[&str]| {
+        strips
+            .iter()
+            .find_map(|s| word.strip_suffix(s).and_then(|n| n.parse::<f64>().ok()))
+    };
+    let mut seen = Vec::new();
+    for bin in [fio(), ferrio()] {
+        let dir = Scratch::new("pts");
+        let out = run(bin, &args, &dir.0, &HashMap::new());
+        assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+        let bw = after(&out.stdout, ": bw=", "bw=");
+        let iops = after(&out.stdout, "IOPS=", "IOPS=");
+        assert_eq!((bw.len(), iops.len()), (1, 1), "{bin}: {}", out.stdout);
+        let bw_value = numeric(&bw[0], &["KiB/s", "MiB/s"]);
+        // The profile's IOPS parsers strip "," or "k," from the word.
+        let iops_value = numeric(&iops[0], &["k,", ","]);
+        println!(
+            "{bin}: bw {} -> {bw_value:?}, IOPS {} -> {iops_value:?}",
+            bw[0], iops[0]
+        );
+        assert!(bw_value.is_some_and(|v| v > 0.0), "{bin}: {}", bw[0]);
+        assert!(iops_value.is_some_and(|v| v > 0.0), "{bin}: {}", iops[0]);
+        seen.push((
+            bw[0]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .to_string(),
+            iops[0]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .to_string(),
+        ));
+    }
+    assert_eq!(seen[1], seen[0], "units after the numbers");
+}
