@@ -481,3 +481,187 @@ fn phoronix_result_parser_reads_ferrio_output() {
     }
     assert_eq!(seen[1], seen[0], "units after the numbers");
 }
+
+/// Go types with the field types of kubestr's pkg/fio/fio_types.go
+/// (FioResult, FioJobs, FioStats, FioNS, FioDiskUtil; its depth and
+/// latency-bucket structs are all float32 fields, written here as maps of
+/// float32), decoding stdin with encoding/json as kubestr's fio.go does
+/// (json.Unmarshal of fio's whole stdout). A number with a fraction or an
+/// exponent in an integer field, or one out of an int32's range, fails
+/// the decode, as it would fail kubestr.
+const KUBESTR_DECODER: &str = r#"package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+type ns struct {
+	Min    int64   `json:"min"`
+	Max    int64   `json:"max"`
+	Mean   float32 `json:"mean"`
+	StdDev float32 `json:"stddev"`
+	N      int64   `json:"N"`
+}
+
+type stats struct {
+	IOBytes     int64   `json:"io_bytes"`
+	IOKBytes    int64   `json:"io_kbytes"`
+	BWBytes     int64   `json:"bw_bytes"`
+	BW          int64   `json:"bw"`
+	Iops        float32 `json:"iops"`
+	Runtime     int64   `json:"runtime"`
+	TotalIos    int64   `json:"total_ios"`
+	ShortIos    int64   `json:"short_ios"`
+	DropIos     int64   `json:"drop_ios"`
+	SlatNs      ns      `json:"slat_ns"`
+	ClatNs      ns      `json:"clat_ns"`
+	LatNs       ns      `json:"lat_ns"`
+	BwMin       int64   `json:"bw_min"`
+	BwMax       int64   `json:"bw_max"`
+	BwAgg       float32 `json:"bw_agg"`
+	BwMean      float32 `json:"bw_mean"`
+	BwDev       float32 `json:"bw_dev"`
+	BwSamples   int32   `json:"bw_samples"`
+	IopsMin     int32   `json:"iops_min"`
+	IopsMax     int32   `json:"iops_max"`
+	IopsMean    float32 `json:"iops_mean"`
+	IopsStdDev  float32 `json:"iops_stddev"`
+	IopsSamples int32   `json:"iops_samples"`
+}
+
+type job struct {
+	JobName           string             `json:"jobname"`
+	GroupID           int                `json:"groupid"`
+	Error             int                `json:"error"`
+	Eta               int                `json:"eta"`
+	Elapsed           int                `json:"elapsed"`
+	JobOptions        map[string]string  `json:"job options"`
+	Read              stats              `json:"read"`
+	Write             stats              `json:"write"`
+	Trim              stats              `json:"trim"`
+	Sync              stats              `json:"sync"`
+	JobRuntime        int32              `json:"job_runtime"`
+	UsrCpu            float32            `json:"usr_cpu"`
+	SysCpu            float32            `json:"sys_cpu"`
+	Ctx               int32              `json:"ctx"`
+	MajF              int32              `json:"majf"`
+	MinF              int32              `json:"minf"`
+	IoDepthLevel      map[string]float32 `json:"iodepth_level"`
+	IoDepthSubmit     map[string]float32 `json:"iodepth_submit"`
+	IoDepthComplete   map[string]float32 `json:"iodepth_complete"`
+	LatencyNs         map[string]float32 `json:"latency_ns"`
+	LatencyUs         map[string]float32 `json:"latency_us"`
+	LatencyMs         map[string]float32 `json:"latency_ms"`
+	LatencyDepth      int32              `json:"latency_depth"`
+	LatencyTarget     int32              `json:"latency_target"`
+	LatencyPercentile float32            `json:"latency_percentile"`
+	LatencyWindow     int32              `json:"latency_window"`
+}
+
+type diskUtil struct {
+	Name        string  `json:"name"`
+	ReadIos     int64   `json:"read_ios"`
+	WriteIos    int64   `json:"write_ios"`
+	ReadMerges  int64   `json:"read_merges"`
+	WriteMerges int64   `json:"write_merges"`
+	ReadTicks   int64   `json:"read_ticks"`
+	WriteTicks  int64   `json:"write_ticks"`
+	InQueue     int64   `json:"in_queue"`
+	Util        float32 `json:"util"`
+}
+
+type result struct {
+	FioVersion    string            `json:"fio version"`
+	Timestamp     int64             `json:"timestamp"`
+	TimestampMS   int64             `json:"timestamp_ms"`
+	Time          string            `json:"time"`
+	GlobalOptions map[string]string `json:"global options"`
+	Jobs          []job             `json:"jobs"`
+	DiskUtil      []diskUtil        `json:"disk_util"`
+}
+
+func main() {
+	data, _ := io.ReadAll(os.Stdin)
+	var r result
+	if err := json.Unmarshal(data, &r); err != nil {
+		fmt.Println("decode error:", err)
+		os.Exit(1)
+	}
+	for _, j := range r.Jobs {
+		fmt.Printf("%s read bw=%d iops_min=%d total_ios=%d write bw=%d bw_max=%d total_ios=%d\n",
+			j.JobName, j.Read.BW, j.Read.IopsMin, j.Read.TotalIos, j.Write.BW, j.Write.BwMax, j.Write.TotalIos)
+	}
+}
+"#;
+
+/// kubestr (kastenhq/kubestr) runs `fio --directory DIR JOBFILE
+/// --output-format=json` (pkg/fio/fio.go), fails on any stderr, and
+/// decodes the whole stdout into the structs of pkg/fio/fio_types.go,
+/// whose bandwidths, sample counts, iops_min/max and CPU context counts
+/// are Go integers. A Go program with those field types (Go from Debian's
+/// golang-go, which scripts/test installs) decodes ferrio's document for
+/// kubestr's default job file (pkg/fio/fio_jobs.go testJob1, scaled
+/// down), as it decodes fio's, and reads the same jobs with non-zero
+/// figures.
+#[test]
+fn kubestr_go_structs_decode_ferrio_json() {
+    let build = Scratch::new("kubestr-go");
+    build.write("main.go", KUBESTR_DECODER);
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go-cache");
+    let home = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let go = ["/usr/bin/go", "/usr/lib/go/bin/go"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("Go is needed for this test: apt-get install golang-go (scripts/test does)");
+    step(
+        go,
+        &["build", "-o", "decode", "main.go"],
+        &build.0,
+        &[
+            ("GOCACHE", &cache),
+            ("HOME", home),
+            ("GO111MODULE", Path::new("off")),
+        ],
+    );
+    // The decoder has teeth: a fractional bandwidth does not decode.
+    let strict = pipeline(
+        &build.0.join("decode").to_string_lossy(),
+        r#"{"jobs": [{"jobname": "j", "read": {"bw": 1.5}}]}"#,
+    );
+    assert!(strict.starts_with("decode error"), "{strict}");
+    let job = "[global]\nrandrepeat=0\nverify=0\nioengine=libaio\ndirect=1\ngtod_reduce=1\n\
+               [job1]\nname=read_iops\nbs=4K\niodepth=64\nsize=16M\nreadwrite=randread\ntime_based\nramp_time=200ms\nruntime=1s\n\
+               [job2]\nname=write_iops\nbs=4K\niodepth=64\nsize=16M\nreadwrite=randwrite\ntime_based\nramp_time=200ms\nruntime=1s\n";
+    let mut seen = Vec::new();
+    for bin in [fio(), ferrio()] {
+        let dir = Scratch::new("kubestr");
+        std::fs::create_dir(dir.0.join("volume")).unwrap();
+        dir.write("job.fio", job);
+        let out = run(
+            bin,
+            &["--directory", "volume", "job.fio", "--output-format=json"],
+            &dir.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+        assert_eq!(out.stderr, "", "{bin}: kubestr fails a run with stderr");
+        let decoded = pipeline(&build.0.join("decode").to_string_lossy(), &out.stdout);
+        println!("{bin}: {decoded}");
+        let lines: Vec<Vec<String>> = decoded
+            .lines()
+            .map(|l| l.split(' ').map(str::to_string).collect())
+            .collect();
+        assert_eq!(lines.len(), 2, "{bin}: {decoded}");
+        seen.push(lines);
+    }
+    // The same jobs, each with a read or write bandwidth and I/O count.
+    for (want, got) in seen[0].iter().zip(&seen[1]) {
+        assert_eq!(got[0], want[0]);
+        let nonzero =
+            |l: &[String]| -> Vec<bool> { l[2..].iter().map(|f| !f.ends_with("=0")).collect() };
+        assert_eq!(nonzero(got), nonzero(want), "{got:?} against {want:?}");
+    }
+}
