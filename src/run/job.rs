@@ -532,8 +532,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     } else {
                         other
                     };
-                    if !wait_until(due(dir), deadline, stop) {
-                        clock = clock::now();
+                    let waited = wait_until(due(dir), deadline, stop);
+                    // The I/O starts after the wait: its latency must not
+                    // include it (fio sleeps before taking the I/O's time).
+                    clock = clock::now();
+                    if !waited {
                         continue;
                     }
                     dir
@@ -596,6 +599,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     && (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
                 {
                     let thought = think(cfg);
+                    // fio thinks between I/Os, outside any latency: the
+                    // I/O is timed from the end of the pause.
+                    clock = clock::now();
+                    slot.prepared = clock;
+                    slot.submitted = Some(clock);
                     if cfg.rate_ignore_thinktime {
                         let d = dir as usize;
                         rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
