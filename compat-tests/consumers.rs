@@ -5,9 +5,83 @@
 mod common;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
 
 use common::{Scratch, ferrio, fio, run};
 use serde_json::Value;
+
+/// Runs a set-up step (an installer, a compiler) without the 30 s limit
+/// of `run`, failing the test with its output if it fails.
+fn step(program: &str, args: &[&str], dir: &Path, env: &[(&str, &Path)]) {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A Python with the consumers' own code: fio-plot from PyPI (version
+/// 1.1.21, the one read for these tests), and pandas, which fio's
+/// fiologparser_hist.py needs. Made once (about 40 s) in a venv under
+/// cargo's temp dir for tests and reused.
+fn consumer_python() -> PathBuf {
+    static MAKING: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("consumers-venv");
+    let python = venv.join("bin/python");
+    let ready = |python: &Path| {
+        Command::new(python)
+            .args(["-c", "import fio_plot, pandas"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !ready(&python) {
+        let _ = std::fs::remove_dir_all(&venv);
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        step(
+            "python3",
+            &["-m", "venv", &venv.to_string_lossy()],
+            tmp,
+            &[],
+        );
+        step(
+            &venv.join("bin/pip").to_string_lossy(),
+            &["install", "-q", "fio-plot==1.1.21", "pandas"],
+            tmp,
+            &[],
+        );
+    }
+    assert!(ready(&python), "fio-plot and pandas in {}", venv.display());
+    python
+}
+
+/// Runs `python` on `script` with `args` in `dir`; its stdout as JSON.
+fn python_json(python: &Path, script: &str, args: &[&str], dir: &Path) -> Value {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
 
 /// The JSON type of a value, as a consumer's `isinstance` checks see it.
 fn kind(v: &Value) -> &'static str {
@@ -137,4 +211,539 @@ fn json_then_normal_framing_is_fio_s() {
         frames.push((header, doc["jobs"][0]["jobname"].clone(), headings));
     }
     assert_eq!(frames[1], frames[0]);
+}
+
+/// A job file in the shape of fio-plot's bench-fio templates
+/// (bench_fio/templates/fio-job-template-ceph.fio: every setting an
+/// environment variable, the three logs named
+/// `${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}`), on the null
+/// engine instead of rbd.
+const FIO_PLOT_TEMPLATE: &str = "[iotest]
+ioengine=null
+rw=${MODE}
+blocksize=${BLOCK_SIZE}
+iodepth=${IODEPTH}
+numjobs=${NUMJOBS}
+direct=${DIRECT}
+group_reporting=1
+invalidate=${INVALIDATE}
+loops=${LOOPS}
+size=${SIZE}
+time_based=1
+runtime=1
+write_bw_log=${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}
+write_lat_log=${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}
+write_iops_log=${OUTPUT}/${MODE}-iodepth-${IODEPTH}-numjobs-${NUMJOBS}
+log_avg_msec=${LOGINTERVAL}
+";
+
+/// Calls fio-plot's own import path on a directory of results: the JSON
+/// (fiolib/jsonimport.py list_json_files and import_json_dataset, then
+/// fiolib/jsonparsing.py parse_json_data, which flattens each job with
+/// jsonparsing_support.get_json_mapping) and the logs (fiolib/
+/// dataimport.py list_fio_log_files, filterLogFiles, readLogDataFromFiles,
+/// mergeDataSet, which int()s each value and direction column). Prints
+/// what it got: each flat row's value types, the values the graphs use,
+/// the log files it picked and the points it merged per log type.
+const FIO_PLOT_DRIVER: &str = r#"
+import json, os, sys
+from fio_plot.fiolib import jsonimport, jsonparsing, dataimport
+d = sys.argv[1]
+settings = {"input_directory": [d], "rw": "randread", "iodepth": [1], "numjobs": [2],
+            "filter": ["read", "write"], "include_hosts": None, "exclude_hosts": None,
+            "compare_graph": False, "type": ["bw", "iops", "lat", "clat"],
+            "xlabel_segment_size": 1000, "xlabel_parent": 1, "xlabel_depth": 0}
+ds = jsonimport.import_json_dataset(settings, jsonimport.list_json_files(settings))
+rows = jsonparsing.parse_json_data(settings, ds)[0]["data"]
+picked = dataimport.filterLogFiles(settings, dataimport.list_fio_log_files(d))
+merged = dataimport.mergeDataSet(settings, dataimport.readLogDataFromFiles(settings, picked))
+print(json.dumps({
+    "types": [{k: type(v).__name__ for k, v in r.items()} for r in rows],
+    "values": [{k: r[k] for k in ("iops", "bw", "lat", "iodepth", "numjobs", "rw", "bs")} for r in rows],
+    "logs": sorted(os.path.basename(p["filename"]["filename"]) for p in picked),
+    "points": {m["type"]: len(m["data"][0]["read"]) for m in merged},
+}))
+"#;
+
+/// fio-plot (PyPI `fio-plot`, louwrentius/fio-plot): bench-fio runs
+/// `fio --output-format=json --output=FILE JOB` (bench_fio/benchlib/
+/// runfio.py run_fio) on a templated job file, treats any stderr as a
+/// failure (run_raw_command), and fio-plot then imports the JSON and the
+/// bw/iops/lat logs. Its real parser, run on ferrio's results beside
+/// fio's, gets the same rows with the same value types, the same log
+/// files and, per log type, as many points (within one).
+#[test]
+fn fio_plot_imports_ferrio_results_with_its_own_parser() {
+    let python = consumer_python();
+    let mut seen = Vec::new();
+    for bin in [fio(), ferrio()] {
+        let dir = Scratch::new("fio-plot");
+        let out_dir = dir.0.join("out");
+        std::fs::create_dir(&out_dir).unwrap();
+        dir.write("job.fio", FIO_PLOT_TEMPLATE);
+        let env: HashMap<String, String> = [
+            ("MODE", "randread"),
+            ("BLOCK_SIZE", "4k"),
+            ("IODEPTH", "1"),
+            ("NUMJOBS", "2"),
+            ("DIRECT", "0"),
+            ("INVALIDATE", "1"),
+            ("LOOPS", "1"),
+            ("SIZE", "64m"),
+            ("OUTPUT", &out_dir.to_string_lossy()),
+            ("LOGINTERVAL", "100"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let output = format!("--output={}/randread-1-2.json", out_dir.display());
+        let ran = run(
+            bin,
+            &["--output-format=json", &output, "job.fio"],
+            &dir.0,
+            &env,
+        );
+        assert_eq!(ran.code, 0, "{bin}: {}", ran.stderr);
+        assert_eq!(ran.stderr, "", "{bin}: bench-fio fails a run with stderr");
+        seen.push(python_json(
+            &python,
+            FIO_PLOT_DRIVER,
+            &[&out_dir.to_string_lossy()],
+            &dir.0,
+        ));
+    }
+    let (want, got) = (&seen[0], &seen[1]);
+    println!("fio: {want}\nferrio: {got}");
+    assert_eq!(got["types"], want["types"], "flat rows and value types");
+    assert_eq!(got["logs"], want["logs"], "log files picked");
+    for key in ["iodepth", "numjobs", "rw", "bs"] {
+        assert_eq!(got["values"][0][key], want["values"][0][key], "{key}");
+    }
+    for key in ["iops", "bw", "lat"] {
+        assert!(got["values"][0][key].as_f64().unwrap() > 0.0, "{key}");
+    }
+    let points = want["points"].as_object().unwrap();
+    assert_eq!(points.len(), 4);
+    for (kind, n) in points {
+        let (n, m) = (n.as_i64().unwrap(), got["points"][kind].as_i64().unwrap());
+        assert!(
+            n >= 5 && (n - m).abs() <= 1,
+            "{kind}: fio {n} points, ferrio {m}"
+        );
+    }
+}
+
+/// Runs a consumer's shell pipeline (grep, cut) on `text` as its stdin.
+fn pipeline(script: &str, text: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// dbench's fio.sh, as kubestr ships it (pkg/fio/fio.sh), runs fio with
+/// options only and scrapes fio's normal output with grep and cut: IOPS
+/// from the `read:`/`write:` line (`IOPS=[0-9k.]+`), bandwidth from the
+/// same line (`BW=[0-9GMKiBs/.]+`), mean latency from the ` lat ... avg=`
+/// line, sequential bandwidth from the group's `READ:`/`WRITE:` line
+/// (`(aggrb|bw)=`). The same pipelines, run on ferrio's output and on
+/// fio's for each of its job lines (scaled down), each find exactly one
+/// value, with the number-and-unit form fio's has.
+#[test]
+fn dbench_scraping_finds_each_value_in_ferrio_output() {
+    // (options after dbench's common ones, the pipeline applied).
+    let common = "--randrepeat=0 --verify=0 --ioengine=libaio --direct=1 --filename=fiotest --size=16M --time_based --ramp_time=200ms --runtime=1s";
+    let cases = [
+        (
+            "--gtod_reduce=1 --name=read_iops --bs=4K --iodepth=64 --readwrite=randread",
+            "grep -E 'read ?:'|grep -Eoi 'IOPS=[0-9k.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=write_iops --bs=4K --iodepth=64 --readwrite=randwrite",
+            "grep -E 'write:'|grep -Eoi 'IOPS=[0-9k.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=read_bw --bs=128K --iodepth=64 --readwrite=randread",
+            "grep -E 'read ?:'|grep -Eoi 'BW=[0-9GMKiBs/.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--name=read_latency --bs=4K --iodepth=4 --readwrite=randread",
+            "grep ' lat.*avg'|grep -Eoi 'avg=[0-9.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=write_seq --bs=1M --iodepth=16 --readwrite=write --thread --numjobs=4 --offset_increment=4M",
+            "grep -E 'WRITE:'|grep -Eoi '(aggrb|bw)=[0-9GMKiBs/.]+'|cut -d'=' -f2",
+        ),
+        (
+            "--gtod_reduce=1 --name=rw_mix --bs=4k --iodepth=64 --readwrite=randrw --rwmixread=75",
+            "grep -E 'write:'|grep -Eoi 'IOPS=[0-9k.]+'|cut -d'=' -f2",
+        ),
+    ];
+    // A number, then at most a unit made of the pattern's letters.
+    let form = |v: &str| {
+        let digits = v.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '/');
+        let unit = &v[digits.len()..];
+        (
+            digits.parse::<f64>().is_ok(),
+            unit.trim_end_matches(['k', 'K', 'M', 'G']).len(),
+        )
+    };
+    for (options, scrape) in cases {
+        let args: Vec<&str> = common.split(' ').chain(options.split(' ')).collect();
+        let mut found = Vec::new();
+        for bin in [fio(), ferrio()] {
+            let dir = Scratch::new("dbench");
+            let out = run(bin, &args, &dir.0, &HashMap::new());
+            assert_eq!(out.code, 0, "{bin} {options}: {}", out.stderr);
+            let value = pipeline(scrape, &out.stdout);
+            assert_eq!(
+                value.lines().count(),
+                1,
+                "{bin} {options}: {value:?}\n{}",
+                out.stdout
+            );
+            found.push(value);
+        }
+        println!("{options}: fio {} ferrio {}", found[0], found[1]);
+        assert_eq!(form(&found[1]), form(&found[0]), "{options}: {found:?}");
+        assert!(form(&found[1]).0, "{options}: {found:?}");
+    }
+}
+
+/// The Phoronix Test Suite's fio profile (ob-cache/test-profiles/pts/
+/// fio-2.1.0/results-definition.xml) takes the word after `bw=` on the
+/// line holding `: bw=` (the group line), stripped of `KiB/s` or `MiB/s`,
+/// and the word after `IOPS=` on the line holding `IOPS=`, stripped of
+/// `,` or `k,`: each must then be a number. A rate-limited job keeps the
+/// units fixed, so the same parser applies to both tools' output.
+#[test]
+fn phoronix_result_parser_reads_ferrio_output() {
+    let args = [
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=16m",
+        "--time_based",
+        "--runtime=1",
+        "--rate=2m",
+        "--name=pts",
+    ];
+    let after = |text: &str, hint: &str, key: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains(hint))
+            .filter_map(|l| {
+                let at = l.find(key)? + key.len();
+                Some(l[at..].split_whitespace().next().unwrap_or("").to_string())
+            })
+            .collect()
+    };
+    let numeric = |word: &str, strips: &[&str]| {
+        strips
+            .iter()
+            .find_map(|s| word.strip_suffix(s).and_then(|n| n.parse::<f64>().ok()))
+    };
+    let mut seen = Vec::new();
+    for bin in [fio(), ferrio()] {
+        let dir = Scratch::new("pts");
+        let out = run(bin, &args, &dir.0, &HashMap::new());
+        assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+        let bw = after(&out.stdout, ": bw=", "bw=");
+        let iops = after(&out.stdout, "IOPS=", "IOPS=");
+        assert_eq!((bw.len(), iops.len()), (1, 1), "{bin}: {}", out.stdout);
+        let bw_value = numeric(&bw[0], &["KiB/s", "MiB/s"]);
+        // The profile's IOPS parsers strip "," or "k," from the word.
+        let iops_value = numeric(&iops[0], &["k,", ","]);
+        println!(
+            "{bin}: bw {} -> {bw_value:?}, IOPS {} -> {iops_value:?}",
+            bw[0], iops[0]
+        );
+        assert!(bw_value.is_some_and(|v| v > 0.0), "{bin}: {}", bw[0]);
+        assert!(iops_value.is_some_and(|v| v > 0.0), "{bin}: {}", iops[0]);
+        seen.push((
+            bw[0]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .to_string(),
+            iops[0]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .to_string(),
+        ));
+    }
+    assert_eq!(seen[1], seen[0], "units after the numbers");
+}
+
+/// Go types with the field types of kubestr's pkg/fio/fio_types.go
+/// (FioResult, FioJobs, FioStats, FioNS, FioDiskUtil; its depth and
+/// latency-bucket structs are all float32 fields, written here as maps of
+/// float32), decoding stdin with encoding/json as kubestr's fio.go does
+/// (json.Unmarshal of fio's whole stdout). A number with a fraction or an
+/// exponent in an integer field, or one out of an int32's range, fails
+/// the decode, as it would fail kubestr.
+const KUBESTR_DECODER: &str = r#"package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+type ns struct {
+	Min    int64   `json:"min"`
+	Max    int64   `json:"max"`
+	Mean   float32 `json:"mean"`
+	StdDev float32 `json:"stddev"`
+	N      int64   `json:"N"`
+}
+
+type stats struct {
+	IOBytes     int64   `json:"io_bytes"`
+	IOKBytes    int64   `json:"io_kbytes"`
+	BWBytes     int64   `json:"bw_bytes"`
+	BW          int64   `json:"bw"`
+	Iops        float32 `json:"iops"`
+	Runtime     int64   `json:"runtime"`
+	TotalIos    int64   `json:"total_ios"`
+	ShortIos    int64   `json:"short_ios"`
+	DropIos     int64   `json:"drop_ios"`
+	SlatNs      ns      `json:"slat_ns"`
+	ClatNs      ns      `json:"clat_ns"`
+	LatNs       ns      `json:"lat_ns"`
+	BwMin       int64   `json:"bw_min"`
+	BwMax       int64   `json:"bw_max"`
+	BwAgg       float32 `json:"bw_agg"`
+	BwMean      float32 `json:"bw_mean"`
+	BwDev       float32 `json:"bw_dev"`
+	BwSamples   int32   `json:"bw_samples"`
+	IopsMin     int32   `json:"iops_min"`
+	IopsMax     int32   `json:"iops_max"`
+	IopsMean    float32 `json:"iops_mean"`
+	IopsStdDev  float32 `json:"iops_stddev"`
+	IopsSamples int32   `json:"iops_samples"`
+}
+
+type job struct {
+	JobName           string             `json:"jobname"`
+	GroupID           int                `json:"groupid"`
+	Error             int                `json:"error"`
+	Eta               int                `json:"eta"`
+	Elapsed           int                `json:"elapsed"`
+	JobOptions        map[string]string  `json:"job options"`
+	Read              stats              `json:"read"`
+	Write             stats              `json:"write"`
+	Trim              stats              `json:"trim"`
+	Sync              stats              `json:"sync"`
+	JobRuntime        int32              `json:"job_runtime"`
+	UsrCpu            float32            `json:"usr_cpu"`
+	SysCpu            float32            `json:"sys_cpu"`
+	Ctx               int32              `json:"ctx"`
+	MajF              int32              `json:"majf"`
+	MinF              int32              `json:"minf"`
+	IoDepthLevel      map[string]float32 `json:"iodepth_level"`
+	IoDepthSubmit     map[string]float32 `json:"iodepth_submit"`
+	IoDepthComplete   map[string]float32 `json:"iodepth_complete"`
+	LatencyNs         map[string]float32 `json:"latency_ns"`
+	LatencyUs         map[string]float32 `json:"latency_us"`
+	LatencyMs         map[string]float32 `json:"latency_ms"`
+	LatencyDepth      int32              `json:"latency_depth"`
+	LatencyTarget     int32              `json:"latency_target"`
+	LatencyPercentile float32            `json:"latency_percentile"`
+	LatencyWindow     int32              `json:"latency_window"`
+}
+
+type diskUtil struct {
+	Name        string  `json:"name"`
+	ReadIos     int64   `json:"read_ios"`
+	WriteIos    int64   `json:"write_ios"`
+	ReadMerges  int64   `json:"read_merges"`
+	WriteMerges int64   `json:"write_merges"`
+	ReadTicks   int64   `json:"read_ticks"`
+	WriteTicks  int64   `json:"write_ticks"`
+	InQueue     int64   `json:"in_queue"`
+	Util        float32 `json:"util"`
+}
+
+type result struct {
+	FioVersion    string            `json:"fio version"`
+	Timestamp     int64             `json:"timestamp"`
+	TimestampMS   int64             `json:"timestamp_ms"`
+	Time          string            `json:"time"`
+	GlobalOptions map[string]string `json:"global options"`
+	Jobs          []job             `json:"jobs"`
+	DiskUtil      []diskUtil        `json:"disk_util"`
+}
+
+func main() {
+	data, _ := io.ReadAll(os.Stdin)
+	var r result
+	if err := json.Unmarshal(data, &r); err != nil {
+		fmt.Println("decode error:", err)
+		os.Exit(1)
+	}
+	for _, j := range r.Jobs {
+		fmt.Printf("%s read bw=%d iops_min=%d total_ios=%d write bw=%d bw_max=%d total_ios=%d\n",
+			j.JobName, j.Read.BW, j.Read.IopsMin, j.Read.TotalIos, j.Write.BW, j.Write.BwMax, j.Write.TotalIos)
+	}
+}
+"#;
+
+/// kubestr (kastenhq/kubestr) runs `fio --directory DIR JOBFILE
+/// --output-format=json` (pkg/fio/fio.go), fails on any stderr, and
+/// decodes the whole stdout into the structs of pkg/fio/fio_types.go,
+/// whose bandwidths, sample counts, iops_min/max and CPU context counts
+/// are Go integers. A Go program with those field types (Go from Debian's
+/// golang-go, which scripts/test installs) decodes ferrio's document for
+/// kubestr's default job file (pkg/fio/fio_jobs.go testJob1, scaled
+/// down), as it decodes fio's, and reads the same jobs with non-zero
+/// figures.
+#[test]
+fn kubestr_go_structs_decode_ferrio_json() {
+    let build = Scratch::new("kubestr-go");
+    build.write("main.go", KUBESTR_DECODER);
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("go-cache");
+    let home = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let go = ["/usr/bin/go", "/usr/lib/go/bin/go"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("Go is needed for this test: apt-get install golang-go (scripts/test does)");
+    step(
+        go,
+        &["build", "-o", "decode", "main.go"],
+        &build.0,
+        &[
+            ("GOCACHE", &cache),
+            ("HOME", home),
+            ("GO111MODULE", Path::new("off")),
+        ],
+    );
+    // The decoder has teeth: a fractional bandwidth does not decode.
+    let strict = pipeline(
+        &build.0.join("decode").to_string_lossy(),
+        r#"{"jobs": [{"jobname": "j", "read": {"bw": 1.5}}]}"#,
+    );
+    assert!(strict.starts_with("decode error"), "{strict}");
+    let job = "[global]\nrandrepeat=0\nverify=0\nioengine=libaio\ndirect=1\ngtod_reduce=1\n\
+               [job1]\nname=read_iops\nbs=4K\niodepth=64\nsize=16M\nreadwrite=randread\ntime_based\nramp_time=200ms\nruntime=1s\n\
+               [job2]\nname=write_iops\nbs=4K\niodepth=64\nsize=16M\nreadwrite=randwrite\ntime_based\nramp_time=200ms\nruntime=1s\n";
+    let mut seen = Vec::new();
+    for bin in [fio(), ferrio()] {
+        let dir = Scratch::new("kubestr");
+        std::fs::create_dir(dir.0.join("volume")).unwrap();
+        dir.write("job.fio", job);
+        let out = run(
+            bin,
+            &["--directory", "volume", "job.fio", "--output-format=json"],
+            &dir.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+        assert_eq!(out.stderr, "", "{bin}: kubestr fails a run with stderr");
+        let decoded = pipeline(&build.0.join("decode").to_string_lossy(), &out.stdout);
+        println!("{bin}: {decoded}");
+        let lines: Vec<Vec<String>> = decoded
+            .lines()
+            .map(|l| l.split(' ').map(str::to_string).collect())
+            .collect();
+        assert_eq!(lines.len(), 2, "{bin}: {decoded}");
+        seen.push(lines);
+    }
+    // The same jobs, each with a read or write bandwidth and I/O count.
+    for (want, got) in seen[0].iter().zip(&seen[1]) {
+        assert_eq!(got[0], want[0]);
+        let nonzero =
+            |l: &[String]| -> Vec<bool> { l[2..].iter().map(|f| !f.ends_with("=0")).collect() };
+        assert_eq!(nonzero(got), nonzero(want), "{got:?} against {want:?}");
+    }
+}
+
+/// fio's fiologparser_hist.py (shipped by Debian's fio package as
+/// /usr/share/doc/fio/fiologparser_hist.py.gz; it needs numpy and pandas,
+/// from the consumers' venv) turns `write_hist_log` + `log_hist_msec`
+/// histogram logs into latency statistics per interval. Run on ferrio's
+/// log and on fio's for the same rate-limited job (2048 reads at 1000
+/// IOPS, a histogram every 100 ms), over one interval holding the whole
+/// run (per-second rows follow the machine's load too closely to
+/// compare), it prints the same columns, about as many samples (within
+/// 25%), and a median latency of the same order (within 4x of fio's),
+/// ordered min <= median <= 90% <= 95% <= 99% <= max.
+#[test]
+fn fiologparser_hist_reads_ferrio_histogram_logs() {
+    let python = consumer_python();
+    let job = "[h]\nioengine=psync\nrw=randread\nbs=4k\nsize=8m\nfilename=data\nrate_iops=1000\n\
+               write_hist_log=h\nlog_hist_msec=100\n";
+    let mut seen: Vec<(String, Vec<Vec<f64>>)> = Vec::new();
+    for bin in [fio(), ferrio()] {
+        let dir = Scratch::new("hist-parser");
+        dir.write("job.fio", job);
+        let out = run(
+            bin,
+            &["--output-format=json", "job.fio"],
+            &dir.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+        let script = std::fs::File::create(dir.0.join("fiologparser_hist.py")).unwrap();
+        let unpacked = Command::new("gzip")
+            .args(["-dc", "/usr/share/doc/fio/fiologparser_hist.py.gz"])
+            .stdout(script)
+            .status()
+            .expect("gzip");
+        assert!(
+            unpacked.success(),
+            "fio's fiologparser_hist.py.gz (Debian's fio package)"
+        );
+        let parsed = Command::new(&python)
+            .args([
+                "fiologparser_hist.py",
+                "--interval",
+                "60000",
+                "h_clat_hist.1.log",
+            ])
+            .current_dir(&dir.0)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&parsed.stdout).into_owned();
+        assert!(
+            parsed.status.success(),
+            "{bin}: {text}{}",
+            String::from_utf8_lossy(&parsed.stderr)
+        );
+        println!("{bin}:\n{text}");
+        let mut lines = text.lines();
+        let header = lines.next().unwrap_or_default().to_string();
+        let rows: Vec<Vec<f64>> = lines
+            .map(|l| l.split(',').map(|v| v.trim().parse().unwrap()).collect())
+            .collect();
+        assert!(!rows.is_empty(), "{bin}: no rows");
+        for row in &rows {
+            // end-time, samples, min, avg, median, 90%, 95%, 99%, max
+            let ordered = [row[2], row[4], row[5], row[6], row[7], row[8]];
+            assert!(ordered.windows(2).all(|w| w[0] <= w[1]), "{bin}: {row:?}");
+        }
+        seen.push((header, rows));
+    }
+    let ((want_header, want), (got_header, got)) = (&seen[0], &seen[1]);
+    assert_eq!(got_header, want_header, "columns");
+    assert_eq!((want.len(), got.len()), (1, 1), "one interval each");
+    for (w, g) in want.iter().zip(got) {
+        assert!(
+            (g[1] - w[1]).abs() <= w[1] * 0.25,
+            "samples: fio {w:?}, ferrio {g:?}"
+        );
+        let ratio = g[4] / w[4];
+        assert!(
+            (0.25..=4.0).contains(&ratio),
+            "median: fio {w:?}, ferrio {g:?}"
+        );
+    }
 }

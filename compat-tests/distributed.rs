@@ -255,6 +255,63 @@ fn fio_client_document(dir: &Path) -> Value {
     serde_json::from_str(&out.stdout[start..]).unwrap()
 }
 
+/// Every total_ios and every percentile (clat, lat, and ferrio's own) of
+/// each client entry, by direction, as (path, value) pairs.
+fn counts_and_percentiles(doc: &Value) -> Vec<(String, Value)> {
+    let mut found = Vec::new();
+    for (n, entry) in doc["client_stats"].as_array().unwrap().iter().enumerate() {
+        let name = format!("{n}:{}", entry["jobname"]);
+        for dir in ["read", "write", "trim"] {
+            let d = &entry[dir];
+            found.push((format!("{name}.{dir}.total_ios"), d["total_ios"].clone()));
+            for kind in ["slat_ns", "clat_ns", "lat_ns"] {
+                if let Some(Value::Object(p)) = d[kind].get("percentile") {
+                    for (k, v) in p {
+                        found.push((format!("{name}.{dir}.{kind}.{k}"), v.clone()));
+                    }
+                }
+            }
+        }
+        found.push((
+            format!("{name}.ferrio"),
+            entry["ferrio"]["percentiles"].clone(),
+        ));
+    }
+    found
+}
+
+/// A merged document merges again: merge(merge(a, b), c) has the entries
+/// of merge(a, b, c), with the same total_ios and every percentile, the
+/// `All clients` of the first merge being left out rather than counted
+/// twice.
+#[test]
+fn merging_merged_results_equals_merging_all_at_once() {
+    let scratch = Scratch::new("remerge");
+    let dir = &scratch.0;
+    scratch.write("job.fio", RANKED_JOB);
+    ranked_instances(dir, "OMPI_COMM_WORLD_RANK", 3, &[]);
+    let all = merge(dir, &["rank0.json", "rank1.json", "rank2.json"]);
+    let first = merge(dir, &["rank0.json", "rank1.json"]);
+    std::fs::rename(dir.join("merged.json"), dir.join("ab.json")).unwrap();
+    assert_eq!(first["client_stats"].as_array().unwrap().len(), 3);
+    let again = merge(dir, &["ab.json", "rank2.json"]);
+    let (want, got) = (counts_and_percentiles(&all), counts_and_percentiles(&again));
+    assert_eq!(got.len(), want.len());
+    assert!(
+        want.iter()
+            .any(|(k, _)| k.contains("All clients") && k.contains("clat_ns.99"))
+    );
+    assert_eq!(got, want);
+    assert_eq!(
+        again["client_stats"], all["client_stats"],
+        "every member of every entry"
+    );
+    // Twice merged: still the same.
+    std::fs::rename(dir.join("merged.json"), dir.join("abc.json")).unwrap();
+    let thrice = merge(dir, &["abc.json"]);
+    assert_eq!(thrice["client_stats"], all["client_stats"]);
+}
+
 /// The merged document has the members of fio's client-mode document, in
 /// the same order, at the top, in each client's entry and in `All
 /// clients` (whose percentiles ferrio adds: fio's has none).

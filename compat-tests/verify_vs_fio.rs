@@ -10,6 +10,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use common::{Outcome, Scratch, ferrio, fio, json, run};
+use serde_json::Value;
 
 /// Runs `job` with a tool, JSON output, in `dir`.
 fn run_job(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
@@ -93,13 +94,14 @@ fn data_written_by_either_tool_checks_out_in_the_other() {
     }
 }
 
-/// stderr with fio's source location and the pid masked.
+/// stderr with fio's source location (`file:io_u.c:N, `, which ferrio
+/// does not print) and the pid masked.
 fn messages(out: &Outcome) -> Vec<String> {
     out.stderr
         .lines()
         .filter(|l| !l.starts_with("ferrio: "))
         .map(|l| {
-            let l = match l.find("file:io_u.c:") {
+            let l = match l.find("/file:").map(|at| at + 1) {
                 Some(at) => {
                     let end = at + l[at..].find(", ").map_or(0, |e| e + 2);
                     format!("{}{}", &l[..at], &l[end..])
@@ -322,5 +324,148 @@ fn a_job_that_only_reads_checks_every_block_it_reads() {
                 assert_eq!(gd["jobs"][0]["read"]["total_ios"], 64, "{label}");
             }
         }
+    }
+}
+
+/// The dump files a check left in `dir`, by name, with their bytes.
+fn dumps(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            ["received", "expected", "hdr_fail"]
+                .iter()
+                .any(|k| name.ends_with(&format!(".{k}")))
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// verify_dump=1: on each failure fio saves the interval read and the one
+/// expected (regenerated from the seed the header holds), or the interval
+/// with a bad header, as `<file>.<offset>.<kind>`, and says so on stderr.
+/// Both tools check the same fio-written, corrupted data in their own
+/// directory (and once with --aux-path): same lines, same files, same
+/// bytes, apart from the expected copy's header fields that record the
+/// checking I/O (time, write number) and the header CRC over them.
+#[test]
+fn verify_dump_saves_fios_files() {
+    let cases: Vec<(&str, Corruption)> = vec![
+        (
+            "verify=crc32c",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        ("verify=md5", Box::new(|p| overwrite(p, 16384, b"ZZ"))),
+        (
+            "verify=crc32c;verify_interval=1k",
+            Box::new(|p| {
+                overwrite(p, 8192 + 100, b"XXXX");
+                overwrite(p, 8192 + 1024 + 100, b"YY");
+                overwrite(p, 16384, b"ZZ");
+            }),
+        ),
+        (
+            "verify_pattern=0xfeed\"ab\"%o",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        (
+            "verify=pattern;verify_pattern=0xfeed",
+            Box::new(|p| overwrite(p, 4096 + 77, b"X")),
+        ),
+    ];
+    for (options, corrupt) in &cases {
+        for aux in [false, true] {
+            let label = format!("{options}, aux-path: {aux}");
+            let written = Scratch::new("verify-dump");
+            let wrote = run_job(fio(), &written, "w.fio", &job(options, "do_verify=0"));
+            assert_eq!(wrote.code, 0, "{label}: {}", wrote.stderr);
+            corrupt(&written.0.join("data"));
+            let mut seen = Vec::new();
+            for tool in [fio(), ferrio()] {
+                let dir = Scratch::new("verify-dump-check");
+                std::fs::copy(written.0.join("data"), dir.0.join("data")).unwrap();
+                let check = job(options, "verify_only=1\nverify_dump=1");
+                dir.write("c.fio", &check);
+                let aux_dir = dir.0.join("aux");
+                std::fs::create_dir(&aux_dir).unwrap();
+                let mut args = vec!["--output-format=json", "c.fio"];
+                if aux {
+                    args.push("--aux-path=aux");
+                }
+                let out = run(tool, &args, &dir.0, &HashMap::new());
+                assert_ne!(out.code, 0, "{label}: {tool} should fail");
+                let files = dumps(if aux { &aux_dir } else { &dir.0 });
+                assert!(!files.is_empty(), "{label}: {tool} dumped nothing");
+                seen.push((messages(&out), files));
+            }
+            let ((want_lines, want), (got_lines, got)) = (&seen[0], &seen[1]);
+            assert_eq!(got_lines, want_lines, "{label}: stderr");
+            let names = |f: &[(String, Vec<u8>)]| f.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+            assert_eq!(names(got), names(want), "{label}: dump files");
+            let headed = !options.contains("verify=pattern");
+            for ((name, w), (_, g)) in want.iter().zip(got) {
+                assert_eq!(g.len(), w.len(), "{label}: {name} length");
+                let recorded =
+                    |i: usize| headed && name.ends_with(".expected") && (24..40).contains(&i);
+                let differ: Vec<usize> = (0..w.len())
+                    .filter(|&i| w[i] != g[i] && !recorded(i))
+                    .collect();
+                assert!(differ.is_empty(), "{label}: {name} differs at {differ:?}");
+            }
+        }
+    }
+}
+
+/// What each tool prints before its JSON document, and the jobs' errors.
+fn before_json_and_errors(out: &Outcome) -> (String, Vec<Value>) {
+    let start = out.stdout.find('{').expect("a JSON document");
+    let doc: Value = serde_json::from_str(&out.stdout[start..]).expect("JSON after the notices");
+    let errors = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["error"].clone())
+        .collect();
+    (out.stdout[..start].to_string(), errors)
+}
+
+/// fio warns on its output, once per job as written, when clones of a
+/// verifying writer share files (a named file, or a filename_format
+/// that does not tell clones apart), and not otherwise. A verifying job
+/// whose file cannot be set up (a missing file without size=) fails at
+/// setup in fio before any I/O, so even a verify setup ferrio does not run
+/// yet (loops=2) gets fio's setup error, not a refusal
+/// (fio-examples/cross-stripe-verify.fio on a machine without its NVMe).
+#[test]
+fn verifying_clones_warning_and_setup_failure_come_as_in_fio() {
+    let cases = [
+        "filename=data\nsize=64k",
+        "size=64k",
+        "size=64k\nfilename_format=$jobname.$filenum",
+        "filename=data\nsize=64k\ndo_verify=0",
+        "filename=missing/nvme0n1\nloops=2\nverify_backlog=1\nverify_dump=1\nio_size=1m",
+    ];
+    for case in cases {
+        let text =
+            format!("[v]\nioengine=psync\nbs=4k\nrw=write\nverify=crc32c\nnumjobs=2\n{case}\n");
+        let mut seen = Vec::new();
+        for tool in [fio(), ferrio()] {
+            let dir = Scratch::new("verify-clones");
+            dir.write("v.fio", &text);
+            let out = run(
+                tool,
+                &["--output-format=json", "v.fio"],
+                &dir.0,
+                &HashMap::new(),
+            );
+            seen.push((out.code, before_json_and_errors(&out), messages(&out)));
+        }
+        assert_eq!(seen[1], seen[0], "{case}");
     }
 }

@@ -71,10 +71,16 @@ fn formats(args: &Args) -> Formats {
 /// Runs every job of the plan (each checked before any I/O) and reports.
 pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let started = Instant::now();
-    let jobs = crate::run::prepare(plan, args.has("readonly")).map_err(|refusal| {
+    let mut jobs = crate::run::prepare(plan, args.has("readonly")).map_err(|refusal| {
         eprintln!("ferrio: {}", refusal.0);
         1
     })?;
+    // fio writes verify_dump's files under --aux-path when one is given.
+    if let Some(dir) = args.flag("aux-path").flatten() {
+        for spec in jobs.iter_mut().filter_map(|j| j.verify.as_mut()) {
+            std::sync::Arc::make_mut(spec).dump_dir = Some(dir.into());
+        }
+    }
     let formats = formats(args);
     let terse_version = match args.flag("terse-version").flatten() {
         Some(v) => v.parse().unwrap_or(3),
@@ -90,6 +96,9 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         1
     })?;
     let mut sink = Sink::open(args)?;
+    for info in jobs.iter().flat_map(|j| &j.info) {
+        sink.say(&format!("{info}\n"));
+    }
     if formats.normal {
         let specs: Vec<&JobSpec> = plan.jobs().collect();
         sink.say(&headers(&specs, &jobs));

@@ -11,6 +11,12 @@
 //! of one run whose histogram holds every sample (fio's own `All clients`
 //! has no percentiles; ferrio's has them). fio has no port here: `port`
 //! carries the instance's rank.
+//!
+//! A merged document is itself an input: its client entries are the jobs
+//! it was made of (each still carrying its state, and its elapsed time
+//! under `ferrio`, as fio's client entries have none), and its `All
+//! clients` entry, being their sum, is left out; so merging merged results
+//! equals merging all their jobs at once.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -85,10 +91,18 @@ fn read(path: &str) -> Result<Input, String> {
     let doc: Value = serde_json::from_str(&text).map_err(|e| {
         format!("{path}: not a JSON document ({e}); run each instance with --output-format=json")
     })?;
-    let jobs = doc
-        .get("jobs")
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("{path}: no \"jobs\" array; expected the JSON of one ferrio run"))?;
+    let jobs = match (doc.get("jobs"), doc.get("client_stats")) {
+        (Some(Value::Array(jobs)), _) => &jobs[..],
+        (None, Some(Value::Array(clients))) => match clients.split_last() {
+            Some((last, rest)) if !rest.is_empty() && last["jobname"] == ALL_CLIENTS => rest,
+            _ => &clients[..],
+        },
+        _ => {
+            return Err(format!(
+                "{path}: no \"jobs\" array; expected the JSON of one ferrio run or of ferrio merge"
+            ));
+        }
+    };
     let jobs = jobs
         .iter()
         .map(|j| {
@@ -130,7 +144,14 @@ fn document(inputs: &[Input]) -> Obj {
     let mut clients = Vec::new();
     let mut last_client = (String::new(), 0);
     for (doc, _, _) in inputs.iter().flat_map(|i| &i.jobs) {
-        let Json::Obj(mut entry) = to_json(doc) else {
+        // The elapsed time fio's entry leaves out is kept for a later merge.
+        let mut kept = doc.clone();
+        if let (Some(elapsed), Some(Value::Object(own))) =
+            (doc.get("elapsed").cloned(), kept.get_mut("ferrio"))
+        {
+            own.insert("elapsed".to_string(), elapsed);
+        }
+        let Json::Obj(mut entry) = to_json(&kept) else {
             continue;
         };
         last_client = client_of(doc);
@@ -156,6 +177,16 @@ fn document(inputs: &[Input]) -> Obj {
         .collect();
     root.arr("disk_util", disks);
     root
+}
+
+/// The name of the entry that sums every client.
+const ALL_CLIENTS: &str = "All clients";
+
+/// A job's elapsed seconds: its own, or as kept in a merged entry.
+fn elapsed(job: &Value) -> Option<u64> {
+    job.get("elapsed")
+        .or_else(|| job.pointer("/ferrio/elapsed"))?
+        .as_u64()
 }
 
 /// What a job's JSON has that fio's client mode leaves out.
@@ -187,7 +218,7 @@ fn all_clients(inputs: &[Input]) -> Obj {
             *mine += theirs;
         }
     }
-    merged.name = "All clients".to_string();
+    merged.name = ALL_CLIENTS.to_string();
     // fio's summed record carries no error and no latency target of its
     // own (so no latency_depth and latency_target members).
     merged.error = None;
@@ -195,9 +226,8 @@ fn all_clients(inputs: &[Input]) -> Obj {
     merged.latency_depth = 0;
     let elapsed = inputs
         .iter()
-        .filter_map(|i| i.doc.get("jobs")?.as_array())
-        .flatten()
-        .filter_map(|j| j.get("elapsed")?.as_u64())
+        .flat_map(|i| &i.jobs)
+        .filter_map(|(j, _, _)| elapsed(j))
         .max()
         .unwrap_or(0);
     let group = merged.group as usize;

@@ -785,7 +785,8 @@ pub static OPTIONS: &[OptDef] = &[
         "On a mismatch, save the expected and read blocks to files",
     )
     .def("0")
-    .parent("verify"),
+    .parent("verify")
+    .runs(),
     OptDef::new(
         "verify_async",
         Int,

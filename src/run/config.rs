@@ -79,6 +79,9 @@ pub struct JobConfig {
     pub group_reporting: bool,
     /// What fio says on stderr while setting the job up.
     pub notices: Vec<String>,
+    /// What fio says on its output (stdout or --output) while reading the
+    /// job, before any report.
+    pub info: Vec<String>,
     /// Pause after every `think_blocks` I/Os: spin this long, then sleep.
     pub think_spin: Duration,
     pub think_sleep: Duration,
@@ -655,7 +658,13 @@ impl JobConfig {
             ),
             _ => None,
         };
-        let verify = verify_spec(job, &pattern, &bs, cfg_time_based(job))?;
+        // A job that fails its file setup does no I/O, so verify settings
+        // ferrio cannot run yet are never reached: fio reports the setup
+        // error, and so does ferrio, instead of refusing the job.
+        let verify = match verify_spec(job, &pattern, &bs, cfg_time_based(job)) {
+            Err(_) if setup_failure.is_some() => None,
+            other => other?,
+        };
         // fio's file engines fake their I/O, so its verify passes without
         // looking, after timing each file's operation once more, and the
         // engines without data have nothing to check; ferrio models
@@ -833,6 +842,7 @@ impl JobConfig {
                 .map(|_| "fio: Any use of blockalign= turns off randommap".to_string())
                 .into_iter()
                 .collect(),
+            info: shared_verify_warning(job, &pattern).into_iter().collect(),
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
             think_blocks,
@@ -1496,6 +1506,36 @@ pub fn make_filename(format: &str, job: &str, jobnum: u32, filenum: u64) -> Stri
     name
 }
 
+/// fio's warning (init.c, once for the job as written) that clones of a
+/// verifying writer share their files, so one may overwrite what another
+/// will check: unless each clone gets its own files by name.
+fn shared_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
+    // As verify_spec reads them: verify_pattern alone verifies too.
+    let verifies = match job.setting("verify").map(|s| &s.value) {
+        Some(Value::Word { word: "0", .. }) => false,
+        Some(_) => true,
+        None => job.setting("verify_pattern").is_some(),
+    };
+    let own_files = job.setting("filename").is_none()
+        && job.flag("unique_filename")
+        && match job.value("filename_format") {
+            Some(Value::Text(f)) => ["$jobname", "$jobnum", "$filenum"]
+                .iter()
+                .all(|k| f.contains(k)),
+            _ => false,
+        };
+    let warn = verifies
+        && rw.write
+        && job.flag("do_verify")
+        && job.subjob == 0
+        && job.num("numjobs").unwrap_or(1) > 1
+        && !own_files;
+    warn.then(|| {
+        "fio: multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures."
+            .to_string()
+    })
+}
+
 fn cfg_time_based(job: &JobSpec) -> bool {
     job.flag("time_based")
 }
@@ -1587,6 +1627,8 @@ fn verify_spec(
         // A job that only reads cannot know which write a block holds.
         check_numberio: rw.write && min_w == max_w && !time_based && !only,
         thread: job.number as u16,
+        dump: job.flag("verify_dump"),
+        dump_dir: None,
     }))
 }
 

@@ -581,6 +581,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         other
                     };
                     let waited = wait_until(due(dir), deadline, stop);
+                    // The I/O starts after the wait: its latency must not
+                    // include it (fio sleeps before taking the I/O's time).
                     clock = clock::now();
                     if !waited {
                         continue;

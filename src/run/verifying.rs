@@ -47,7 +47,7 @@ impl<'a> Verifying<'a> {
     pub fn stamp(&mut self, buf: &mut [u8], file: usize, offset: u64, numberio: u64) -> usize {
         let numberio = numberio as u16;
         if !self.spec.only {
-            let now = wall_clock();
+            let now = crate::verify::now();
             let seed = self.seeds.next_u64();
             self.spec
                 .fill(buf, offset, seed, numberio, now, &mut self.scratch);
@@ -127,12 +127,4 @@ impl<'a> Verifying<'a> {
                 eprintln!("{text}")
             })
     }
-}
-
-/// The wall-clock time stored in headers (fio stores the I/O's start).
-fn wall_clock() -> (u32, u32) {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    (now.as_secs() as u32, now.subsec_nanos())
 }

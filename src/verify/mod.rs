@@ -10,6 +10,7 @@
 //! for jobs that verify.
 
 pub mod checksum;
+mod dump;
 pub mod pattern;
 
 use checksum::Checksum;
@@ -84,6 +85,11 @@ pub struct VerifySpec {
     pub check_numberio: bool,
     /// The job's number, stored in each header.
     pub thread: u16,
+    /// Save a failing interval, read and expected, to files (verify_dump).
+    pub dump: bool,
+    /// Where those files go (fio's `--aux-path`); the working directory
+    /// when unset.
+    pub dump_dir: Option<std::path::PathBuf>,
 }
 
 /// What a written block was stamped with, kept for its read-back.
@@ -127,12 +133,29 @@ impl VerifySpec {
         now: (u32, u32),
         scratch: &mut Vec<u8>,
     ) {
+        self.fill_as(buf, offset, seed, numberio, now, scratch, true);
+    }
+
+    /// `fill`, with the headers moved to `verify_offset` or, for the
+    /// expected copy of a dump, left where fio regenerates them (at the
+    /// start of each interval, as a read block is once swapped back).
+    #[allow(clippy::too_many_arguments)]
+    fn fill_as(
+        &self,
+        buf: &mut [u8],
+        offset: u64,
+        seed: u64,
+        numberio: u16,
+        now: (u32, u32),
+        scratch: &mut Vec<u8>,
+        swap: bool,
+    ) {
         match &self.pattern {
             Some(p) => {
                 p.for_block(offset, scratch);
                 pattern::repeat_into(scratch, buf);
             }
-            None => crate::run::layout::fill_random(buf, &mut crate::run::offsets::Rng::new(seed)),
+            None => fill_from_seed(buf, seed),
         }
         let size = self.method.header_size();
         if size == 0 {
@@ -159,7 +182,7 @@ impl VerifySpec {
                 let (head, data) = chunk.split_at_mut(size);
                 c.fill(data, &mut head[HEADER_LEN..]);
             }
-            if self.header_at > 0 && self.header_at + size <= chunk.len() {
+            if swap && self.header_at > 0 && self.header_at + size <= chunk.len() {
                 swap_header(chunk, self.header_at, size);
             }
         }
@@ -205,7 +228,12 @@ impl VerifySpec {
                 if let Err(what) =
                     check_header(chunk, step as u32, wanted_offset, block.offset, numberio)
                 {
-                    return Err(format!("{what}{whereabouts}"));
+                    let mut text = format!("{what}{whereabouts}");
+                    if self.dump {
+                        text.push('\n');
+                        text.push_str(&self.save(block.file_name, at, "hdr_fail", chunk));
+                    }
+                    return Err(text);
                 }
             }
             // fio reports a failure with the length and type the header
@@ -226,12 +254,6 @@ impl VerifySpec {
                     block.file_name, block.offset, flags
                 ));
                 text.push_str(&crcs);
-                let given = u32::from(self.method.number());
-                if media_type != given {
-                    text.push_str(&format!(
-                        "\nfio: verify type mismatch ({media_type} media, {given} given)"
-                    ));
-                }
                 text
             };
             outcome = match self.method {
@@ -264,8 +286,62 @@ impl VerifySpec {
                 }
                 Method::Null => Ok(()),
             };
+            if let Err(text) = &mut outcome {
+                if self.dump {
+                    self.dump_interval(text, chunk, n, block, block_len);
+                }
+                let given = u32::from(self.method.number());
+                if media_type != given {
+                    text.push_str(&format!(
+                        "\nfio: verify type mismatch ({media_type} media, {given} given)"
+                    ));
+                }
+            }
         }
         outcome
+    }
+
+    /// verify_dump for a bad interval `n` (`chunk`, as read): saves it and
+    /// the interval regenerated from the random seed its header holds, as
+    /// fio does, and adds fio's lines about both to `text`. Without a
+    /// header (verify=pattern) fio treats the whole block as the interval.
+    fn dump_interval(
+        &self,
+        text: &mut String,
+        chunk: &[u8],
+        n: usize,
+        block: &Block<'_>,
+        block_len: usize,
+    ) {
+        let headed = self.method.header_size() > 0;
+        let seed = match chunk.get(8..16) {
+            Some(b) if headed => u64::from_le_bytes(b.try_into().unwrap_or_default()),
+            _ => 0,
+        };
+        let at = block.offset + (n * chunk.len()) as u64;
+        text.push('\n');
+        text.push_str(&self.save(block.file_name, at, "received", chunk));
+        // The whole block is regenerated, as the interval's bytes depend
+        // on where it sits in the block's random or pattern stream.
+        let mut want = vec![0u8; block_len];
+        let mut pattern = Vec::new();
+        self.fill_as(
+            &mut want,
+            block.offset,
+            seed,
+            block.numberio,
+            now(),
+            &mut pattern,
+            false,
+        );
+        let from = (n * chunk.len()).min(block_len);
+        let to = (from + chunk.len()).min(block_len);
+        text.push('\n');
+        text.push_str(&self.save(block.file_name, at, "expected", &want[from..to]));
+    }
+
+    fn save(&self, file_name: &str, at: u64, kind: &str, bytes: &[u8]) -> String {
+        dump::save(self.dump_dir.as_deref(), file_name, at, kind, bytes)
     }
 
     /// Compares the part of an interval after its header with the pattern,
@@ -295,6 +371,37 @@ impl VerifySpec {
     }
 }
 
+/// fio's 64-bit golden-ratio multiplier (its __hash_u64).
+const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
+/// The seed streams fio's Debian build interleaves (CONFIG_SEED_BUCKETS).
+const SEED_BUCKETS: usize = 4;
+/// The multipliers that start each stream from the header's seed.
+const BUCKET_PRIMES: [u64; SEED_BUCKETS] = [1, 2, 3, 5];
+
+/// The random data fio writes behind verify headers for a seed (its
+/// __fill_random_buf): interleaved multiplicative streams, one word per
+/// stream in turn, the tail from the first stream. Using fio's stream
+/// makes a block's data a function of the seed its header stores, so a
+/// dump's expected copy can be regenerated from the header, whichever
+/// program wrote the block.
+fn fill_from_seed(buf: &mut [u8], seed: u64) {
+    let mut streams = BUCKET_PRIMES.map(|p| seed.wrapping_mul(p));
+    let whole = buf.len() / (8 * SEED_BUCKETS) * (8 * SEED_BUCKETS);
+    let (head, tail) = buf.split_at_mut(whole);
+    for group in head.chunks_exact_mut(8 * SEED_BUCKETS) {
+        for (word, s) in group.chunks_exact_mut(8).zip(streams.iter_mut()) {
+            word.copy_from_slice(&s.to_ne_bytes());
+            *s = s.wrapping_mul(GOLDEN_RATIO_64);
+        }
+    }
+    let mut s = streams[0];
+    for word in tail.chunks_mut(8) {
+        let n = word.len();
+        word.copy_from_slice(&s.to_ne_bytes()[..n]);
+        s = s.wrapping_mul(GOLDEN_RATIO_64);
+    }
+}
+
 /// Moves the header to (or back from) `at` in its interval.
 fn swap_header(chunk: &mut [u8], at: usize, size: usize) {
     let (head, rest) = chunk.split_at_mut(at);
@@ -307,6 +414,14 @@ fn swap_header(chunk: &mut [u8], at: usize, size: usize) {
         chunk[..size].copy_from_slice(&second);
         chunk[at..at + size].copy_from_slice(&first);
     }
+}
+
+/// The wall-clock time stored in headers (fio stores the I/O's start).
+pub fn now() -> (u32, u32) {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (t.as_secs() as u32, t.subsec_nanos())
 }
 
 fn hex(bytes: &[u8]) -> String {
