@@ -878,13 +878,15 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Logging,
         "Record every I/O the job issues to this file, for replay",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "read_iolog",
         Text(&[]),
         Io,
         "Replay the I/O recorded in this iolog or blktrace file",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "read_iolog_chunked",
         Bool,
@@ -892,7 +894,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Read the replay file in pieces instead of loading it whole",
     )
     .def("0")
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_no_stall",
         Bool,
@@ -900,14 +903,16 @@ pub static OPTIONS: &[OptDef] = &[
         "Replay as fast as possible instead of keeping recorded timing",
     )
     .def("0")
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_redirect",
         Text(&[]),
         Io,
         "Send all replayed I/O to this device, whatever the trace says",
     )
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_scale",
         Int,
@@ -915,7 +920,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Divide replayed offsets by this factor",
     )
     .def("1")
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_align",
         Int,
@@ -923,7 +929,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Round replayed offsets down to this power-of-two boundary",
     )
     .pow2()
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_time_scale",
         Int,
@@ -932,14 +939,16 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100")
     .min(1)
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_skip",
         Choice(&[]),
         Io,
         "I/O types left out of the replay: read, write, trim, sync",
     )
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "merge_blktrace_file",
         Text(&[]),

@@ -195,6 +195,12 @@ pub struct JobConfig {
     pub fill_device: bool,
     /// At most this many files in use at once (openfiles; 0: all).
     pub open_files: usize,
+    /// write_iolog: where the job records its I/O (unset when the job
+    /// replays a log, as in fio).
+    pub write_iolog: Option<PathBuf>,
+    /// read_iolog: the parsed log the job replays in place of its own
+    /// pattern; its files are `paths`.
+    pub replay: Option<Arc<super::replay::ReplayLog>>,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -388,7 +394,18 @@ impl JobConfig {
                 engine::ENGINES.join(", ")
             )));
         }
-        let pattern = pattern(job)?;
+        let replay = replay_log(job, readonly)?;
+        // A replayed log decides the directions (and has no pattern).
+        let pattern = match &replay {
+            Some(log) => Pattern {
+                read: log.reads,
+                write: log.writes,
+                trim: log.trims,
+                trimwrite: false,
+                random: false,
+            },
+            None => pattern(job)?,
+        };
         if matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
             return Err(Refusal(format!(
                 "job '{}': zonemode=zbd (zoned block devices) is not run by ferrio yet",
@@ -418,7 +435,9 @@ impl JobConfig {
         let bs = block_sizes(job)?;
         let named = job.filenames();
         let rbd = job.engine == "rbd";
-        let paths: Vec<PathBuf> = if named.is_empty() && rbd {
+        let paths: Vec<PathBuf> = if let Some(log) = &replay {
+            log.files.clone()
+        } else if named.is_empty() && rbd {
             // fio names an rbd job's one file after the engine.
             vec![PathBuf::from("rbd")]
         } else if named.is_empty() {
@@ -557,6 +576,8 @@ impl JobConfig {
         };
         // fio sets such a job up, fails it, and reports it with the rest.
         let setup_failure = match image {
+            // The log sizes a replay: fio checks no size for it.
+            _ if replay.is_some() => None,
             Some(Err(e)) => Some(JobError {
                 errno: e.errno(),
                 func: "rbd setup".to_string(),
@@ -569,7 +590,9 @@ impl JobConfig {
             }),
         };
         let used = [pattern.read, pattern.write, pattern.trim];
-        if let Some(dir) = (0..3).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
+        if let Some(dir) =
+            (0..3).find(|&d| replay.is_none() && size > 0 && used[d] && bs[d].min() > size)
+        {
             return Err(Refusal(format!(
                 "job '{}': size {} is smaller than the {} block size {}",
                 job.name,
@@ -597,6 +620,11 @@ impl JobConfig {
             .max(1)
             .saturating_mul(if pattern.trimwrite { 2 } else { 1 });
         let io_bytes = pass_bytes.saturating_mul(loops);
+        // A replay goes on until its log is done; its size is the log's.
+        let (pass_bytes, io_bytes) = match &replay {
+            Some(log) => (u64::MAX, log.bytes),
+            None => (pass_bytes, io_bytes),
+        };
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
                 // A range: each job picks its own delay within it.
@@ -616,6 +644,12 @@ impl JobConfig {
             _ => None,
         };
         let verify = verify_spec(job, &pattern, &bs, cfg_time_based(job))?;
+        if replay.is_some() && verify.is_some() {
+            return Err(Refusal(format!(
+                "job '{}': verify with read_iolog is not run by ferrio yet",
+                job.name
+            )));
+        }
         let buffers = if buffer_pattern.is_some() {
             // fio turns scrambling and zeroing off, and refills only for
             // jobs that read.
@@ -841,6 +875,12 @@ impl JobConfig {
             create_on_open: job.flag("create_on_open"),
             fill_device,
             open_files: job.num("openfiles").unwrap_or(0) as usize,
+            // fio: "read iolog overrides write_iolog".
+            write_iolog: match job.value("write_iolog") {
+                Some(Value::Text(t)) if replay.is_none() => Some(PathBuf::from(t)),
+                _ => None,
+            },
+            replay,
             create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
             verify: verify.map(Arc::new),
             buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
@@ -857,6 +897,39 @@ impl JobConfig {
 }
 
 /// fio's engine options, as set for the job.
+/// read_iolog: the log this job (or clone) replays, parsed with the
+/// replay options.
+fn replay_log(
+    job: &JobSpec,
+    readonly: bool,
+) -> Result<Option<Arc<super::replay::ReplayLog>>, Refusal> {
+    use super::replay::{ReplayOptions, load, log_for_clone};
+    let Some(Value::Text(list)) = job.value("read_iolog") else {
+        return Ok(None);
+    };
+    let opts = ReplayOptions {
+        redirect: match job.value("replay_redirect") {
+            Some(Value::Text(t)) => Some(PathBuf::from(t)),
+            _ => None,
+        },
+        scale: job.num("replay_scale").unwrap_or(1),
+        align: job.num("replay_align").unwrap_or(0),
+        no_stall: job.flag("replay_no_stall"),
+        time_scale: job.num("replay_time_scale").unwrap_or(100).max(1),
+        readonly,
+    };
+    let path = log_for_clone(list, job.subjob);
+    if path == "-" {
+        return Err(Refusal(format!(
+            "job '{}': read_iolog=- (a log on standard input) is not run by ferrio yet",
+            job.name
+        )));
+    }
+    load(std::path::Path::new(path), &job.name, &opts)
+        .map(|log| Some(Arc::new(log)))
+        .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))
+}
+
 fn engine_options(job: &JobSpec) -> EngineOptions {
     let set = |name| job.setting(name).and_then(|s| s.value.number());
     let on = |name| set(name).is_some_and(|v| v != 0);

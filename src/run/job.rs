@@ -16,12 +16,14 @@ use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
 use super::files::FileChooser;
 use super::fio_rand::Draws;
+use super::iolog::IoLogWriter;
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
 use super::placement::{Placement, Placer, used_dirs};
 use super::progress::{JobProgress, State};
 use super::rate::{self, FloorCheck, PoissonArrivals};
+use super::replay::{Action, Replayer, Step};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
 use super::verifying::Verifying;
@@ -177,7 +179,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         direct: cfg.direct,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
-        create: cfg.create_on_open,
+        // fio creates a replay's files as it opens them for writing.
+        create: cfg.create_on_open || (cfg.replay.is_some() && cfg.pattern.write),
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,
@@ -198,6 +201,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             return result;
         }
     };
+    // fio starts its write_iolog before it opens the job's files.
+    let mut iolog = match &cfg.write_iolog {
+        Some(path) => match IoLogWriter::create(path, &cfg.paths) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                let text = format!("fio: fopen write iolog {}: {e}", path.display());
+                result.fail(errno(&e), "failed initializing iolog", text);
+                return result;
+            }
+        },
+        None => None,
+    };
     // Engine handles of the job's files, and one placement per file.
     let mut files = Vec::with_capacity(cfg.paths.len());
     for path in &cfg.paths {
@@ -210,10 +225,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
     }
-    let max_len = used_dirs(cfg)
-        .map(|d| cfg.bs[d].max())
-        .max()
-        .unwrap_or(4096) as usize;
+    // A replay's buffers fit the largest I/O of its log.
+    let max_len = match &cfg.replay {
+        Some(log) => log.max_len.max(1),
+        None => used_dirs(cfg)
+            .map(|d| cfg.bs[d].max())
+            .max()
+            .unwrap_or(4096),
+    } as usize;
     let mut rng = Rng::new(cfg.seed);
     let mut draws = job_draws(cfg);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
@@ -271,6 +290,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         return result;
     }
     let start = clock::now();
+    let mut replayer = cfg.replay.as_deref().map(|log| Replayer::new(log, start));
     // Statistics start after ramp_time; runtime counts from there too.
     let ramp_end = start + nanos(cfg.ramp);
     progress.set_state(if cfg.ramp.is_zero() {
@@ -310,7 +330,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Bytes issued when the current pass over the files began, and the
     // bytes the job may issue in all.
     let mut pass_start = 0u64;
-    let budget = cfg.io_bytes;
+    // A replay ends with its log, whatever its size.
+    let budget = if cfg.replay.is_some() {
+        u64::MAX
+    } else {
+        cfg.io_bytes
+    };
     let may_issue = |clock: Nanos, work: &[(u64, u64); 3], budget: u64| {
         let (ios, bytes) = issued(work);
         !stop.any()
@@ -393,17 +418,62 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         // Room for another I/O: below the depth, and the engine willing.
         let room = in_flight + unsubmitted.len() < cfg.iodepth && !(may_be_busy && eng.busy());
         if issuing && room {
+            // A replay's next step, unless it is an I/O: the end of the
+            // log, a file action or wait (which only pace it), or a sync.
+            let mut replay_sync = None;
+            if let Some(rp) = &mut replayer {
+                match rp.peek() {
+                    None => {
+                        finished.set(true);
+                        continue;
+                    }
+                    Some(Step {
+                        file,
+                        action: Action::Sync { data_only },
+                        ..
+                    }) => replay_sync = Some((file, data_only)),
+                    Some(Step {
+                        action: Action::Io { .. },
+                        ..
+                    }) => {}
+                    Some(_) => {
+                        rp.take(&|| stop.any());
+                        clock = clock::now();
+                        continue;
+                    }
+                }
+            }
             // fio's periodic syncs: due whenever the writes issued so far
             // are a multiple of fsync (or fdatasync), but never twice in a
             // row. They wait for the I/O in flight, then for the device.
-            if let Some(data_only) = sync_due(cfg, work[Dir::Write as usize].0, last_was_sync) {
+            let due = replay_sync
+                .map(|(file, data_only)| (Some(file), data_only))
+                .or_else(|| {
+                    sync_due(cfg, work[Dir::Write as usize].0, last_was_sync).map(|d| (None, d))
+                });
+            if let Some((replayed, data_only)) = due {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
+                    if let Some(rp) = &mut replayer
+                        && replayed.is_some()
+                        && !rp.take(&|| stop.any())
+                    {
+                        continue;
+                    }
                     let before = clock::now();
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
-                    let target = chooser.pick().unwrap_or(0);
+                    let target = replayed.unwrap_or_else(|| chooser.pick().unwrap_or(0));
+                    if let Some(w) = &mut iolog
+                        && let Err(e) = w.sync(target, data_only)
+                    {
+                        result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
+                        break;
+                    }
+                    if let Some(rp) = &mut replayer {
+                        rp.issued(before);
+                    }
                     if let Err(e) = eng.sync(files[target], data_only) {
                         let path = cfg.paths[target].display();
                         let text = format!("fio: sync of {path} failed: {e}");
@@ -480,8 +550,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 let (file, len) = (block.file as usize, u64::from(block.len));
                 (index, Dir::Read, file, block.offset, len)
             } else {
-                let mixed = cfg.pattern.read && cfg.pattern.write;
-                let drawn = if cfg.pattern.trim {
+                let replayed = replayer.as_ref().and_then(Replayer::peek);
+                let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
+                let drawn = if let Some(Step {
+                    action: Action::Io { dir, .. },
+                    ..
+                }) = replayed
+                {
+                    dir
+                } else if cfg.pattern.trim {
                     Dir::Trim
                 } else if mixed {
                     [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
@@ -545,16 +622,37 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 } else {
                     budget - issued(&work).1
                 };
-                let (file_index, offset, len) = match follow {
-                    Some(block) => block,
-                    None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
-                        Some(io) => io,
-                        None => {
+                let (file_index, offset, len) = match (follow, replayed) {
+                    (Some(block), _) => block,
+                    (
+                        None,
+                        Some(Step {
+                            file,
+                            action: Action::Io { offset, len, .. },
+                            ..
+                        }),
+                    ) => {
+                        // The recorded gap before this I/O (fio waits as
+                        // it hands out the I/O).
+                        if let Some(rp) = &mut replayer
+                            && !rp.take(&|| stop.any())
+                        {
                             free.push(index);
-                            out_of_offsets = true;
+                            clock = clock::now();
                             continue;
                         }
-                    },
+                        (file, offset, len)
+                    }
+                    (None, _) => {
+                        match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
+                            Some(io) => io,
+                            None => {
+                                free.push(index);
+                                out_of_offsets = true;
+                                continue;
+                            }
+                        }
+                    }
                 };
                 if cfg.pattern.trimwrite && dir == Dir::Trim {
                     pending_write = Some((file_index, offset, len));
@@ -604,6 +702,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         }
                     }
                 }
+            }
+            if let Some(w) = &mut iolog
+                && let Err(e) = w.io(file_index, dir, offset, len)
+            {
+                result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
+                break;
+            }
+            if let Some(rp) = &mut replayer {
+                let now = clock::now();
+                rp.issued(now);
+                slot.prepared = now;
+                slot.submitted = Some(now);
             }
             // verify_only: the writes are only replayed, to know what to check.
             let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
@@ -827,7 +937,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
     if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
-        for (&file, path) in files.iter().zip(&cfg.paths) {
+        for (i, (&file, path)) in files.iter().zip(&cfg.paths).enumerate() {
+            if let Some(w) = &mut iolog
+                && let Err(e) = w.sync(i, false)
+            {
+                result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
+            }
             if let Err(e) = eng.sync(file, false) {
                 result.fail(
                     errno(&e),
@@ -838,6 +953,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
     }
     drop(eng);
+    if let Some(w) = iolog
+        && let Err(e) = w.finish()
+    {
+        result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
+    }
     if cfg.unlink {
         for path in &cfg.paths {
             if let Err(e) = std::fs::remove_file(path) {
@@ -850,6 +970,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
     }
     result
+}
+
+/// The message for a failed write to the job's write_iolog.
+fn iolog_failed(cfg: &JobConfig, e: &io::Error) -> String {
+    let path = cfg
+        .write_iolog
+        .as_deref()
+        .unwrap_or(std::path::Path::new(""));
+    format!("fio: writing iolog {}: {e}", path.display())
 }
 
 /// The file, offset and length of the next I/O: fio's set_io_u_file,

@@ -9,6 +9,7 @@ pub mod distribution;
 pub mod errors;
 pub mod files;
 pub mod fio_rand;
+pub mod iolog;
 pub mod job;
 pub mod layout;
 pub mod logs;
@@ -16,6 +17,7 @@ pub mod offsets;
 pub mod placement;
 pub mod progress;
 pub mod rate;
+pub mod replay;
 pub mod result;
 pub mod sampler;
 pub mod signals;
@@ -99,6 +101,10 @@ pub fn run(
             slot.set_state(progress::State::SettingUp);
             let laid = match &cfg.setup_failure {
                 Some(e) => Err(e.clone()),
+                // fio lays out no file for a replay: the log's I/O goes
+                // to the files as they are. What fio said of the log's
+                // lines it skipped is said here.
+                None if let Some(log) = &cfg.replay => Ok((None, log.warnings.clone())),
                 None => layout::lay_out(cfg).map_err(|e| JobError {
                     errno: e.raw_os_error().unwrap_or(5),
                     func: "file layout".to_string(),
