@@ -23,6 +23,12 @@ pub fn now() -> Nanos {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// The run's time zero, fixed by the first call.
+pub fn genesis() -> Nanos {
+    static GENESIS: std::sync::OnceLock<Nanos> = std::sync::OnceLock::new();
+    *GENESIS.get_or_init(now)
+}
+
 /// How many reads a coarse [`LoopClock`] answers from its last one.
 const COARSE_EVERY: u32 = 64;
 

@@ -31,6 +31,9 @@ use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
 use crate::verify::pattern::repeat_into;
 
+/// The engine handle of a replay's file its log has not opened yet.
+const UNOPENED: usize = usize::MAX;
+
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
 
@@ -215,7 +218,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     };
     // Engine handles of the job's files, and one placement per file.
     let mut files = Vec::with_capacity(cfg.paths.len());
-    for path in &cfg.paths {
+    // A replay opens each file when its log says.
+    if cfg.replay.is_some() {
+        files.resize(cfg.paths.len(), UNOPENED);
+    }
+    for path in cfg.paths.iter().filter(|_| cfg.replay.is_none()) {
         match eng.open(path, mode) {
             Ok(f) => files.push(f),
             Err(e) => {
@@ -353,6 +360,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut next_tick = start;
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
+    // Set when fio would have tried the next I/O on the busy engine.
+    let mut handed_to_busy = false;
     let rate_capped = cfg.rate_capped();
     let mut floor_check = FloorCheck::new(cfg.rate_floors, start);
     let mut rate_credit = [0u64; 3];
@@ -416,12 +425,35 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         // Room for another I/O: below the depth, and the engine willing.
-        let room = in_flight + unsubmitted.len() < cfg.iodepth && !(may_be_busy && eng.busy());
+        let below_depth = in_flight + unsubmitted.len() < cfg.iodepth;
+        let room = below_depth && !(may_be_busy && eng.busy());
+        // fio hands a busy null engine its next I/O anyway, which logs it,
+        // and hands it over again once the engine has been reaped.
+        if iolog.is_some() && issuing && !draining && below_depth && may_be_busy && eng.busy() {
+            handed_to_busy = true;
+        }
         if issuing && room {
             // A replay's next step, unless it is an I/O: the end of the
             // log, a file action or wait (which only pace it), or a sync.
             let mut replay_sync = None;
             if let Some(rp) = &mut replayer {
+                if let Some(step) = rp.peek()
+                    && matches!(
+                        step.action,
+                        Action::Open | Action::Io { .. } | Action::Sync { .. }
+                    )
+                    && files[step.file] == UNOPENED
+                {
+                    let path = &cfg.paths[step.file];
+                    match eng.open(path, mode) {
+                        Ok(f) => files[step.file] = f,
+                        Err(e) => {
+                            let func = format!("open({})", path.display());
+                            result.fail(errno(&e), &func, format!("fio: {func}: {e}"));
+                            break;
+                        }
+                    }
+                }
                 match rp.peek() {
                     None => {
                         finished.set(true);
@@ -465,11 +497,10 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
                     let target = replayed.unwrap_or_else(|| chooser.pick().unwrap_or(0));
-                    if let Some(w) = &mut iolog
-                        && let Err(e) = w.sync(target, data_only)
-                    {
-                        result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
-                        break;
+                    if let Some(w) = &mut iolog {
+                        // fio's sync goes in the I/O unit freed last.
+                        let offset = free.last().map_or(0, |&i| slots[i].offset);
+                        w.sync(target, data_only, offset);
                     }
                     if let Some(rp) = &mut replayer {
                         rp.issued(before);
@@ -644,7 +675,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         (file, offset, len)
                     }
                     (None, _) => {
-                        match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
+                        match next_io(
+                            cfg,
+                            &mut chooser,
+                            &mut placer,
+                            dir,
+                            room,
+                            &mut draws,
+                            &mut iolog,
+                        ) {
                             Some(io) => io,
                             None => {
                                 free.push(index);
@@ -703,11 +742,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     }
                 }
             }
-            if let Some(w) = &mut iolog
-                && let Err(e) = w.io(file_index, dir, offset, len)
-            {
-                result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
-                break;
+            if let Some(w) = &mut iolog {
+                if handed_to_busy {
+                    w.io(file_index, dir, offset, len);
+                    handed_to_busy = false;
+                }
+                w.io(file_index, dir, offset, len);
             }
             if let Some(rp) = &mut replayer {
                 let now = clock::now();
@@ -938,10 +978,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // counted in the stats.
     if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
         for (i, (&file, path)) in files.iter().zip(&cfg.paths).enumerate() {
-            if let Some(w) = &mut iolog
-                && let Err(e) = w.sync(i, false)
-            {
-                result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
+            if file == UNOPENED {
+                continue;
+            }
+            if let Some(w) = &mut iolog {
+                w.final_sync(i, free.last().map_or(0, |&i| slots[i].offset));
             }
             if let Err(e) = eng.sync(file, false) {
                 result.fail(
@@ -956,7 +997,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     if let Some(w) = iolog
         && let Err(e) = w.finish()
     {
-        result.fail(errno(&e), "write iolog", iolog_failed(cfg, &e));
+        let path = cfg
+            .write_iolog
+            .as_deref()
+            .unwrap_or(std::path::Path::new(""));
+        let text = format!("fio: writing iolog {}: {e}", path.display());
+        result.fail(errno(&e), "write iolog", text);
     }
     if cfg.unlink {
         for path in &cfg.paths {
@@ -972,15 +1018,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     result
 }
 
-/// The message for a failed write to the job's write_iolog.
-fn iolog_failed(cfg: &JobConfig, e: &io::Error) -> String {
-    let path = cfg
-        .write_iolog
-        .as_deref()
-        .unwrap_or(std::path::Path::new(""));
-    format!("fio: writing iolog {}: {e}", path.display())
-}
-
 /// The file, offset and length of the next I/O: fio's set_io_u_file,
 /// which retires each file that has no offset left and tries the next;
 /// `None` once every file is done.
@@ -991,6 +1028,7 @@ fn next_io(
     dir: Dir,
     room: u64,
     draws: &mut Draws,
+    iolog: &mut Option<IoLogWriter>,
 ) -> Option<(usize, u64, u64)> {
     // A skewed choice starts a finished file over; give up if even that
     // yields nothing (zones past the file's end).
@@ -1000,6 +1038,10 @@ fn next_io(
             return Some((file, offset, len));
         }
         chooser.finished(file);
+        // fio closes a file it has no offset left for.
+        if let Some(w) = iolog {
+            w.close(file);
+        }
         if cfg.file_service.skewed() {
             placer.files[file].reset();
         }

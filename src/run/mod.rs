@@ -138,6 +138,9 @@ pub fn run(
             }
         }
         if start == 0 {
+            // fio's genesis: the run's time zero, once the first jobs'
+            // files are set up (what an iolog's waits count from).
+            self::clock::genesis();
             observer.starting();
         }
         let group_stop = AtomicBool::new(false);

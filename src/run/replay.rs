@@ -9,7 +9,7 @@
 //! Version 3 lines carry a time (microseconds); each step waits for the
 //! gap since the previous line, scaled by replay_time_scale, unless
 //! replay_no_stall. Version 2 has only the `wait` action, which holds
-//! the job until that many milliseconds after its start.
+//! the job until that many milliseconds after the run began.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -36,8 +36,11 @@ pub enum Action {
     Wait {
         ms: u64,
     },
-    /// `add`, `open`, `close`: the job keeps every file open from its
-    /// start, so these only pace the replay.
+    /// `open`: the file is opened here (fio opens a replay's files only
+    /// as its log says).
+    Open,
+    /// `add`, `close`: the job keeps an opened file open to its end, so
+    /// these only pace the replay.
     File,
 }
 
@@ -229,7 +232,8 @@ pub fn parse(text: &str, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
                     }
                     Action::File
                 }
-                "open" | "close" => Action::File,
+                "open" => Action::Open,
+                "close" => Action::File,
                 _ => {
                     log.warnings
                         .push(format!("fio: bad iolog file action: {act}"));
@@ -291,8 +295,6 @@ fn scaled(offset: u64, opts: &ReplayOptions) -> u64 {
 pub struct Replayer<'a> {
     steps: &'a [Step],
     next: usize,
-    /// When the job started, for version 2 waits.
-    start: Nanos,
     /// When the last I/O was issued: a delay counts from there.
     last_issue: Nanos,
     /// How far the last sleep overshot, taken off the next delay.
@@ -304,7 +306,6 @@ impl<'a> Replayer<'a> {
         Replayer {
             steps: &log.steps,
             next: 0,
-            start,
             last_issue: start,
             overshoot_us: 0,
         }
@@ -323,7 +324,7 @@ impl<'a> Replayer<'a> {
         };
         self.next += 1;
         if let Action::Wait { ms } = step.action {
-            let until = self.start + nanos(Duration::from_millis(ms));
+            let until = clock::genesis() + nanos(Duration::from_millis(ms));
             return sleep_until(until, stopped);
         }
         if step.delay_us > 0 {
