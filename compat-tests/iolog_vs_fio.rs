@@ -186,3 +186,112 @@ fn timed_replay_takes_fios_time() {
         );
     }
 }
+
+/// One blktrace record, in this machine's byte order, of device 8:0.
+fn blk_record(time_ns: u64, sector: u64, bytes: u32, action: u32, pdu: &[u8]) -> Vec<u8> {
+    let mut r = Vec::with_capacity(48 + pdu.len());
+    r.extend(0x6561_7407u32.to_ne_bytes());
+    r.extend(0u32.to_ne_bytes());
+    r.extend(time_ns.to_ne_bytes());
+    r.extend(sector.to_ne_bytes());
+    r.extend(bytes.to_ne_bytes());
+    r.extend(action.to_ne_bytes());
+    r.extend(42u32.to_ne_bytes());
+    r.extend((8u32 << 20).to_ne_bytes());
+    r.extend(0u32.to_ne_bytes());
+    r.extend(0u16.to_ne_bytes());
+    r.extend((pdu.len() as u16).to_ne_bytes());
+    r.extend(pdu);
+    r
+}
+
+/// A small trace: a notify with a payload, queued reads and writes
+/// (one merged, some completed), a discard, a flush and a zero-byte read.
+fn blktrace() -> Vec<u8> {
+    const QUEUE: u32 = 1 | 1 << 20;
+    const MERGE: u32 = 2 | 1 << 20;
+    const COMPLETE: u32 = 8 | 1 << 23;
+    const READ: u32 = 1 << 16;
+    const WRITE: u32 = 1 << 17;
+    const FLUSH: u32 = 1 << 18;
+    const NOTIFY: u32 = 1 << 26;
+    const DISCARD: u32 = 1 << 29;
+    let ms = 1_000_000u64;
+    let mut t = ms;
+    let mut out = blk_record(0, 0, 0, NOTIFY, b"fio-test\0\0\0\0\0\0\0\0");
+    out.extend(blk_record(t, 0, 4096, QUEUE | READ, &[]));
+    t += 20 * ms;
+    out.extend(blk_record(t, 64, 8192, QUEUE | WRITE, &[]));
+    t += 5 * ms;
+    out.extend(blk_record(t, 72, 4096, MERGE | WRITE, &[]));
+    out.extend(blk_record(t, 0, 4096, COMPLETE | READ, &[]));
+    t += 20 * ms;
+    out.extend(blk_record(t, 128, 4096, QUEUE | DISCARD, &[]));
+    t += ms;
+    out.extend(blk_record(t, 0, 0, QUEUE | FLUSH, &[]));
+    t += ms;
+    out.extend(blk_record(t, 256, 0, QUEUE | READ, &[]));
+    for i in 0..6u64 {
+        t += if i == 0 { ms } else { 30 * ms };
+        let dir = if i % 2 == 1 { READ } else { WRITE };
+        out.extend(blk_record(
+            t,
+            1030 + i * 16,
+            4096 * (1 + i as u32 % 3),
+            QUEUE | dir,
+            &[],
+        ));
+    }
+    out.extend(blk_record(t, 64, 8192, COMPLETE | WRITE, &[]));
+    out
+}
+
+#[test]
+fn blktrace_replay_issues_fios_ios() {
+    for options in [
+        "",
+        "replay_skip=write,sync\n",
+        "replay_align=8192\nreplay_scale=2\n",
+        "replay_no_stall=1\niodepth=1\n",
+    ] {
+        let job = format!(
+            "[job]\nioengine=null\nread_iolog=trace.bin\nreplay_redirect=data\n\
+             {options}write_lat_log=ios\nlog_offset=1\n"
+        );
+        let run_with = |tool: &str| {
+            let s = Scratch::new("blktrace");
+            s.write("job.fio", &job);
+            std::fs::write(s.0.join("trace.bin"), blktrace()).unwrap();
+            let out = run(
+                tool,
+                &["--output-format=json", "job.fio"],
+                &s.0,
+                &HashMap::new(),
+            );
+            assert_eq!(out.code, 0, "{tool}: {}\n{job}", out.stderr);
+            (s, out)
+        };
+        let (want_dir, want) = run_with(fio());
+        let (got_dir, got) = run_with(ferrio());
+        let want_ios = issued(&want_dir.0);
+        assert!(want_ios.len() >= 4, "{options}: {want_ios:?}");
+        assert_eq!(issued(&got_dir.0), want_ios, "{options}");
+        assert_eq!(bytes(&got), bytes(&want), "{options}");
+        let count = |o: &Outcome, d: &str| json(o)["jobs"][0][d]["total_ios"].as_u64();
+        for d in ["read", "write", "trim", "sync"] {
+            assert_eq!(count(&got, d), count(&want, d), "{options}: {d}");
+        }
+        let runtime = |o: &Outcome| json(o)["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+        let (want_ms, got_ms) = (runtime(&want), runtime(&got));
+        assert!(
+            want_ms.abs_diff(got_ms) <= 15,
+            "{options}: fio {want_ms} ms, ferrio {got_ms} ms"
+        );
+        assert!(
+            got.stderr.contains("ignoring zero byte trace")
+                == want.stderr.contains("ignoring zero byte trace"),
+            "{options}: {}",
+            got.stderr
+        );
+    }
+}

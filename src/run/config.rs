@@ -701,7 +701,15 @@ impl JobConfig {
             (None, Some(w)) => 100 - w.value.number().unwrap_or(0).min(100),
             _ => job.num("rwmixread").unwrap_or(50).min(100),
         };
-        let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
+        // A blktrace's probed depth stands in for an iodepth left unset.
+        let probed = replay
+            .as_ref()
+            .and_then(|log| log.depth)
+            .filter(|_| job.setting("iodepth").is_none());
+        let iodepth = match probed {
+            Some(depth) => depth,
+            None => job.num("iodepth").unwrap_or(1).max(1) as usize,
+        };
         let ignore_errors = match job.value("ignore_error") {
             Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
                 .map_err(|e| Refusal(format!("job '{}': ignore_error: {e}", job.name)))?,
@@ -753,8 +761,10 @@ impl JobConfig {
             reap_after_each_io: batch_complete_min == 0
                 && job.num("iodepth_batch_complete_max").unwrap_or(0) == 0,
             iodepth_low: match job.setting("iodepth_low") {
-                Some(_) => (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth),
-                None => iodepth,
+                Some(_) if probed.is_none() => {
+                    (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth)
+                }
+                _ => iodepth,
             },
             runtime,
             time_based,
@@ -917,7 +927,27 @@ fn replay_log(
         no_stall: job.flag("replay_no_stall"),
         time_scale: job.num("replay_time_scale").unwrap_or(100).max(1),
         readonly,
+        skip: [false; 3],
+        skip_sync: false,
     };
+    let mut opts = opts;
+    if let Some(Value::Text(list)) = job.value("replay_skip") {
+        for word in list.split(',').map(str::trim) {
+            match word {
+                "read" => opts.skip[Dir::Read as usize] = true,
+                "write" => opts.skip[Dir::Write as usize] = true,
+                "trim" => opts.skip[Dir::Trim as usize] = true,
+                "sync" => opts.skip_sync = true,
+                _ => {
+                    return Err(Refusal(format!(
+                        "job '{}': replay_skip: Unknown skip type: {word} \
+                         (expected read, write, trim or sync)",
+                        job.name
+                    )));
+                }
+            }
+        }
+    }
     let path = log_for_clone(list, job.subjob);
     if path == "-" {
         return Err(Refusal(format!(

@@ -297,7 +297,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         return result;
     }
     let start = clock::now();
-    let mut replayer = cfg.replay.as_deref().map(|log| Replayer::new(log, start));
+    let engine_stamps = matches!(cfg.engine.as_str(), "libaio" | "io_uring")
+        || (cfg.engine == "null" && cfg.iodepth > 1);
+    let mut replayer = cfg
+        .replay
+        .as_deref()
+        .map(|log| Replayer::new(log, start, engine_stamps));
     // Statistics start after ramp_time; runtime counts from there too.
     let ramp_end = start + nanos(cfg.ramp);
     progress.set_state(if cfg.ramp.is_zero() {
@@ -360,6 +365,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     let mut next_tick = start;
     // Only fio's null engine ever declines new I/O.
     let may_be_busy = cfg.engine == "null" && cfg.iodepth > 1;
+    // Set once a replay's log has run out: fio reaps the I/O still in
+    // flight then without counting it (a replay's own quirk).
+    let mut replay_over = false;
     // Set when fio would have tried the next I/O on the busy engine.
     let mut handed_to_busy = false;
     let rate_capped = cfg.rate_capped();
@@ -432,6 +440,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         if iolog.is_some() && issuing && !draining && below_depth && may_be_busy && eng.busy() {
             handed_to_busy = true;
         }
+        // fio finds a replay's end as soon as it looks for another I/O,
+        // which it does below the depth even when the engine is busy.
+        if issuing
+            && below_depth
+            && let Some(rp) = &mut replayer
+            && !rp.io_left()
+        {
+            rp.finish(&|| stop.any());
+            finished.set(true);
+            replay_over = true;
+            continue;
+        }
         if issuing && room {
             // A replay's next step, unless it is an I/O: the end of the
             // log, a file action or wait (which only pace it), or a sync.
@@ -457,6 +477,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 match rp.peek() {
                     None => {
                         finished.set(true);
+                        replay_over = true;
                         continue;
                     }
                     Some(Step {
@@ -750,6 +771,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 w.io(file_index, dir, offset, len);
             }
             if let Some(rp) = &mut replayer {
+                // With room left behind this I/O, fio looks for the next
+                // one before it reaps anything, and finds the log's end.
+                if !rp.io_left() && in_flight + unsubmitted.len() + 1 < cfg.iodepth {
+                    rp.finish(&|| stop.any());
+                    finished.set(true);
+                    replay_over = true;
+                }
                 let now = clock::now();
                 rp.issued(now);
                 slot.prepared = now;
@@ -876,10 +904,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // All of them are out of the engine, even if an error stops
             // the accounting part way.
             in_flight -= done.len();
+            let epoch = if replay_over { Nanos::MAX } else { ramp_end };
             for c in &done {
                 free.push(c.slot);
                 let slot = &mut slots[c.slot];
-                if !complete(cfg, &mut result, &mut logs, slot, c.result, clock, ramp_end)
+                if !complete(cfg, &mut result, &mut logs, slot, c.result, clock, epoch)
                     || !after_io(
                         cfg,
                         &mut result,

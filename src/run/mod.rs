@@ -1,6 +1,7 @@
 //! Running a plan: groups one after another, each job of a group on its
 //! own OS thread, all started together.
 
+pub mod blktrace;
 pub mod clock;
 pub mod config;
 pub mod content;
@@ -102,9 +103,14 @@ pub fn run(
             let laid = match &cfg.setup_failure {
                 Some(e) => Err(e.clone()),
                 // fio lays out no file for a replay: the log's I/O goes
-                // to the files as they are. What fio said of the log's
-                // lines it skipped is said here.
-                None if let Some(log) = &cfg.replay => Ok((None, log.warnings.clone())),
+                // to the files as they are. What fio said (on stderr) of
+                // the log's entries it skipped is said here.
+                None if let Some(log) = &cfg.replay => {
+                    for warning in &log.warnings {
+                        eprintln!("{warning}");
+                    }
+                    Ok((None, Vec::new()))
+                }
                 None => layout::lay_out(cfg).map_err(|e| JobError {
                     errno: e.raw_os_error().unwrap_or(5),
                     func: "file layout".to_string(),

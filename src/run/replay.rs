@@ -67,6 +67,19 @@ pub struct ReplayLog {
     pub bytes: u64,
     /// Lines fio would complain about and skip, with its message.
     pub warnings: Vec<String>,
+    /// A blktrace's deepest queue: the job's iodepth unless it sets one.
+    pub depth: Option<usize>,
+}
+
+impl ReplayLog {
+    /// How many steps lead up to the last I/O or sync (what follows are
+    /// file actions only).
+    fn io_steps(&self) -> usize {
+        self.steps
+            .iter()
+            .rposition(|s| matches!(s.action, Action::Io { .. } | Action::Sync { .. }))
+            .map_or(0, |i| i + 1)
+    }
 }
 
 /// The replay options that change how the log is read.
@@ -82,6 +95,10 @@ pub struct ReplayOptions {
     pub time_scale: u64,
     /// --readonly: writes are dropped from the replay.
     pub readonly: bool,
+    /// replay_skip, per direction and for syncs (fio applies it to
+    /// blktrace input only).
+    pub skip: [bool; 3],
+    pub skip_sync: bool,
 }
 
 /// Which of a `:`-separated list of logs a job's clone replays (fio's
@@ -95,25 +112,14 @@ pub fn log_for_clone(list: &str, subjob: u32) -> &str {
 pub fn load(path: &Path, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, String> {
     let text = std::fs::read(path)
         .map_err(|e| format!("fio: cannot read iolog {}: {e}", path.display()))?;
-    if is_blktrace(&text) {
-        return Err(format!(
-            "{} is a blktrace file: ferrio does not replay blktrace input yet (fio does)",
-            path.display()
-        ));
+    // fio takes a file as a blktrace when its first whole record starts
+    // with the magic number.
+    if text.len() >= 48 && super::blktrace::byte_order(&text).is_some() {
+        return super::blktrace::parse(&text, job, opts)
+            .map_err(|e| format!("blktrace {}: {e}", path.display()));
     }
     parse(&String::from_utf8_lossy(&text), job, opts)
         .map_err(|e| format!("iolog {}: {e}", path.display()))
-}
-
-/// Whether `data` starts like a blktrace binary trace (its magic number,
-/// in either byte order).
-fn is_blktrace(data: &[u8]) -> bool {
-    const MAGIC: u32 = 0x6561_7400;
-    data.len() >= 4 && {
-        let word = [data[0], data[1], data[2], data[3]];
-        u32::from_le_bytes(word) & 0xffff_ff00 == MAGIC
-            || u32::from_be_bytes(word) & 0xffff_ff00 == MAGIC
-    }
 }
 
 /// Parses a log's text, line by line as fio reads it.
@@ -139,7 +145,7 @@ pub fn parse(text: &str, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
                 log.warnings.push(format!("bad iolog3: {line}"));
                 continue;
             };
-            delay_us = gap(last_time, time, opts);
+            delay_us = gap_since(last_time, time, opts);
             last_time = time;
         }
         let fields: Vec<&str> = words.collect();
@@ -269,9 +275,9 @@ pub fn parse(text: &str, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
     Ok(log)
 }
 
-/// The wait before a version 3 line: the time since the previous line,
-/// scaled (fio's delay_since_ttime).
-fn gap(last: u64, time: u64, opts: &ReplayOptions) -> u64 {
+/// The wait before a timed entry: the time since the previous one, in
+/// the log's unit, scaled (fio's delay_since_ttime).
+pub fn gap_since(last: u64, time: u64, opts: &ReplayOptions) -> u64 {
     if last == 0 || opts.no_stall || time < last {
         0
     } else if opts.time_scale == 100 {
@@ -282,7 +288,7 @@ fn gap(last: u64, time: u64, opts: &ReplayOptions) -> u64 {
 }
 
 /// replay_scale, then replay_align.
-fn scaled(offset: u64, opts: &ReplayOptions) -> u64 {
+pub fn scaled(offset: u64, opts: &ReplayOptions) -> u64 {
     let offset = offset.checked_div(opts.scale).unwrap_or(offset);
     if opts.align > 0 {
         offset & !(opts.align - 1)
@@ -295,19 +301,42 @@ fn scaled(offset: u64, opts: &ReplayOptions) -> u64 {
 pub struct Replayer<'a> {
     steps: &'a [Step],
     next: usize,
+    /// Steps up to and including the last I/O or sync.
+    io_steps: usize,
     /// When the last I/O was issued: a delay counts from there.
     last_issue: Nanos,
+    /// fio leaves the issue time to engines that stamp their own (libaio,
+    /// io_uring, null at a depth above 1), and then only a file action
+    /// moves it: every delay counts from the last one.
+    engine_stamps: bool,
     /// How far the last sleep overshot, taken off the next delay.
     overshoot_us: u64,
 }
 
 impl<'a> Replayer<'a> {
-    pub fn new(log: &'a ReplayLog, start: Nanos) -> Self {
+    pub fn new(log: &'a ReplayLog, start: Nanos, engine_stamps: bool) -> Self {
         Replayer {
             steps: &log.steps,
             next: 0,
+            io_steps: log.io_steps(),
             last_issue: start,
+            engine_stamps,
             overshoot_us: 0,
+        }
+    }
+
+    /// Whether an I/O or sync is still to come.
+    pub fn io_left(&self) -> bool {
+        self.next < self.io_steps
+    }
+
+    /// Takes the steps left after the last I/O (file actions, with their
+    /// delays), as fio does when it looks for an I/O and finds none.
+    pub fn finish(&mut self, stopped: &dyn Fn() -> bool) {
+        while self.peek().is_some() {
+            if !self.take(stopped) {
+                return;
+            }
         }
     }
 
@@ -327,15 +356,18 @@ impl<'a> Replayer<'a> {
             let until = clock::genesis() + nanos(Duration::from_millis(ms));
             return sleep_until(until, stopped);
         }
-        if step.delay_us > 0 {
-            return self.delay(step.delay_us, stopped);
+        let ok = step.delay_us == 0 || self.delay(step.delay_us, stopped);
+        if matches!(step.action, Action::File | Action::Open) {
+            self.last_issue = clock::now();
         }
-        true
+        ok
     }
 
     /// Notes that an I/O (or sync) was issued now.
     pub fn issued(&mut self, at: Nanos) {
-        self.last_issue = at;
+        if !self.engine_stamps {
+            self.last_issue = at;
+        }
     }
 
     /// fio's iolog_delay: the time since the last issue counts toward the
