@@ -295,3 +295,40 @@ fn blktrace_replay_issues_fios_ios() {
         );
     }
 }
+
+#[test]
+fn merge_blktrace_does_what_fio_333_does() {
+    for options in [
+        "",
+        "merge_blktrace_scalars=100:50\nmerge_blktrace_iters=1:2\n",
+        "merge_blktrace_scalars=100\n",
+        "merge_blktrace_iters=2:1:3\n",
+    ] {
+        let job = format!(
+            "[job]\nioengine=null\nread_iolog=a.bin:b.bin\nmerge_blktrace_file=merged.bin\n\
+             replay_redirect=data\n{options}"
+        );
+        let run_with = |tool: &str| {
+            let s = Scratch::new("merge");
+            s.write("job.fio", &job);
+            std::fs::write(s.0.join("a.bin"), blktrace()).unwrap();
+            std::fs::write(s.0.join("b.bin"), blktrace()).unwrap();
+            let out = run(
+                tool,
+                &["--output-format=json", "job.fio"],
+                &s.0,
+                &HashMap::new(),
+            );
+            assert_eq!(out.code, 0, "{tool}: {}\n{job}", out.stderr);
+            let merged = std::fs::metadata(s.0.join("merged.bin"))
+                .map(|m| m.len())
+                .ok();
+            (out, merged)
+        };
+        let (want, want_merged) = run_with(fio());
+        let (got, got_merged) = run_with(ferrio());
+        assert_eq!(common::fio_part(&got.stderr), want.stderr, "{options}");
+        assert_eq!(got_merged, want_merged, "{options}");
+        assert_eq!(bytes(&got), bytes(&want), "{options}");
+    }
+}

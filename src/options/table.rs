@@ -954,7 +954,8 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Io,
         "File that receives the merge of several blktrace inputs",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "merge_blktrace_scalars",
         FloatList {
@@ -964,7 +965,8 @@ pub static OPTIONS: &[OptDef] = &[
         },
         Io,
         "Time scaling percentage for each merged blktrace",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "merge_blktrace_iters",
         FloatList {
@@ -974,7 +976,8 @@ pub static OPTIONS: &[OptDef] = &[
         },
         Io,
         "How many times each merged blktrace is repeated",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "exec_prerun",
         Text(&[]),

@@ -914,9 +914,32 @@ fn replay_log(
     readonly: bool,
 ) -> Result<Option<Arc<super::replay::ReplayLog>>, Refusal> {
     use super::replay::{ReplayOptions, load, log_for_clone};
+    let merge_into = match job.value("merge_blktrace_file") {
+        Some(Value::Text(t)) => Some(t),
+        _ => None,
+    };
     let Some(Value::Text(list)) = job.value("read_iolog") else {
+        if merge_into.is_some() {
+            return Err(Refusal(format!(
+                "job '{}': merge_blktrace_file needs read_iolog (the blktrace files to merge)",
+                job.name
+            )));
+        }
         return Ok(None);
     };
+    if let Some(output) = merge_into {
+        let floats = |name| match job.value(name) {
+            Some(Value::Floats { values, .. }) => values.clone(),
+            _ => Vec::new(),
+        };
+        let logs: Vec<&str> = list.split(':').collect();
+        let scalars = floats("merge_blktrace_scalars");
+        let iters = floats("merge_blktrace_iters");
+        match super::merge_blktrace::merge(&logs, std::path::Path::new(output), &scalars, &iters) {
+            Ok(said) => eprintln!("{said}"),
+            Err(e) => return Err(Refusal(format!("job '{}': {e}", job.name))),
+        }
+    }
     let opts = ReplayOptions {
         redirect: match job.value("replay_redirect") {
             Some(Value::Text(t)) => Some(PathBuf::from(t)),

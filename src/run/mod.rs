@@ -14,6 +14,7 @@ pub mod iolog;
 pub mod job;
 pub mod layout;
 pub mod logs;
+pub mod merge_blktrace;
 pub mod offsets;
 pub mod placement;
 pub mod progress;
