@@ -963,6 +963,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             deadline,
             counts_each_io,
             counts_submits,
+            iolog: &mut iolog,
         };
         pass.check_all(v, &rest, stop);
         verify_took = Some(clock::now().saturating_sub(writes_end));
@@ -1166,6 +1167,7 @@ struct Pass<'p, 'e> {
     deadline: Option<Nanos>,
     counts_each_io: bool,
     counts_submits: bool,
+    iolog: &'p mut Option<IoLogWriter>,
 }
 
 impl Pass<'_, '_> {
@@ -1180,6 +1182,13 @@ impl Pass<'_, '_> {
         stop: Stops<'_>,
     ) {
         let cfg = self.cfg;
+        // fio closes the files between the writes and the verify pass, and
+        // opens each again for its first read.
+        if let Some(w) = self.iolog.as_mut() {
+            for file in 0..cfg.paths.len() {
+                w.close(file);
+            }
+        }
         for (&file, path) in self.files.iter().zip(&cfg.paths) {
             let synced = self.eng.sync(file, false).and_then(|()| {
                 if cfg.invalidate && cfg.engine != "null" {
@@ -1222,6 +1231,9 @@ impl Pass<'_, '_> {
                 next += 1;
                 if clock >= self.epoch {
                     self.result.issue(Dir::Read);
+                }
+                if let Some(w) = self.iolog.as_mut() {
+                    w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
                 }
                 match self.eng.queue(Request {
                     slot: index,
