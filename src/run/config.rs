@@ -885,9 +885,12 @@ impl JobConfig {
             create_on_open: job.flag("create_on_open"),
             fill_device,
             open_files: job.num("openfiles").unwrap_or(0) as usize,
-            // fio: "read iolog overrides write_iolog".
             write_iolog: match job.value("write_iolog") {
-                Some(Value::Text(t)) if replay.is_none() => Some(PathBuf::from(t)),
+                Some(Value::Text(_)) if replay.is_some() => {
+                    eprintln!("fio: read iolog overrides write_iolog");
+                    None
+                }
+                Some(Value::Text(t)) => Some(PathBuf::from(t)),
                 _ => None,
             },
             replay,

@@ -110,8 +110,8 @@ pub fn log_for_clone(list: &str, subjob: u32) -> &str {
 
 /// Reads and parses the log at `path`; an error is a sentence for the user.
 pub fn load(path: &Path, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, String> {
-    let text = std::fs::read(path)
-        .map_err(|e| format!("fio: cannot read iolog {}: {e}", path.display()))?;
+    let text =
+        read_source(path).map_err(|e| format!("fio: cannot read iolog {}: {e}", path.display()))?;
     // fio takes a file as a blktrace when its first whole record starts
     // with the magic number.
     if text.len() >= 48 && super::blktrace::byte_order(&text).is_some() {
@@ -120,6 +120,19 @@ pub fn load(path: &Path, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
     }
     parse(&String::from_utf8_lossy(&text), job, opts)
         .map_err(|e| format!("iolog {}: {e}", path.display()))
+}
+
+/// The whole log: from a Unix socket (which fio connects to and reads
+/// until the writer closes it) or from a file.
+fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    if std::fs::metadata(path)?.file_type().is_socket() {
+        let mut data = Vec::new();
+        std::os::unix::net::UnixStream::connect(path)?.read_to_end(&mut data)?;
+        return Ok(data);
+    }
+    std::fs::read(path)
 }
 
 /// Parses a log's text, line by line as fio reads it.
