@@ -189,27 +189,38 @@ fn timed_replay_takes_fios_time() {
     }
 }
 
-/// One blktrace record, in this machine's byte order, of device 8:0.
-fn blk_record(time_ns: u64, sector: u64, bytes: u32, action: u32, pdu: &[u8]) -> Vec<u8> {
+/// One blktrace record of device 8:0, in this machine's byte order or
+/// (`swap`) the other one.
+fn blk_record(
+    swap: bool,
+    time_ns: u64,
+    sector: u64,
+    bytes: u32,
+    action: u32,
+    pdu: &[u8],
+) -> Vec<u8> {
+    let w32 = |v: u32| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
+    let w64 = |v: u64| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
+    let w16 = |v: u16| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
     let mut r = Vec::with_capacity(48 + pdu.len());
-    r.extend(0x6561_7407u32.to_ne_bytes());
-    r.extend(0u32.to_ne_bytes());
-    r.extend(time_ns.to_ne_bytes());
-    r.extend(sector.to_ne_bytes());
-    r.extend(bytes.to_ne_bytes());
-    r.extend(action.to_ne_bytes());
-    r.extend(42u32.to_ne_bytes());
-    r.extend((8u32 << 20).to_ne_bytes());
-    r.extend(0u32.to_ne_bytes());
-    r.extend(0u16.to_ne_bytes());
-    r.extend((pdu.len() as u16).to_ne_bytes());
+    r.extend(w32(0x6561_7407));
+    r.extend(w32(0));
+    r.extend(w64(time_ns));
+    r.extend(w64(sector));
+    r.extend(w32(bytes));
+    r.extend(w32(action));
+    r.extend(w32(42));
+    r.extend(w32(8 << 20));
+    r.extend(w32(0));
+    r.extend(w16(0));
+    r.extend(w16(pdu.len() as u16));
     r.extend(pdu);
     r
 }
 
 /// A small trace: a notify with a payload, queued reads and writes
 /// (one merged, some completed), a discard, a flush and a zero-byte read.
-fn blktrace() -> Vec<u8> {
+fn blktrace(swap: bool) -> Vec<u8> {
     const QUEUE: u32 = 1 | 1 << 20;
     const MERGE: u32 = 2 | 1 << 20;
     const COMPLETE: u32 = 8 | 1 << 23;
@@ -220,23 +231,24 @@ fn blktrace() -> Vec<u8> {
     const DISCARD: u32 = 1 << 29;
     let ms = 1_000_000u64;
     let mut t = ms;
-    let mut out = blk_record(0, 0, 0, NOTIFY, b"fio-test\0\0\0\0\0\0\0\0");
-    out.extend(blk_record(t, 0, 4096, QUEUE | READ, &[]));
+    let mut out = blk_record(swap, 0, 0, 0, NOTIFY, b"fio-test\0\0\0\0\0\0\0\0");
+    out.extend(blk_record(swap, t, 0, 4096, QUEUE | READ, &[]));
     t += 20 * ms;
-    out.extend(blk_record(t, 64, 8192, QUEUE | WRITE, &[]));
+    out.extend(blk_record(swap, t, 64, 8192, QUEUE | WRITE, &[]));
     t += 5 * ms;
-    out.extend(blk_record(t, 72, 4096, MERGE | WRITE, &[]));
-    out.extend(blk_record(t, 0, 4096, COMPLETE | READ, &[]));
+    out.extend(blk_record(swap, t, 72, 4096, MERGE | WRITE, &[]));
+    out.extend(blk_record(swap, t, 0, 4096, COMPLETE | READ, &[]));
     t += 20 * ms;
-    out.extend(blk_record(t, 128, 4096, QUEUE | DISCARD, &[]));
+    out.extend(blk_record(swap, t, 128, 4096, QUEUE | DISCARD, &[]));
     t += ms;
-    out.extend(blk_record(t, 0, 0, QUEUE | FLUSH, &[]));
+    out.extend(blk_record(swap, t, 0, 0, QUEUE | FLUSH, &[]));
     t += ms;
-    out.extend(blk_record(t, 256, 0, QUEUE | READ, &[]));
+    out.extend(blk_record(swap, t, 256, 0, QUEUE | READ, &[]));
     for i in 0..6u64 {
         t += if i == 0 { ms } else { 30 * ms };
         let dir = if i % 2 == 1 { READ } else { WRITE };
         out.extend(blk_record(
+            swap,
             t,
             1030 + i * 16,
             4096 * (1 + i as u32 % 3),
@@ -244,7 +256,7 @@ fn blktrace() -> Vec<u8> {
             &[],
         ));
     }
-    out.extend(blk_record(t, 64, 8192, COMPLETE | WRITE, &[]));
+    out.extend(blk_record(swap, t, 64, 8192, COMPLETE | WRITE, &[]));
     out
 }
 
@@ -255,6 +267,8 @@ fn blktrace_replay_issues_fios_ios() {
         "replay_skip=write,sync\n",
         "replay_align=8192\nreplay_scale=2\n",
         "replay_no_stall=1\niodepth=1\n",
+        // The same trace written on a machine of the other byte order.
+        "swapped\n",
     ] {
         let job = format!(
             "[job]\nioengine=null\nread_iolog=trace.bin\nreplay_redirect=data\n\
@@ -262,8 +276,10 @@ fn blktrace_replay_issues_fios_ios() {
         );
         let run_with = |tool: &str| {
             let s = Scratch::new("blktrace");
+            let swap = options == "swapped\n";
+            let job = job.replace("swapped\n", "");
             s.write("job.fio", &job);
-            std::fs::write(s.0.join("trace.bin"), blktrace()).unwrap();
+            std::fs::write(s.0.join("trace.bin"), blktrace(swap)).unwrap();
             let out = run(
                 tool,
                 &["--output-format=json", "job.fio"],
@@ -313,8 +329,8 @@ fn merge_blktrace_does_what_fio_333_does() {
         let run_with = |tool: &str| {
             let s = Scratch::new("merge");
             s.write("job.fio", &job);
-            std::fs::write(s.0.join("a.bin"), blktrace()).unwrap();
-            std::fs::write(s.0.join("b.bin"), blktrace()).unwrap();
+            std::fs::write(s.0.join("a.bin"), blktrace(false)).unwrap();
+            std::fs::write(s.0.join("b.bin"), blktrace(false)).unwrap();
             let out = run(
                 tool,
                 &["--output-format=json", "job.fio"],
