@@ -88,6 +88,7 @@ fn written_iologs_match_fios_line_for_line() {
         "ioengine=psync\nnrfiles=2\nsize=64k\nbs=8k\nrw=write\nfsync=3\nend_fsync=1\n",
         "ioengine=psync\nfilename=data\nsize=64k\nbs=4k\nrw=randrw\nfdatasync=2\n",
         "ioengine=null\nfilename=data\nsize=64k\nbs=4k\nrw=trim\n",
+        "ioengine=psync\nnrfiles=2\nsize=32k\nbs=8k\nrw=randwrite\nloops=3\n",
         "ioengine=psync\nfilename=data\nsize=32k\nbs=4k\nrw=randwrite\nverify=crc32c\n",
         "ioengine=libaio\nfilename=data\nsize=32k\nbs=4k\nrw=write\nverify=md5\niodepth=4\n",
     ] {

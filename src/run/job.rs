@@ -566,6 +566,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         continue;
                     }
                     out_of_offsets = false;
+                    // fio closes the files between loops (and logs it), but
+                    // not when a time-based job starts its files over.
+                    if let Some(w) = &mut iolog
+                        && !cfg.time_based
+                    {
+                        for file in 0..cfg.paths.len() {
+                            w.close(file);
+                        }
+                    }
                     chooser.restart();
                     pass_start = issued(&work).1;
                     if cfg.invalidate && cfg.engine != "null" {
