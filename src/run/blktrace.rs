@@ -185,7 +185,7 @@ pub fn parse(data: &[u8], job: &str, opts: &ReplayOptions) -> Result<ReplayLog, 
         let delay_us = delay_ns / 1000;
         let action = match dir {
             Some(dir) => {
-                let offset = super::replay::scaled(t.sector * 512, opts);
+                let offset = super::replay::scaled(t.sector.wrapping_mul(512), opts);
                 log.max_len = log.max_len.max(bytes);
                 log.bytes += bytes;
                 ios[dir as usize] += 1;

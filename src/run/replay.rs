@@ -366,7 +366,7 @@ impl<'a> Replayer<'a> {
         };
         self.next += 1;
         if let Action::Wait { ms } = step.action {
-            let until = clock::genesis() + nanos(Duration::from_millis(ms));
+            let until = clock::genesis().saturating_add(nanos(Duration::from_millis(ms)));
             return sleep_until(until, stopped);
         }
         let ok = step.delay_us == 0 || self.delay(step.delay_us, stopped);
@@ -396,7 +396,10 @@ impl<'a> Replayer<'a> {
         if delay < since_us {
             return true;
         }
-        let ok = sleep_until(now + (delay - since_us) * 1000, stopped);
+        let ok = sleep_until(
+            now.saturating_add((delay - since_us).saturating_mul(1000)),
+            stopped,
+        );
         let slept_us = clock::now().saturating_sub(now) / 1000;
         self.overshoot_us = slept_us.saturating_sub(wanted);
         ok
