@@ -975,12 +975,6 @@ fn replay_log(
         }
     }
     let path = log_for_clone(list, job.subjob);
-    if path == "-" {
-        return Err(Refusal(format!(
-            "job '{}': read_iolog=- (a log on standard input) is not run by ferrio yet",
-            job.name
-        )));
-    }
     load(std::path::Path::new(path), &job.name, &opts)
         .map(|log| Some(Arc::new(log)))
         .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))

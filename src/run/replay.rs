@@ -122,11 +122,31 @@ pub fn load(path: &Path, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
         .map_err(|e| format!("iolog {}: {e}", path.display()))
 }
 
-/// The whole log: from a Unix socket (which fio connects to and reads
-/// until the writer closes it) or from a file.
+/// The whole log: from standard input (`-`, which only one job may
+/// read), a Unix socket (which fio connects to and reads until the
+/// writer closes it) or a file.
 fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     use std::os::unix::fs::FileTypeExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
+    if path == Path::new("-") {
+        if STDIN_TAKEN.swap(true, Ordering::Relaxed) {
+            return Err(std::io::Error::other(
+                "standard input was already read by another job \
+                 (fio: unable to read iolog)",
+            ));
+        }
+        let mut data = Vec::new();
+        std::io::stdin().read_to_end(&mut data)?;
+        if data.is_empty() {
+            return Err(std::io::Error::other(
+                "standard input is empty (fio permits only one user of it: \
+                 the job file or read_iolog)",
+            ));
+        }
+        return Ok(data);
+    }
     if std::fs::metadata(path)?.file_type().is_socket() {
         let mut data = Vec::new();
         std::os::unix::net::UnixStream::connect(path)?.read_to_end(&mut data)?;
