@@ -879,13 +879,15 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Logging,
         "Record every I/O the job issues to this file, for replay",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "read_iolog",
         Text(&[]),
         Io,
         "Replay the I/O recorded in this iolog or blktrace file",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "read_iolog_chunked",
         Bool,
@@ -893,7 +895,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Read the replay file in pieces instead of loading it whole",
     )
     .def("0")
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_no_stall",
         Bool,
@@ -901,14 +904,16 @@ pub static OPTIONS: &[OptDef] = &[
         "Replay as fast as possible instead of keeping recorded timing",
     )
     .def("0")
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_redirect",
         Text(&[]),
         Io,
         "Send all replayed I/O to this device, whatever the trace says",
     )
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_scale",
         Int,
@@ -916,7 +921,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Divide replayed offsets by this factor",
     )
     .def("1")
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_align",
         Int,
@@ -924,7 +930,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Round replayed offsets down to this power-of-two boundary",
     )
     .pow2()
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_time_scale",
         Int,
@@ -933,20 +940,23 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100")
     .min(1)
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "replay_skip",
         Choice(&[]),
         Io,
         "I/O types left out of the replay: read, write, trim, sync",
     )
-    .parent("read_iolog"),
+    .parent("read_iolog")
+    .runs(),
     OptDef::new(
         "merge_blktrace_file",
         Text(&[]),
         Io,
         "File that receives the merge of several blktrace inputs",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "merge_blktrace_scalars",
         FloatList {
@@ -956,7 +966,8 @@ pub static OPTIONS: &[OptDef] = &[
         },
         Io,
         "Time scaling percentage for each merged blktrace",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "merge_blktrace_iters",
         FloatList {
@@ -966,7 +977,8 @@ pub static OPTIONS: &[OptDef] = &[
         },
         Io,
         "How many times each merged blktrace is repeated",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "exec_prerun",
         Text(&[]),

@@ -112,6 +112,12 @@ fn ticks() -> u64 {
     0
 }
 
+/// The run's time zero, fixed by the first call.
+pub fn genesis() -> Nanos {
+    static GENESIS: std::sync::OnceLock<Nanos> = std::sync::OnceLock::new();
+    *GENESIS.get_or_init(now)
+}
+
 /// How many reads a coarse [`LoopClock`] answers from its last one.
 const COARSE_EVERY: u32 = 64;
 

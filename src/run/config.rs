@@ -206,6 +206,12 @@ pub struct JobConfig {
     pub fill_device: bool,
     /// At most this many files in use at once (openfiles; 0: all).
     pub open_files: usize,
+    /// write_iolog: where the job records its I/O (unset when the job
+    /// replays a log, as in fio).
+    pub write_iolog: Option<PathBuf>,
+    /// read_iolog: the parsed log the job replays in place of its own
+    /// pattern; its files are `paths`.
+    pub replay: Option<Arc<super::replay::ReplayLog>>,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -420,7 +426,18 @@ impl JobConfig {
                 engine::ENGINES.join(", ")
             )));
         }
-        let pattern = pattern(job)?;
+        let replay = replay_log(job, readonly)?;
+        // A replayed log decides the directions (and has no pattern).
+        let pattern = match &replay {
+            Some(log) => Pattern {
+                read: log.reads,
+                write: log.writes,
+                trim: log.trims,
+                trimwrite: false,
+                random: false,
+            },
+            None => pattern(job)?,
+        };
         if matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
             return Err(Refusal(format!(
                 "job '{}': zonemode=zbd (zoned block devices) is not run by ferrio yet",
@@ -450,7 +467,9 @@ impl JobConfig {
         let bs = block_sizes(job)?;
         let named = job.filenames();
         let rbd = job.engine == "rbd";
-        let paths: Vec<PathBuf> = if named.is_empty() && rbd {
+        let paths: Vec<PathBuf> = if let Some(log) = &replay {
+            log.files.clone()
+        } else if named.is_empty() && rbd {
             // fio names an rbd job's one file after the engine.
             vec![PathBuf::from("rbd")]
         } else if named.is_empty() {
@@ -592,6 +611,8 @@ impl JobConfig {
         };
         // fio sets such a job up, fails it, and reports it with the rest.
         let setup_failure = match image {
+            // The log sizes a replay: fio checks no size for it.
+            _ if replay.is_some() => None,
             Some(Err(e)) => Some(JobError {
                 errno: e.errno(),
                 func: "rbd setup".to_string(),
@@ -605,7 +626,9 @@ impl JobConfig {
             }),
         };
         let used = [pattern.read, pattern.write, pattern.trim];
-        if let Some(dir) = (0..3).find(|&d| size > 0 && used[d] && bs[d].min() > size) {
+        if let Some(dir) =
+            (0..3).find(|&d| replay.is_none() && size > 0 && used[d] && bs[d].min() > size)
+        {
             return Err(Refusal(format!(
                 "job '{}': size {} is smaller than the {} block size {}",
                 job.name,
@@ -635,10 +658,11 @@ impl JobConfig {
         let io_bytes = pass_bytes.saturating_mul(loops);
         // An engine that moves no data never gets through any size: such
         // a job runs until its runtime or number_ios ends it, or forever.
-        let (pass_bytes, io_bytes) = if engine::moves_no_data(&job.engine) {
-            (u64::MAX, u64::MAX)
-        } else {
-            (pass_bytes, io_bytes)
+        // A replay goes on until its log is done; its size is the log's.
+        let (pass_bytes, io_bytes) = match &replay {
+            Some(log) => (u64::MAX, log.bytes),
+            None if engine::moves_no_data(&job.engine) => (u64::MAX, u64::MAX),
+            None => (pass_bytes, io_bytes),
         };
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
@@ -665,6 +689,12 @@ impl JobConfig {
             Err(_) if setup_failure.is_some() => None,
             other => other?,
         };
+        if replay.is_some() && verify.is_some() {
+            return Err(Refusal(format!(
+                "job '{}': verify with read_iolog is not run by ferrio yet",
+                job.name
+            )));
+        }
         // fio's file engines fake their I/O, so its verify passes without
         // looking, after timing each file's operation once more, and the
         // engines without data have nothing to check; ferrio models
@@ -736,7 +766,15 @@ impl JobConfig {
             (None, Some(w)) => 100 - w.value.number().unwrap_or(0).min(100),
             _ => job.num("rwmixread").unwrap_or(50).min(100),
         };
-        let iodepth = job.num("iodepth").unwrap_or(1).max(1) as usize;
+        // A blktrace's probed depth stands in for an iodepth left unset.
+        let probed = replay
+            .as_ref()
+            .and_then(|log| log.depth)
+            .filter(|_| job.setting("iodepth").is_none());
+        let iodepth = match probed {
+            Some(depth) => depth,
+            None => job.num("iodepth").unwrap_or(1).max(1) as usize,
+        };
         let ignore_errors = match job.value("ignore_error") {
             Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
                 .map_err(|e| Refusal(format!("job '{}': ignore_error: {e}", job.name)))?,
@@ -788,8 +826,10 @@ impl JobConfig {
             reap_after_each_io: batch_complete_min == 0
                 && job.num("iodepth_batch_complete_max").unwrap_or(0) == 0,
             iodepth_low: match job.setting("iodepth_low") {
-                Some(_) => (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth),
-                None => iodepth,
+                Some(_) if probed.is_none() => {
+                    (job.num("iodepth_low").unwrap_or(0) as usize).min(iodepth)
+                }
+                _ => iodepth,
             },
             runtime,
             time_based,
@@ -920,6 +960,15 @@ impl JobConfig {
             create_on_open: job.flag("create_on_open"),
             fill_device,
             open_files: job.num("openfiles").unwrap_or(0) as usize,
+            write_iolog: match job.value("write_iolog") {
+                Some(Value::Text(_)) if replay.is_some() => {
+                    eprintln!("fio: read iolog overrides write_iolog");
+                    None
+                }
+                Some(Value::Text(t)) => Some(PathBuf::from(t)),
+                _ => None,
+            },
+            replay,
             create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
             verify: verify.map(Arc::new),
             buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
@@ -936,6 +985,76 @@ impl JobConfig {
 }
 
 /// fio's engine options, as set for the job.
+/// read_iolog: the log this job (or clone) replays, parsed with the
+/// replay options.
+fn replay_log(
+    job: &JobSpec,
+    readonly: bool,
+) -> Result<Option<Arc<super::replay::ReplayLog>>, Refusal> {
+    use super::replay::{ReplayOptions, load, log_for_clone};
+    let merge_into = match job.value("merge_blktrace_file") {
+        Some(Value::Text(t)) => Some(t),
+        _ => None,
+    };
+    let Some(Value::Text(list)) = job.value("read_iolog") else {
+        if merge_into.is_some() {
+            return Err(Refusal(format!(
+                "job '{}': merge_blktrace_file needs read_iolog (the blktrace files to merge)",
+                job.name
+            )));
+        }
+        return Ok(None);
+    };
+    if let Some(output) = merge_into {
+        let floats = |name| match job.value(name) {
+            Some(Value::Floats { values, .. }) => values.clone(),
+            _ => Vec::new(),
+        };
+        let logs: Vec<&str> = list.split(':').collect();
+        let scalars = floats("merge_blktrace_scalars");
+        let iters = floats("merge_blktrace_iters");
+        match super::merge_blktrace::merge(&logs, std::path::Path::new(output), &scalars, &iters) {
+            Ok(said) => eprintln!("{said}"),
+            Err(e) => return Err(Refusal(format!("job '{}': {e}", job.name))),
+        }
+    }
+    let opts = ReplayOptions {
+        redirect: match job.value("replay_redirect") {
+            Some(Value::Text(t)) => Some(PathBuf::from(t)),
+            _ => None,
+        },
+        scale: job.num("replay_scale").unwrap_or(1),
+        align: job.num("replay_align").unwrap_or(0),
+        no_stall: job.flag("replay_no_stall"),
+        time_scale: job.num("replay_time_scale").unwrap_or(100).max(1),
+        readonly,
+        skip: [false; 3],
+        skip_sync: false,
+    };
+    let mut opts = opts;
+    if let Some(Value::Text(list)) = job.value("replay_skip") {
+        for word in list.split(',').map(str::trim) {
+            match word {
+                "read" => opts.skip[Dir::Read as usize] = true,
+                "write" => opts.skip[Dir::Write as usize] = true,
+                "trim" => opts.skip[Dir::Trim as usize] = true,
+                "sync" => opts.skip_sync = true,
+                _ => {
+                    return Err(Refusal(format!(
+                        "job '{}': replay_skip: Unknown skip type: {word} \
+                         (expected read, write, trim or sync)",
+                        job.name
+                    )));
+                }
+            }
+        }
+    }
+    let path = log_for_clone(list, job.subjob);
+    load(std::path::Path::new(path), &job.name, &opts)
+        .map(|log| Some(Arc::new(log)))
+        .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))
+}
+
 fn engine_options(job: &JobSpec) -> EngineOptions {
     let set = |name| job.setting(name).and_then(|s| s.value.number());
     let on = |name| set(name).is_some_and(|v| v != 0);

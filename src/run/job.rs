@@ -16,6 +16,7 @@ use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
 use super::files::FileChooser;
 use super::fio_rand::Draws;
+use super::iolog::IoLogWriter;
 use super::layout::fill_random;
 use super::live::{Measured, Tally};
 use super::logs::{Completed, JobLogs};
@@ -23,12 +24,16 @@ use super::offsets::Rng;
 use super::placement::{Placement, Placer, used_dirs};
 use super::progress::{JobProgress, State};
 use super::rate::{self, FloorCheck, PoissonArrivals};
+use super::replay::{Action, Replayer, Step};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
 use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
 use crate::verify::pattern::repeat_into;
+
+/// The engine handle of a replay's file its log has not opened yet.
+const UNOPENED: usize = usize::MAX;
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
@@ -197,7 +202,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         direct: cfg.direct,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
-        create: cfg.create_on_open,
+        // fio creates a replay's files as it opens them for writing.
+        create: cfg.create_on_open || (cfg.replay.is_some() && cfg.pattern.write),
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,
@@ -218,9 +224,25 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             return result;
         }
     };
+    // fio starts its write_iolog before it opens the job's files.
+    let mut iolog = match &cfg.write_iolog {
+        Some(path) => match IoLogWriter::create(path, &cfg.paths) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                let text = format!("fio: fopen write iolog {}: {e}", path.display());
+                result.fail(errno(&e), "failed initializing iolog", text);
+                return result;
+            }
+        },
+        None => None,
+    };
     // Engine handles of the job's files, and one placement per file.
     let mut files = Vec::with_capacity(cfg.paths.len());
-    for path in &cfg.paths {
+    // A replay opens each file when its log says.
+    if cfg.replay.is_some() {
+        files.resize(cfg.paths.len(), UNOPENED);
+    }
+    for path in cfg.paths.iter().filter(|_| cfg.replay.is_none()) {
         match eng.open(path, mode) {
             Ok(f) => files.push(f),
             Err(e) => {
@@ -230,10 +252,14 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
     }
-    let max_len = used_dirs(cfg)
-        .map(|d| cfg.bs[d].max())
-        .max()
-        .unwrap_or(4096) as usize;
+    // A replay's buffers fit the largest I/O of its log.
+    let max_len = match &cfg.replay {
+        Some(log) => log.max_len.max(1),
+        None => used_dirs(cfg)
+            .map(|d| cfg.bs[d].max())
+            .max()
+            .unwrap_or(4096),
+    } as usize;
     let mut rng = Rng::new(cfg.seed);
     let mut draws = job_draws(cfg);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
@@ -291,6 +317,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         return result;
     }
     let start = clock::now();
+    let engine_stamps = matches!(cfg.engine.as_str(), "libaio" | "io_uring")
+        || (cfg.engine == "null" && cfg.iodepth > 1);
+    let mut replayer = cfg
+        .replay
+        .as_deref()
+        .map(|log| Replayer::new(log, start, engine_stamps));
     // Statistics start after ramp_time; runtime counts from there too.
     let ramp_end = start + nanos(cfg.ramp);
     progress.set_state(if cfg.ramp.is_zero() {
@@ -335,8 +367,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // Bytes issued when the current pass over the files began, and the
     // bytes the job may issue in all.
     let mut pass_start = 0u64;
-    let budget = cfg.io_bytes;
     let exit_on_io_done = cfg.engine_options.cpu.exit_on_io_done;
+    // A replay ends with its log, whatever its size.
+    let budget = if cfg.replay.is_some() {
+        u64::MAX
+    } else {
+        cfg.io_bytes
+    };
     let may_issue = |clock: Nanos, work: &[(u64, u64); 3], budget: u64| {
         let (ios, bytes) = issued(work);
         !stop.any()
@@ -361,6 +398,11 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // without data).
     let file_ops = !cfg.io_stats;
     let engine_thinks = no_data;
+    // Set once a replay's log has run out: fio reaps the I/O still in
+    // flight then without counting it (a replay's own quirk).
+    let mut replay_over = false;
+    // Set when fio would have tried the next I/O on the busy engine.
+    let mut handed_to_busy = false;
     let rate_capped = cfg.rate_capped();
     // The directions under a cap of their own.
     let capped = [0, 1, 2].map(|d| cfg.rate_bytes[d] > 0 || cfg.rate_iops[d] > 0);
@@ -432,19 +474,99 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         // Room for another I/O: below the depth, and the engine willing.
-        let room = in_flight + unsubmitted.len() < cfg.iodepth && !(may_be_busy && eng.busy());
+        let below_depth = in_flight + unsubmitted.len() < cfg.iodepth;
+        let room = below_depth && !(may_be_busy && eng.busy());
+        // fio hands a busy null engine its next I/O anyway, which logs it,
+        // and hands it over again once the engine has been reaped.
+        if iolog.is_some() && issuing && !draining && below_depth && may_be_busy && eng.busy() {
+            handed_to_busy = true;
+        }
+        // fio finds a replay's end as soon as it looks for another I/O,
+        // which it does below the depth even when the engine is busy.
+        if issuing
+            && below_depth
+            && let Some(rp) = &mut replayer
+            && !rp.io_left()
+        {
+            rp.finish(&|| stop.any());
+            finished.set(true);
+            replay_over = true;
+            continue;
+        }
         if issuing && room {
+            // A replay's next step, unless it is an I/O: the end of the
+            // log, a file action or wait (which only pace it), or a sync.
+            let mut replay_sync = None;
+            if let Some(rp) = &mut replayer {
+                if let Some(step) = rp.peek()
+                    && matches!(
+                        step.action,
+                        Action::Open | Action::Io { .. } | Action::Sync { .. }
+                    )
+                    && files[step.file] == UNOPENED
+                {
+                    let path = &cfg.paths[step.file];
+                    match eng.open(path, mode) {
+                        Ok(f) => files[step.file] = f,
+                        Err(e) => {
+                            let func = format!("open({})", path.display());
+                            result.fail(errno(&e), &func, format!("fio: {func}: {e}"));
+                            break;
+                        }
+                    }
+                }
+                match rp.peek() {
+                    None => {
+                        finished.set(true);
+                        replay_over = true;
+                        continue;
+                    }
+                    Some(Step {
+                        file,
+                        action: Action::Sync { data_only },
+                        ..
+                    }) => replay_sync = Some((file, data_only)),
+                    Some(Step {
+                        action: Action::Io { .. },
+                        ..
+                    }) => {}
+                    Some(_) => {
+                        rp.take(&|| stop.any());
+                        clock = clock::now();
+                        continue;
+                    }
+                }
+            }
             // fio's periodic syncs: due whenever the writes issued so far
             // are a multiple of fsync (or fdatasync), but never twice in a
             // row. They wait for the I/O in flight, then for the device.
-            if let Some(data_only) = sync_due(cfg, work[Dir::Write as usize].0, last_was_sync) {
+            let due = replay_sync
+                .map(|(file, data_only)| (Some(file), data_only))
+                .or_else(|| {
+                    sync_due(cfg, work[Dir::Write as usize].0, last_was_sync).map(|d| (None, d))
+                });
+            if let Some((replayed, data_only)) = due {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
+                    if let Some(rp) = &mut replayer
+                        && replayed.is_some()
+                        && !rp.take(&|| stop.any())
+                    {
+                        continue;
+                    }
                     let before = clock::now();
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
-                    let target = chooser.pick().unwrap_or(0);
+                    let target = replayed.unwrap_or_else(|| chooser.pick().unwrap_or(0));
+                    if let Some(w) = &mut iolog {
+                        // fio's sync goes in the I/O unit freed last.
+                        let offset = free.last().map_or(0, |&i| slots[i].offset);
+                        w.sync(target, data_only, offset);
+                    }
+                    if let Some(rp) = &mut replayer {
+                        rp.issued(before);
+                    }
                     if let Err(e) = eng.sync(files[target], data_only) {
                         let path = cfg.paths[target].display();
                         let text = format!("fio: sync of {path} failed: {e}");
@@ -485,6 +607,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         continue;
                     }
                     out_of_offsets = false;
+                    // fio closes the files between loops (and logs it), but
+                    // not when a time-based job starts its files over.
+                    if let Some(w) = &mut iolog
+                        && !cfg.time_based
+                    {
+                        for file in 0..cfg.paths.len() {
+                            w.close(file);
+                        }
+                    }
                     chooser.restart();
                     pass_start = issued(&work).1;
                     if cfg.invalidate && cfg.engine != "null" {
@@ -523,8 +654,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 let (file, len) = (block.file as usize, u64::from(block.len));
                 (index, Dir::Read, file, block.offset, len, None)
             } else {
-                let mixed = cfg.pattern.read && cfg.pattern.write;
-                let drawn = if cfg.pattern.trim {
+                let replayed = replayer.as_ref().and_then(Replayer::peek);
+                let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
+                let drawn = if let Some(Step {
+                    action: Action::Io { dir, .. },
+                    ..
+                }) = replayed
+                {
+                    dir
+                } else if cfg.pattern.trim {
                     Dir::Trim
                 } else if mixed {
                     [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
@@ -600,19 +738,48 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 } else {
                     budget - issued(&work).1
                 };
-                let (file_index, offset, len) = match follow {
-                    Some(block) => block,
+                let (file_index, offset, len) = match (follow, replayed) {
+                    (Some(block), _) => block,
                     // An engine that moves no data takes I/Os without a
                     // place or a length.
-                    None if no_data => (0, 0, 0),
-                    None => match next_io(cfg, &mut chooser, &mut placer, dir, room, &mut draws) {
-                        Some(io) => io,
-                        None => {
+                    (None, _) if no_data => (0, 0, 0),
+                    (
+                        None,
+                        Some(Step {
+                            file,
+                            action: Action::Io { offset, len, .. },
+                            ..
+                        }),
+                    ) => {
+                        // The recorded gap before this I/O (fio waits as
+                        // it hands out the I/O).
+                        if let Some(rp) = &mut replayer
+                            && !rp.take(&|| stop.any())
+                        {
                             free.push(index);
-                            out_of_offsets = true;
+                            clock = clock::now();
                             continue;
                         }
-                    },
+                        (file, offset, len)
+                    }
+                    (None, _) => {
+                        match next_io(
+                            cfg,
+                            &mut chooser,
+                            &mut placer,
+                            dir,
+                            room,
+                            &mut draws,
+                            &mut iolog,
+                        ) {
+                            Some(io) => io,
+                            None => {
+                                free.push(index);
+                                out_of_offsets = true;
+                                continue;
+                            }
+                        }
+                    }
                 };
                 if cfg.pattern.trimwrite && dir == Dir::Trim {
                     pending_write = Some((file_index, offset, len));
@@ -691,6 +858,26 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                         slot.intended = slot.intended.map(|t| t + thought * 1000);
                     }
                 }
+            }
+            if let Some(w) = &mut iolog {
+                if handed_to_busy {
+                    w.io(file_index, dir, offset, len);
+                    handed_to_busy = false;
+                }
+                w.io(file_index, dir, offset, len);
+            }
+            if let Some(rp) = &mut replayer {
+                // With room left behind this I/O, fio looks for the next
+                // one before it reaps anything, and finds the log's end.
+                if !rp.io_left() && in_flight + unsubmitted.len() + 1 < cfg.iodepth {
+                    rp.finish(&|| stop.any());
+                    finished.set(true);
+                    replay_over = true;
+                }
+                let now = clock::now();
+                rp.issued(now);
+                slot.prepared = now;
+                slot.submitted = Some(now);
             }
             // verify_only: the writes are only replayed, to know what to check.
             let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
@@ -819,25 +1006,20 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             // All of them are out of the engine, even if an error stops
             // the accounting part way.
             in_flight -= done.len();
+            let epoch = if replay_over { Nanos::MAX } else { ramp_end };
             for c in &done {
                 free.push(c.slot);
                 let slot = &mut slots[c.slot];
-                if !complete(
-                    cfg,
-                    &mut result,
-                    &mut records,
-                    slot,
-                    c.result,
-                    clock,
-                    ramp_end,
-                ) || !after_io(
-                    cfg,
-                    &mut result,
-                    &mut verifying,
-                    slot,
-                    c.result,
-                    "io_u_queued_complete",
-                ) {
+                if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
+                    || !after_io(
+                        cfg,
+                        &mut result,
+                        &mut verifying,
+                        slot,
+                        c.result,
+                        "io_u_queued_complete",
+                    )
+                {
                     break 'run;
                 }
             }
@@ -883,6 +1065,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             deadline,
             counts_each_io,
             counts_submits,
+            iolog: &mut iolog,
         };
         pass.check_all(v, &rest, stop);
         verify_took = Some(clock::now().saturating_sub(writes_end));
@@ -929,7 +1112,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
     if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
-        for (&file, path) in files.iter().zip(&cfg.paths) {
+        for (i, (&file, path)) in files.iter().zip(&cfg.paths).enumerate() {
+            if file == UNOPENED {
+                continue;
+            }
+            if let Some(w) = &mut iolog {
+                w.final_sync(i, free.last().map_or(0, |&i| slots[i].offset));
+            }
             if let Err(e) = eng.sync(file, false) {
                 result.fail(
                     errno(&e),
@@ -945,6 +1134,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         std::mem::forget(slots);
     }
     drop(eng);
+    if let Some(w) = iolog
+        && let Err(e) = w.finish()
+    {
+        let path = cfg
+            .write_iolog
+            .as_deref()
+            .unwrap_or(std::path::Path::new(""));
+        let text = format!("fio: writing iolog {}: {e}", path.display());
+        result.fail(errno(&e), "write iolog", text);
+    }
     if cfg.unlink {
         for path in &cfg.paths {
             if let Err(e) = std::fs::remove_file(path) {
@@ -969,6 +1168,7 @@ fn next_io(
     dir: Dir,
     room: u64,
     draws: &mut Draws,
+    iolog: &mut Option<IoLogWriter>,
 ) -> Option<(usize, u64, u64)> {
     // A skewed choice starts a finished file over; give up if even that
     // yields nothing (zones past the file's end).
@@ -978,6 +1178,10 @@ fn next_io(
             return Some((file, offset, len));
         }
         chooser.finished(file);
+        // fio closes a file it has no offset left for.
+        if let Some(w) = iolog {
+            w.close(file);
+        }
         if cfg.file_service.skewed() {
             placer.files[file].reset();
         }
@@ -1108,6 +1312,7 @@ struct Pass<'p, 'e> {
     deadline: Option<Nanos>,
     counts_each_io: bool,
     counts_submits: bool,
+    iolog: &'p mut Option<IoLogWriter>,
 }
 
 impl Pass<'_, '_> {
@@ -1122,6 +1327,13 @@ impl Pass<'_, '_> {
         stop: Stops<'_>,
     ) {
         let cfg = self.cfg;
+        // fio closes the files between the writes and the verify pass, and
+        // opens each again for its first read.
+        if let Some(w) = self.iolog.as_mut() {
+            for file in 0..cfg.paths.len() {
+                w.close(file);
+            }
+        }
         for (&file, path) in self.files.iter().zip(&cfg.paths) {
             let synced = self.eng.sync(file, false).and_then(|()| {
                 if cfg.invalidate && cfg.engine != "null" {
@@ -1165,6 +1377,9 @@ impl Pass<'_, '_> {
                 next += 1;
                 if clock >= self.epoch {
                     self.result.issue(Dir::Read);
+                }
+                if let Some(w) = self.iolog.as_mut() {
+                    w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
                 }
                 match self.eng.queue(Request {
                     slot: index,

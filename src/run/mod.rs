@@ -1,6 +1,7 @@
 //! Running a plan: groups one after another, each job of a group on its
 //! own OS thread, all started together.
 
+pub mod blktrace;
 pub mod clock;
 pub mod config;
 pub mod content;
@@ -9,14 +10,17 @@ pub mod distribution;
 pub mod errors;
 pub mod files;
 pub mod fio_rand;
+pub mod iolog;
 pub mod job;
 pub mod layout;
 pub mod live;
 pub mod logs;
+pub mod merge_blktrace;
 pub mod offsets;
 pub mod placement;
 pub mod progress;
 pub mod rate;
+pub mod replay;
 pub mod result;
 pub mod sampler;
 pub mod signals;
@@ -121,6 +125,15 @@ pub fn run(
             slot.set_state(progress::State::SettingUp);
             let laid = match &cfg.setup_failure {
                 Some(e) => Err(e.clone()),
+                // fio lays out no file for a replay: the log's I/O goes
+                // to the files as they are. What fio said (on stderr) of
+                // the log's entries it skipped is said here.
+                None if let Some(log) = &cfg.replay => {
+                    for warning in &log.warnings {
+                        eprintln!("{warning}");
+                    }
+                    Ok((None, Vec::new()))
+                }
                 None => layout::lay_out(cfg).map_err(|e| JobError {
                     errno: e.raw_os_error().unwrap_or(5),
                     func: "file layout".to_string(),
@@ -154,6 +167,9 @@ pub fn run(
             }
         }
         if start == 0 {
+            // fio's genesis: the run's time zero, once the first jobs'
+            // files are set up (what an iolog's waits count from).
+            self::clock::genesis();
             observer.starting();
         }
         for (cfg, ready) in members.iter().zip(&laid_out) {
