@@ -1974,8 +1974,10 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Flow group this job belongs to for flow control",
     )
+    .runs()
     .def("0"),
     OptDef::new("flow", Int, Rate, "Weight of this job in its flow group")
+        .runs()
         .def("0")
         .max(1000)
         .parent("flow_id"),
@@ -1991,6 +1993,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Pause in µs when flow control holds the job back",
     )
+    .runs()
     .def("0")
     .parent("flow_id"),
     OptDef::new(
@@ -2004,6 +2007,7 @@ pub static OPTIONS: &[OptDef] = &[
         SteadyState,
         "Stop once the metric has settled within the limit, e.g. iops_slope:0.1%",
     )
+    .runs()
     .alias(&["ss"])
     .def("iops_slope:0.01%")
     .check(Check::SteadyState),
@@ -2013,6 +2017,7 @@ pub static OPTIONS: &[OptDef] = &[
         SteadyState,
         "How long the steady-state condition must hold before stopping",
     )
+    .runs()
     .alias(&["ss_dur"])
     .def("0")
     .seconds()
@@ -2023,6 +2028,7 @@ pub static OPTIONS: &[OptDef] = &[
         SteadyState,
         "Wait this long before collecting steady-state samples",
     )
+    .runs()
     .alias(&["ss_ramp"])
     .def("0")
     .seconds()

@@ -72,6 +72,12 @@ pub struct JobConfig {
     pub exitall: bool,
     /// Report the job's group as one (fio's group_reporting).
     pub group_reporting: bool,
+    /// The flow this job keeps pace with (set once every job is known),
+    /// and how long it sleeps when held back.
+    pub flow: Option<super::flow::FlowMember>,
+    pub flow_sleep: Duration,
+    /// steadystate with a non-zero ss_dur: end the job once it settles.
+    pub steady: Option<super::steady::SteadyConfig>,
     /// What fio says on stderr while setting the job up.
     pub notices: Vec<String>,
     /// Pause after every `think_blocks` I/Os: spin this long, then sleep.
@@ -759,6 +765,9 @@ impl JobConfig {
             unlink: job.flag("unlink"),
             exitall: job.flag("exitall"),
             group_reporting: job.flag("group_reporting"),
+            steady: steady(job),
+            flow: None,
+            flow_sleep: Duration::from_micros(job.num("flow_sleep").unwrap_or(0)),
             notices: job
                 .setting("ba")
                 .filter(|_| pattern.random && !job.flag("norandommap"))
@@ -1481,4 +1490,17 @@ fn verify_spec(
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The steady-state criterion, when `ss_dur` turns it on.
+fn steady(job: &JobSpec) -> Option<super::steady::SteadyConfig> {
+    let dur = job.num("steadystate_duration").unwrap_or(0);
+    if dur < 1_000_000 {
+        return None;
+    }
+    let Some(Value::Word { word, tail }) = job.value("steadystate") else {
+        return None;
+    };
+    let ramp = job.num("steadystate_ramp_time").unwrap_or(0);
+    super::steady::SteadyConfig::new(word, tail.as_deref()?, dur, ramp)
 }

@@ -111,17 +111,21 @@ impl Slot {
     }
 }
 
-/// The flags that end a job early: a terminating signal, and another job
-/// of the group ending with `exitall`.
+/// The flags that end a job early: a terminating signal, another job
+/// of the group ending with `exitall`, and the job's own (steady state
+/// reached).
 #[derive(Clone, Copy)]
 pub struct Stops<'a> {
     pub run: &'a AtomicBool,
     pub group: &'a AtomicBool,
+    pub own: &'a AtomicBool,
 }
 
 impl Stops<'_> {
     fn any(&self) -> bool {
-        self.run.load(Ordering::Relaxed) || self.group.load(Ordering::Relaxed)
+        self.run.load(Ordering::Relaxed)
+            || self.group.load(Ordering::Relaxed)
+            || self.own.load(Ordering::Relaxed)
     }
 }
 
@@ -278,7 +282,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     } else {
         State::Ramp
     });
-    let mut next_publish = start + nanos(PUBLISH_EVERY);
+    progress.set_epoch(start);
+    // Steady state samples the published totals once a second: publish
+    // often enough that a sample is off by well under a percent.
+    let publish_every = if cfg.steady.is_some() {
+        nanos(std::time::Duration::from_millis(2))
+    } else {
+        nanos(PUBLISH_EVERY)
+    };
+    let mut next_publish = start + publish_every;
     let deadline = cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r)));
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut logs = JobLogs::new(&cfg.logs);
@@ -335,6 +347,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
         PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
     });
+    let mut flow = cfg.flow.as_ref().map(|f| f.seat());
+    // Set while draining for a flow_sleep.
+    let mut flow_drain = false;
     'run: loop {
         // rate_min and rate_iops_min, as fio checks them between I/Os.
         if let Some(check) = &mut floor_check
@@ -366,6 +381,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             if cpu_start.is_none() && clock >= ramp_end {
                 cpu_start = Some(CpuUsage::of_this_thread());
                 progress.set_state(State::Running);
+                if !cfg.ramp.is_zero() {
+                    progress.set_epoch(ramp_end);
+                }
             }
             if clock >= next_publish {
                 let dirs = &result.dirs;
@@ -383,7 +401,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     }
                     progress.give_snapshot(so_far);
                 }
-                next_publish = clock + nanos(PUBLISH_EVERY);
+                next_publish = clock + publish_every;
             }
             next_tick = sampler.next.min(next_publish);
             if cpu_start.is_none() {
@@ -465,6 +483,29 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     draining = false;
                     continue;
                 }
+            }
+        }
+        // Flow control: a job ahead of its share of the flow waits, with
+        // flow_sleep after the I/O in flight has drained, else spinning.
+        if issuing
+            && room
+            && let Some(seat) = &mut flow
+            && (flow_drain || (!draining && seat.held_back()))
+        {
+            if cfg.flow_sleep.is_zero() {
+                std::hint::spin_loop();
+                clock = clock::now();
+                continue;
+            }
+            if in_flight > 0 || !unsubmitted.is_empty() {
+                draining = true;
+                flow_drain = true;
+            } else {
+                std::thread::sleep(cfg.flow_sleep);
+                draining = false;
+                flow_drain = false;
+                clock = clock::now();
+                continue;
             }
         }
         // Set when a batch was submitted while the queue has room for more.

@@ -9,6 +9,7 @@ pub mod distribution;
 pub mod errors;
 pub mod files;
 pub mod fio_rand;
+pub mod flow;
 pub mod job;
 pub mod layout;
 pub mod logs;
@@ -19,6 +20,7 @@ pub mod rate;
 pub mod result;
 pub mod sampler;
 pub mod signals;
+pub mod steady;
 mod verifying;
 
 use std::sync::atomic::AtomicBool;
@@ -38,6 +40,11 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .map(|j| JobConfig::from_spec(j, readonly))
         .collect::<Result<Vec<_>, _>>()?;
     content::share_working_sets(&mut jobs);
+    let flows: Vec<(u64, u64)> = plan
+        .jobs()
+        .map(|j| (j.num("flow_id").unwrap_or(0), j.num("flow").unwrap_or(0)))
+        .collect();
+    flow::join_flows(&mut jobs, &flows);
     Ok(jobs)
 }
 
@@ -135,11 +142,8 @@ pub fn run(
             observer.starting();
         }
         let group_stop = AtomicBool::new(false);
-        let stops = job::Stops {
-            run: stop,
-            group: &group_stop,
-        };
-        let group_results: Vec<JobResult> = std::thread::scope(|s| {
+        let mut steady = steady::Checker::new(members);
+        let mut group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
                 .zip(slots)
@@ -154,6 +158,11 @@ pub fn run(
                             .filter(|(other, _)| cfg.wait_for.as_deref() == Some(&other.name))
                             .map(|(_, p)| p)
                             .collect();
+                        let stops = job::Stops {
+                            run: stop,
+                            group: &group_stop,
+                            own: &slot.terminate,
+                        };
                         Ok(s.spawn(move || {
                             job::wait_for(&waitees, stops);
                             job::run(cfg, stops, slot)
@@ -167,6 +176,9 @@ pub fn run(
                 .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
             {
                 observer.tick(&disks);
+                if let Some(checker) = &mut steady {
+                    checker.tick(slots);
+                }
                 std::thread::sleep(TICK);
             }
             handles
@@ -186,6 +198,11 @@ pub fn run(
                 })
                 .collect()
         });
+        if let Some(checker) = steady {
+            for (r, s) in group_results.iter_mut().zip(checker.results()) {
+                r.steady = s;
+            }
+        }
         results.extend(group_results);
         start = end;
     }

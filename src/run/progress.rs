@@ -54,6 +54,12 @@ pub struct JobProgress {
     /// (interim reports); the job answers at its next publication.
     wanted: AtomicBool,
     snapshot: Mutex<Option<JobResult>>,
+    /// When the job's statistics began (its start, then the end of
+    /// ramp_time), on the run's clock: where steady-state sampling starts.
+    epoch: AtomicU64,
+    /// Set from outside to end the job as if its runtime were up (steady
+    /// state was reached).
+    pub terminate: AtomicBool,
 }
 
 impl JobProgress {
@@ -71,6 +77,15 @@ impl JobProgress {
             self.bytes[d].store(bytes[d], Ordering::Relaxed);
             self.ios[d].store(ios[d], Ordering::Relaxed);
         }
+    }
+
+    /// Records when the job's statistics (re)started.
+    pub fn set_epoch(&self, at: u64) {
+        self.epoch.store(at, Ordering::Relaxed);
+    }
+
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Relaxed)
     }
 
     /// Asks the job for a copy of its results so far.
