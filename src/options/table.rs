@@ -1258,6 +1258,7 @@ pub static OPTIONS: &[OptDef] = &[
         Latency,
         "Fail the job if any I/O takes longer than this (µs), per direction",
     )
+    .runs()
     .time()
     .per_dir(3),
     OptDef::new(
@@ -1265,13 +1266,15 @@ pub static OPTIONS: &[OptDef] = &[
         Time,
         Latency,
         "Latency goal; fio searches for the deepest queue that meets it",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "latency_window",
         Time,
         Latency,
         "Length of each window in which the latency goal is checked",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "latency_percentile",
         FloatList {
@@ -1290,6 +1293,7 @@ pub static OPTIONS: &[OptDef] = &[
         Latency,
         "Do not settle on one depth: keep retuning it all run",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "invalidate",

@@ -76,6 +76,11 @@ pub struct JobConfig {
     /// and how long it sleeps when held back.
     pub flow: Option<super::flow::FlowMember>,
     pub flow_sleep: Duration,
+    /// latency_target (with its window, percentile and latency_run): the
+    /// search for the deepest queue that meets it.
+    pub latency_target: Option<LatencyGoal>,
+    /// max_latency per direction, in ns (0: none).
+    pub max_latency_ns: [u64; 3],
     /// steadystate with a non-zero ss_dur: end the job once it settles.
     pub steady: Option<super::steady::SteadyConfig>,
     /// What fio says on stderr while setting the job up.
@@ -766,6 +771,16 @@ impl JobConfig {
             exitall: job.flag("exitall"),
             group_reporting: job.flag("group_reporting"),
             steady: steady(job),
+            latency_target: match job.num("latency_target").unwrap_or(0) {
+                0 => None,
+                us => Some(LatencyGoal {
+                    target_ns: us.saturating_mul(1000),
+                    window_ns: job.num("latency_window").unwrap_or(0).saturating_mul(1000),
+                    percentile: report.latency_percentile,
+                    keep_running: job.flag("latency_run"),
+                }),
+            },
+            max_latency_ns: per_dir(job, "max_latency").map(|us| us.saturating_mul(1000)),
             flow: None,
             flow_sleep: Duration::from_micros(job.num("flow_sleep").unwrap_or(0)),
             notices: job
@@ -1490,6 +1505,15 @@ fn verify_spec(
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// `latency_target` and the options that shape its search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyGoal {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    pub keep_running: bool,
 }
 
 /// The steady-state criterion, when `ss_dur` turns it on.

@@ -16,6 +16,7 @@ use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
 use super::files::FileChooser;
 use super::fio_rand::Draws;
+use super::latency_target::{LatencyTarget, Step};
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
@@ -276,7 +277,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     }
     let start = clock::now();
     // Statistics start after ramp_time; runtime counts from there too.
-    let ramp_end = start + nanos(cfg.ramp);
+    let mut ramp_end = start + nanos(cfg.ramp);
     progress.set_state(if cfg.ramp.is_zero() {
         State::Running
     } else {
@@ -291,7 +292,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         nanos(PUBLISH_EVERY)
     };
     let mut next_publish = start + publish_every;
-    let deadline = cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r)));
+    // A latency_target's final window starts the runtime over.
+    let deadline = std::cell::Cell::new(cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r))));
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut logs = JobLogs::new(&cfg.logs);
     let m = cfg.measure;
@@ -327,7 +329,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         let (ios, bytes) = issued(work);
         !stop.any()
             && !finished.get()
-            && deadline.is_none_or(|d| clock < d)
+            && deadline.get().is_none_or(|d| clock < d)
             && (cfg.time_based || bytes < budget)
             && cfg.number_ios.is_none_or(|n| ios < n)
     };
@@ -348,8 +350,19 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
     });
     let mut flow = cfg.flow.as_ref().map(|f| f.seat());
-    // Set while draining for a flow_sleep.
-    let mut flow_drain = false;
+    let mut lat_target = cfg.latency_target.map(|g| {
+        LatencyTarget::new(
+            g.target_ns,
+            g.window_ns,
+            g.percentile,
+            g.keep_running,
+            cfg.iodepth,
+            start,
+        )
+    });
+    // Why the I/O in flight is being drained, when it is not for a
+    // periodic sync or a new pass.
+    let mut quiesce: Option<Quiesce> = None;
     'run: loop {
         // rate_min and rate_iops_min, as fio checks them between I/Os.
         if let Some(check) = &mut floor_check
@@ -358,6 +371,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         {
             result.fail(libc::EIO, "check_min_rate", text);
             break;
+        }
+        if clock >= ramp_end
+            && let Some(lt) = &mut lat_target
+        {
+            match lt.check(clock, result.dirs.iter().map(|d| d.ios).sum()) {
+                Step::Drain if quiesce.is_none() => quiesce = Some(Quiesce::Depth),
+                Step::FinalWindow => quiesce = Some(Quiesce::FinalWindow),
+                Step::Done => finished.set(true),
+                _ => {}
+            }
+            draining |= quiesce.is_some();
         }
         let issuing = may_issue(clock, &work, budget);
         if clock >= next_tick {
@@ -383,6 +407,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 progress.set_state(State::Running);
                 if !cfg.ramp.is_zero() {
                     progress.set_epoch(ramp_end);
+                    if let Some(lt) = &mut lat_target {
+                        lt.restart(clock, 0);
+                    }
                 }
             }
             if clock >= next_publish {
@@ -409,7 +436,42 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         // Room for another I/O: below the depth, and the engine willing.
-        let room = in_flight + unsubmitted.len() < cfg.iodepth && !(may_be_busy && eng.busy());
+        // latency_target holds the queue to the depth it is trying.
+        let depth_limit = lat_target.as_ref().map_or(cfg.iodepth, |l| l.depth);
+        let room = in_flight + unsubmitted.len() < depth_limit && !(may_be_busy && eng.busy());
+        if let Some(q) = quiesce
+            && in_flight == 0
+            && unsubmitted.is_empty()
+        {
+            quiesce = None;
+            draining = false;
+            match q {
+                Quiesce::Flow => {
+                    std::thread::sleep(cfg.flow_sleep);
+                    clock = clock::now();
+                    continue;
+                }
+                Quiesce::Depth => {}
+                Quiesce::FinalWindow => {
+                    // fio starts the statistics, and the runtime, over
+                    // for the window at the depth found.
+                    clock = clock::now();
+                    ramp_end = clock;
+                    deadline.set(cfg.runtime.map(|r| clock.saturating_add(nanos(r))));
+                    let pid = result.pid;
+                    result = JobResult::new(cfg);
+                    result.pid = pid;
+                    sampler = RateSampler::new(clock, cfg.bw_every, cfg.iops_every);
+                    depth = DepthTracker::new(clock);
+                    cpu_start = Some(CpuUsage::of_this_thread());
+                    progress.set_epoch(clock);
+                    if let Some(lt) = &mut lat_target {
+                        lt.stats_restarted(clock);
+                    }
+                    next_tick = clock;
+                }
+            }
+        }
         if issuing && room {
             // fio's periodic syncs: due whenever the writes issued so far
             // are a multiple of fsync (or fdatasync), but never twice in a
@@ -489,24 +551,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         // flow_sleep after the I/O in flight has drained, else spinning.
         if issuing
             && room
+            && !draining
             && let Some(seat) = &mut flow
-            && (flow_drain || (!draining && seat.held_back()))
+            && seat.held_back()
         {
             if cfg.flow_sleep.is_zero() {
                 std::hint::spin_loop();
                 clock = clock::now();
                 continue;
             }
-            if in_flight > 0 || !unsubmitted.is_empty() {
-                draining = true;
-                flow_drain = true;
-            } else {
-                std::thread::sleep(cfg.flow_sleep);
-                draining = false;
-                flow_drain = false;
-                clock = clock::now();
-                continue;
-            }
+            quiesce = Some(Quiesce::Flow);
+            draining = true;
         }
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
@@ -573,7 +628,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     } else {
                         other
                     };
-                    if !wait_until(due(dir), deadline, stop) {
+                    if !wait_until(due(dir), deadline.get(), stop) {
                         clock = clock::now();
                         continue;
                     }
@@ -675,6 +730,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     }
                     free.push(index);
                     if !complete(cfg, &mut result, &mut logs, slot, r, clock, ramp_end)
+                        || !judge_latency(
+                            cfg,
+                            &mut result,
+                            &mut lat_target,
+                            &mut quiesce,
+                            slot,
+                            r,
+                            clock,
+                        )
                         || !after_io(
                             cfg,
                             &mut result,
@@ -691,7 +755,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
             // Polling for completions (no batch_complete minimum or
             // maximum), fio reaps after every I/O as if the queue were full.
-            let full = in_flight + unsubmitted.len() == cfg.iodepth
+            let full = in_flight + unsubmitted.len() >= depth_limit
                 || (may_be_busy && eng.busy())
                 || cfg.reap_after_each_io;
             let last = !may_issue(clock, &work, budget);
@@ -741,7 +805,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         // Reap: at least one when the queue is full or nothing more will
         // be issued, then on until the queue has drained to iodepth_low.
-        let full = in_flight + unsubmitted.len() >= cfg.iodepth || (may_be_busy && eng.busy());
+        let full = in_flight + unsubmitted.len() >= depth_limit || (may_be_busy && eng.busy());
         loop {
             // At the end fio waits for everything in flight in one call.
             let ending = !draining && !may_issue(clock, &work, budget);
@@ -771,6 +835,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 free.push(c.slot);
                 let slot = &mut slots[c.slot];
                 if !complete(cfg, &mut result, &mut logs, slot, c.result, clock, ramp_end)
+                    || !judge_latency(
+                        cfg,
+                        &mut result,
+                        &mut lat_target,
+                        &mut quiesce,
+                        slot,
+                        c.result,
+                        clock,
+                    )
                     || !after_io(
                         cfg,
                         &mut result,
@@ -804,7 +877,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // do_verify); its time is the read direction's runtime.
     let mut verify_took = None;
     // fio's verify pass ends at once when the runtime is over.
-    let time_left = deadline.is_none_or(|d| writes_end < d);
+    let time_left = deadline.get().is_none_or(|d| writes_end < d);
     if let Some(v) = &mut verifying
         && cfg.pattern.write
         && v.spec.read_back
@@ -822,7 +895,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             result: &mut result,
             logs: &mut logs,
             epoch: ramp_end,
-            deadline,
+            deadline: deadline.get(),
             counts_each_io,
             counts_submits,
         };
@@ -837,6 +910,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     if let Some(took) = verify_took {
         result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
+    }
+    if let Some(lt) = &lat_target {
+        result.latency_depth = lt.depth;
     }
     if verifying.as_ref().is_some_and(|v| v.spec.only) {
         // fio's dry run of the writes takes no time, and skips the setup
@@ -932,6 +1008,60 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     std::fs::File::open(path)
         .and_then(|mut f| f.seek(SeekFrom::End(0)))
         .map_or(region_end, |len| len.max(region_end))
+}
+
+/// Why a job waits for its I/O in flight to complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quiesce {
+    /// Flow control held it back: it sleeps flow_sleep after.
+    Flow,
+    /// latency_target lowered the depth.
+    Depth,
+    /// latency_target settled on a depth: the statistics start over.
+    FinalWindow,
+}
+
+/// max_latency's and latency_target's look at a completed I/O's total
+/// latency; false when it ends the job (ETIMEDOUT, as in fio).
+fn judge_latency(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    lat_target: &mut Option<LatencyTarget>,
+    quiesce: &mut Option<Quiesce>,
+    slot: &Slot,
+    r: i64,
+    now: Nanos,
+) -> bool {
+    if r < 0 || !cfg.measure.lat || slot.dir == Dir::Trim {
+        return true;
+    }
+    let lat = now.saturating_sub(slot.prepared);
+    let max = cfg.max_latency_ns[slot.dir as usize];
+    let mut over = (max > 0 && lat > max).then_some(max);
+    if let Some(lt) = lat_target {
+        let ios = result.dirs.iter().map(|d| d.ios).sum();
+        match lt.completed(lat, now, ios) {
+            Step::Drain => *quiesce = Some(Quiesce::Depth),
+            Step::Fatal => over = over.or(cfg.latency_target.map(|g| g.target_ns)),
+            _ => {}
+        }
+    }
+    let Some(max) = over else {
+        return true;
+    };
+    let text = format!(
+        "fio: latency of {lat} nsec exceeds specified max ({max} nsec): {} {} {} {}",
+        cfg.paths[slot.file].display(),
+        if slot.dir == Dir::Read {
+            "read"
+        } else {
+            "write"
+        },
+        slot.offset,
+        slot.len
+    );
+    result.fail(libc::ETIMEDOUT, "max latency exceeded", text);
+    false
 }
 
 /// A verifying job's part in finishing an I/O: a written block may now be

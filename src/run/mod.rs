@@ -11,6 +11,7 @@ pub mod files;
 pub mod fio_rand;
 pub mod flow;
 pub mod job;
+pub mod latency_target;
 pub mod layout;
 pub mod logs;
 pub mod offsets;
