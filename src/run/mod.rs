@@ -40,6 +40,7 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
         .collect::<Result<Vec<_>, _>>()?;
+    steady::check_groups(&jobs)?;
     content::share_working_sets(&mut jobs);
     let flows: Vec<(u64, u64)> = plan
         .jobs()

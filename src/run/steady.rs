@@ -74,6 +74,24 @@ impl SteadyConfig {
     }
 }
 
+/// fio rejects a job whose steady-state options (or their absence)
+/// differ from those of an earlier job of its group.
+pub fn check_groups(jobs: &[JobConfig]) -> Result<(), super::config::Refusal> {
+    for (i, job) in jobs.iter().enumerate() {
+        if jobs[..i]
+            .iter()
+            .any(|other| other.group == job.group && other.steady != job.steady)
+        {
+            return Err(super::config::Refusal(format!(
+                "job '{}': job rejected (as fio rejects it): steadystate options must be \
+                 consistent within reporting groups",
+                job.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The window of rates and what was last computed from it: what the
 /// reports show of a job's steady state.
 #[derive(Debug, Clone, PartialEq)]
