@@ -81,6 +81,9 @@ pub struct JobConfig {
     pub latency_target: Option<LatencyGoal>,
     /// max_latency per direction, in ns (0: none).
     pub max_latency_ns: [u64; 3],
+    /// random_generator=lfsr: random offsets from a shift register that
+    /// visits each block once, with no random map.
+    pub lfsr: bool,
     /// steadystate with a non-zero ss_dur: end the job once it settles.
     pub steady: Option<super::steady::SteadyConfig>,
     /// What fio says on stderr while setting the job up.
@@ -655,14 +658,12 @@ impl JobConfig {
         };
         let wide_draws = match job.value("random_generator") {
             Some(Value::Word { word, .. }) if *word == "tausworthe64" => true,
-            Some(Value::Word { word, .. }) if *word == "lfsr" => {
-                return Err(Refusal(
-                    "random_generator=lfsr is not supported yet (tausworthe and tausworthe64 are)"
-                        .into(),
-                ));
-            }
             _ => false,
         };
+        let lfsr = matches!(
+            job.value("random_generator"),
+            Some(Value::Word { word: "lfsr", .. })
+        );
         let runtime = job
             .num("runtime")
             .filter(|&us| us > 0)
@@ -771,6 +772,7 @@ impl JobConfig {
             exitall: job.flag("exitall"),
             group_reporting: job.flag("group_reporting"),
             steady: steady(job),
+            lfsr,
             latency_target: match job.num("latency_target").unwrap_or(0) {
                 0 => None,
                 us => Some(LatencyGoal {

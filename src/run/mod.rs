@@ -13,6 +13,7 @@ pub mod flow;
 pub mod job;
 pub mod latency_target;
 pub mod layout;
+pub mod lfsr;
 pub mod logs;
 pub mod offsets;
 pub mod placement;
