@@ -320,3 +320,30 @@ flow=8
         "read/write ratio fio {rw:.3} ferrio {rg:.3}"
     );
 }
+
+#[test]
+fn lfsr_offsets_are_fio_s() {
+    // latency-profile.fio draws its offsets with random_generator=lfsr.
+    let job = "[lf]
+ioengine=null
+size=2m
+rw=randread
+bs=4k
+loops=2
+random_generator=lfsr
+write_lat_log=lf
+log_offset=1
+";
+    let runs = parallel(&[fio(), ferrio()], |bin| {
+        let dir = Scratch::new("lfsr");
+        dir.write("job.fio", job);
+        let out = run(bin, &["job.fio"], &dir.0, &HashMap::new());
+        assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+        let log = std::fs::read_to_string(dir.0.join("lf_clat.1.log")).unwrap();
+        log.lines()
+            .map(|l| l.split(',').nth(4).unwrap().trim().to_string())
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(runs[0].len(), 1024);
+    assert_eq!(runs[0], runs[1]);
+}

@@ -656,10 +656,13 @@ impl JobConfig {
             job.num("randseed").unwrap_or(0)
                 ^ (job.number as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
-        let wide_draws = match job.value("random_generator") {
-            Some(Value::Word { word, .. }) if *word == "tausworthe64" => true,
-            _ => false,
-        };
+        let wide_draws = matches!(
+            job.value("random_generator"),
+            Some(Value::Word {
+                word: "tausworthe64",
+                ..
+            })
+        );
         let lfsr = matches!(
             job.value("random_generator"),
             Some(Value::Word { word: "lfsr", .. })

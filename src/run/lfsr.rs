@@ -119,7 +119,7 @@ impl Lfsr {
     }
 
     /// The next block, or None once every block was given in this pass.
-    pub fn next(&mut self) -> Option<u64> {
+    pub fn next_block(&mut self) -> Option<u64> {
         let given = self.given;
         self.given += 1;
         if given > self.max {
@@ -145,7 +145,7 @@ mod tests {
     fn every_block_comes_up_once_per_pass() {
         for blocks in [5u64, 64, 1000, 4097] {
             let mut l = Lfsr::new(blocks, 12345).unwrap();
-            let mut seen: Vec<u64> = std::iter::from_fn(|| l.next()).take(10_000).collect();
+            let mut seen: Vec<u64> = std::iter::from_fn(|| l.next_block()).take(10_000).collect();
             assert_eq!(seen.len() as u64, blocks, "{blocks}");
             seen.sort_unstable();
             seen.dedup();

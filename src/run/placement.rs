@@ -192,7 +192,7 @@ impl Placement {
         }
         if let Some(lfsr) = &mut self.lfsr {
             // A register fio could not set up gives no offsets at all.
-            return lfsr.as_mut()?.next().map(|b| (b * align, false));
+            return lfsr.as_mut()?.next_block().map(|b| (b * align, false));
         }
         let Some(map) = &mut self.map else {
             let block = if self.distribution.is_uniform() {
