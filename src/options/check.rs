@@ -61,7 +61,7 @@ pub fn word_tail(
     tail: Option<&str>,
     ctx: &ParseContext,
 ) -> Result<(), String> {
-    if def.check == Check::SteadyState && !ctx.dry_run {
+    if def.check == Check::SteadyState {
         return steady_limit(word, tail);
     }
     let Some(tail) = tail.map(str::trim) else {
