@@ -95,6 +95,7 @@ pub fn run(
 ) -> (Vec<JobResult>, Vec<DiskUsage>) {
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
+    let run_start = clock::now();
     let mut start = 0;
     while start < jobs.len() {
         let group = jobs[start].group;
@@ -145,7 +146,7 @@ pub fn run(
             observer.starting();
         }
         let group_stop = AtomicBool::new(false);
-        let mut steady = steady::Checker::new(members);
+        let mut steady = steady::Checker::new(members, run_start);
         let mut group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
@@ -179,10 +180,13 @@ pub fn run(
                 .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
             {
                 observer.tick(&disks);
+                let mut nap = TICK;
                 if let Some(checker) = &mut steady {
                     checker.tick(slots);
+                    // Wake for the next check on time.
+                    nap = nap.min(checker.until_next());
                 }
-                std::thread::sleep(TICK);
+                std::thread::sleep(nap);
             }
             handles
                 .into_iter()

@@ -16,6 +16,11 @@ use super::progress::{JobProgress, State};
 /// STEADYSTATE_MSEC).
 pub const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// fio's helper thread runs a timer that is due within its sleep accuracy
+/// (1 ms): a check may come that much early, which decides whether a
+/// sample on the second after ss_ramp already counts.
+const EARLY: Nanos = 1_000_000;
+
 /// A job's steady-state options.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SteadyConfig {
@@ -285,8 +290,10 @@ pub struct Checker {
 }
 
 impl Checker {
-    /// None when no job of the group asks for steady state.
-    pub fn new(jobs: &[JobConfig]) -> Option<Self> {
+    /// None when no job of the group asks for steady state. Checks fall
+    /// on whole seconds since `run_start`, as fio's helper thread, started
+    /// before any job is set up, keeps its one-second timer.
+    pub fn new(jobs: &[JobConfig], run_start: Nanos) -> Option<Self> {
         jobs.iter().any(|j| j.steady.is_some()).then(|| {
             let last_of_group = |i: usize| {
                 jobs[i + 1..]
@@ -312,9 +319,11 @@ impl Checker {
                     })
                 })
                 .collect();
+            let every = CHECK_EVERY.as_nanos() as u64;
+            let since = clock::now().saturating_sub(run_start);
             Checker {
                 watches,
-                next: clock::now() + CHECK_EVERY.as_nanos() as u64,
+                next: run_start + (since / every + 1) * every,
             }
         })
     }
@@ -322,11 +331,27 @@ impl Checker {
     /// Samples and checks every job when a second has passed since the
     /// last time.
     pub fn tick(&mut self, progress: &[JobProgress]) {
+        let every = CHECK_EVERY.as_nanos() as u64;
+        // A job's statistics (and this sampling) start over at its start
+        // and at the end of its ramp_time; fio restarts its timers then.
+        for (w, p) in self.watches.iter_mut().zip(progress) {
+            let Some(w) = w else { continue };
+            let epoch = p.epoch();
+            if epoch != w.epoch {
+                if w.epoch != 0 {
+                    self.next = epoch + every;
+                }
+                w.epoch = epoch;
+                w.prev_time = epoch;
+                w.prev_ios = 0;
+                w.prev_bytes = 0;
+            }
+        }
         let now = clock::now();
-        if now < self.next {
+        if now + EARLY < self.next {
             return;
         }
-        self.next += CHECK_EVERY.as_nanos() as u64;
+        self.next += every;
         let mut prev_group = None;
         let (mut group_bw, mut group_iops, mut counted) = (0u64, 0u64, 0u32);
         for i in 0..self.watches.len() {
@@ -347,15 +372,6 @@ impl Checker {
                 )
             {
                 continue;
-            }
-            // Statistics (and this sampling) start over at the end of
-            // ramp_time.
-            let epoch = p.epoch();
-            if epoch != w.epoch {
-                w.epoch = epoch;
-                w.prev_time = epoch;
-                w.prev_ios = 0;
-                w.prev_bytes = 0;
             }
             if !w.group_reporting || prev_group != Some(w.group) {
                 (group_bw, group_iops, counted) = (0, 0, 0);
@@ -397,6 +413,11 @@ impl Checker {
                 }
             }
         }
+    }
+
+    /// How long until the next check is due.
+    pub fn until_next(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.next.saturating_sub(clock::now() + EARLY))
     }
 
     /// Each job's steady state, to be attached to its result: the window
