@@ -167,6 +167,9 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResu
 }
 
 fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResult {
+    // The job's place in its flow, left (its weight and I/Os taken out)
+    // however the job ends.
+    let mut flow = cfg.flow.as_ref().map(|f| f.seat());
     let mut result = JobResult::new(cfg);
     // SAFETY: gettid has no preconditions.
     result.pid = unsafe { libc::gettid() };
@@ -349,7 +352,6 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
         PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
     });
-    let mut flow = cfg.flow.as_ref().map(|f| f.seat());
     let mut lat_target = cfg.latency_target.map(|g| {
         LatencyTarget::new(
             g.target_ns,

@@ -135,6 +135,8 @@ pub fn run(
                     laid_out.push(Ok(()));
                 }
                 Err(e) => {
+                    // A job that never runs leaves its flow at once.
+                    drop(cfg.flow.as_ref().map(|f| f.seat()));
                     let mut failed = JobResult::new(cfg);
                     failed.fail(e.errno, &e.func, e.message);
                     slot.set_state(progress::State::Failed);
