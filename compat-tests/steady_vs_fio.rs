@@ -262,6 +262,31 @@ latency_percentile=99.9
 }
 
 #[test]
+fn an_unmeetable_target_below_100_percent_holds_depth_one_all_run() {
+    let job = "[lt]
+ioengine=libaio
+filename=FILE
+size=8m
+rw=randread
+bs=4k
+iodepth=8
+time_based
+runtime=1
+latency_target=1
+latency_window=200ms
+latency_percentile=50
+";
+    let (want, got) = both_json(job);
+    let (w, g) = (&want["jobs"][0], &got["jobs"][0]);
+    assert_eq!(int(&w["latency_depth"]), 1);
+    assert_eq!(w["latency_depth"], g["latency_depth"]);
+    assert_eq!(w["error"], g["error"]);
+    assert_eq!(w["iodepth_level"]["1"], g["iodepth_level"]["1"]);
+    let (tw, tg) = (int(&w["job_runtime"]), int(&g["job_runtime"]));
+    assert!(tw.abs_diff(tg) <= 50, "job_runtime fio {tw} ferrio {tg}");
+}
+
+#[test]
 fn max_latency_and_an_unmeetable_target_end_the_job_with_etimedout() {
     for opt in ["max_latency=1us", "latency_target=1us"] {
         let job = format!(
