@@ -61,6 +61,9 @@ pub fn word_tail(
     tail: Option<&str>,
     ctx: &ParseContext,
 ) -> Result<(), String> {
+    if def.check == Check::SteadyState {
+        return steady_limit(word, tail);
+    }
     let Some(tail) = tail.map(str::trim) else {
         return Ok(());
     };
@@ -75,6 +78,28 @@ pub fn word_tail(
         Check::Distribution => distribution(word, tail),
         _ => Ok(()),
     }
+}
+
+/// The limit after a steady-state criterion: a percentage, else IOPS (a
+/// number) or bandwidth (a size).
+fn steady_limit(word: &str, tail: Option<&str>) -> Result<(), String> {
+    let tail = tail
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or("fio: steadystate threshold must be specified in addition to criterion")?;
+    if let Some((n, _)) = tail.split_once('%') {
+        return number::c_float(n.trim())
+            .map(drop)
+            .ok_or_else(|| "fio: could not parse steadystate threshold percentage".into());
+    }
+    if word.starts_with("iops") {
+        return number::c_float(tail)
+            .map(drop)
+            .ok_or_else(|| "fio: steadystate IOPS threshold postfix parsing failed".into());
+    }
+    number::size(tail, 1024)
+        .map(drop)
+        .ok_or_else(|| "fio: steadystate BW threshold postfix parsing failed".into())
 }
 
 fn distribution(word: &str, tail: &str) -> Result<(), String> {

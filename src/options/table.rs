@@ -1271,6 +1271,7 @@ pub static OPTIONS: &[OptDef] = &[
         Latency,
         "Fail the job if any I/O takes longer than this (µs), per direction",
     )
+    .runs()
     .time()
     .per_dir(3),
     OptDef::new(
@@ -1278,13 +1279,15 @@ pub static OPTIONS: &[OptDef] = &[
         Time,
         Latency,
         "Latency goal; fio searches for the deepest queue that meets it",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "latency_window",
         Time,
         Latency,
         "Length of each window in which the latency goal is checked",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "latency_percentile",
         FloatList {
@@ -1303,6 +1306,7 @@ pub static OPTIONS: &[OptDef] = &[
         Latency,
         "Do not settle on one depth: keep retuning it all run",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "invalidate",
@@ -1989,8 +1993,10 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Flow group this job belongs to for flow control",
     )
+    .runs()
     .def("0"),
     OptDef::new("flow", Int, Rate, "Weight of this job in its flow group")
+        .runs()
         .def("0")
         .max(1000)
         .parent("flow_id"),
@@ -2006,6 +2012,7 @@ pub static OPTIONS: &[OptDef] = &[
         Rate,
         "Pause in µs when flow control holds the job back",
     )
+    .runs()
     .def("0")
     .parent("flow_id"),
     OptDef::new(
@@ -2019,6 +2026,7 @@ pub static OPTIONS: &[OptDef] = &[
         SteadyState,
         "Stop once the metric has settled within the limit, e.g. iops_slope:0.1%",
     )
+    .runs()
     .alias(&["ss"])
     .def("iops_slope:0.01%")
     .check(Check::SteadyState),
@@ -2028,6 +2036,7 @@ pub static OPTIONS: &[OptDef] = &[
         SteadyState,
         "How long the steady-state condition must hold before stopping",
     )
+    .runs()
     .alias(&["ss_dur"])
     .def("0")
     .seconds()
@@ -2038,6 +2047,7 @@ pub static OPTIONS: &[OptDef] = &[
         SteadyState,
         "Wait this long before collecting steady-state samples",
     )
+    .runs()
     .alias(&["ss_ramp"])
     .def("0")
     .seconds()

@@ -7,6 +7,7 @@
 
 use super::json::{Json, Obj};
 use crate::run::result::JobResult;
+use crate::run::steady::SteadyResult;
 
 /// Engines that keep several I/Os in flight from one thread.
 const ASYNC_ENGINES: [&str; 2] = ["libaio", "io_uring"];
@@ -159,9 +160,50 @@ pub fn section(r: &JobResult, group_agg: [u64; 3]) -> Obj {
     if r.dirs.iter().any(|d| d.intended.count > 0) {
         o.obj("intended_lat_ns", intended(r, &list));
     }
+    if let Some(ss) = &r.steady {
+        o.obj("steadystate", steady_why(ss));
+    }
     let v = verdict(r);
     o.int("tool_limited", u64::from(v.tool_limited))
         .arr("warnings", v.warnings.into_iter().map(Json::Str).collect())
         .obj("state", super::state::save(r, group_agg));
+    o
+}
+
+/// Why steady state was or was not reached: the last criterion computed
+/// against the limit, or that the window never filled.
+fn steady_why(ss: &SteadyResult) -> Obj {
+    let c = &ss.config;
+    let what = match (c.iops, c.slope) {
+        (true, true) => "IOPS slope",
+        (true, false) => "IOPS deviation from the mean",
+        (false, true) => "bandwidth slope",
+        (false, false) => "bandwidth deviation from the mean",
+    };
+    let pct = if c.percent { "%" } else { "" };
+    let reason = if ss.attained {
+        format!(
+            "{what} {:.6}{pct} came under the limit {:.6}{pct}",
+            ss.criterion.abs(),
+            c.limit
+        )
+    } else if !ss.full {
+        format!(
+            "the job ended before its {} one-second samples filled the window",
+            c.dur
+        )
+    } else {
+        format!(
+            "the last {what} was {:.6}{pct}, not under the limit {:.6}{pct}",
+            ss.criterion.abs(),
+            c.limit
+        )
+    };
+    let mut o = Obj::default();
+    o.int("attained", u64::from(ss.attained))
+        .int("window_full", u64::from(ss.full))
+        .float("last_criterion", ss.criterion)
+        .float("limit", c.limit)
+        .str("reason", &reason);
     o
 }

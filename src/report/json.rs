@@ -9,6 +9,7 @@ use std::time::UNIX_EPOCH;
 use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
 use crate::run::result::{DirStats, JobResult};
+use crate::run::steady::SteadyResult;
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
 
@@ -254,10 +255,38 @@ pub fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
             .int("latency_window", opts.latency_window_us);
     }
     o.str("desc", &opts.description);
+    if let Some(ss) = &r.steady {
+        o.obj("steadystate", steady(ss));
+    }
     if !crate::persona::as_fio() {
         let agg = [0, 1, 2].map(|d| group.dirs[d].agg);
         o.obj("ferrio", super::ferrio::section(r, agg));
     }
+    o
+}
+
+/// fio's `steadystate` object: the criterion, whether it was met, and the
+/// window of one-second rates, oldest first.
+fn steady(ss: &SteadyResult) -> Obj {
+    let c = &ss.config;
+    let pct = if c.percent { "%" } else { "" };
+    let mut o = Obj::default();
+    o.str("ss", &c.describe())
+        .int("duration", u64::from(c.dur))
+        .int("attained", u64::from(ss.attained))
+        .str("criterion", &format!("{:.6}{pct}", ss.criterion as f32))
+        .float("max_deviation", ss.deviation)
+        .float("slope", ss.slope);
+    let (bw, iops): (Vec<Json>, Vec<Json>) = ss
+        .ordered()
+        .map(|(bw, iops)| (Json::Int(bw as i64), Json::Int(iops as i64)))
+        .unzip();
+    let mut data = Obj::default();
+    data.int("bw_mean", ss.bw_mean())
+        .int("iops_mean", ss.iops_mean())
+        .arr("iops", iops)
+        .arr("bw", bw);
+    o.obj("data", data);
     o
 }
 

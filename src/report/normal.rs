@@ -8,6 +8,7 @@ use super::num2str::{Unit, num2str};
 use super::options::Unified;
 use super::{GroupStats, Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
 use crate::run::result::{DirStats, JobResult, strerror};
+use crate::run::steady::SteadyResult;
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
 
@@ -155,6 +156,29 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
             r.latency_depth
         );
     }
+    if let Some(ss) = &r.steady {
+        steady_line(out, ss, group.kb_base, style);
+    }
+}
+
+/// fio's `steadystate` line: whether the job settled, the window's mean
+/// rates and the last criterion computed.
+fn steady_line(out: &mut String, ss: &SteadyResult, kb_base: u64, style: Style) {
+    let binary = kb_base == 1024;
+    let bw = ss.bw_mean() / kb_base;
+    let c = &ss.config;
+    let _ = writeln!(
+        out,
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+        if ss.attained { "yes" } else { "no" },
+        num2str(bw, style.sig_figs, kb_base, binary, style.rate),
+        num2str(bw, style.sig_figs, kb_base, !binary, style.rate),
+        num2str(ss.iops_mean(), style.sig_figs, 1, false, Unit::None),
+        if c.iops { "iops" } else { "bw" },
+        if c.slope { " slope" } else { " mean dev" },
+        ss.criterion,
+        if c.percent { "%" } else { "" }
+    );
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -217,6 +217,7 @@ pub fn restore(job: &Value) -> Result<(JobResult, [u64; 3]), String> {
         latency_depth: field.int("latency_depth")? as usize,
         depth_mean: field.parsed("depth_mean")?,
         depth_per_second: field.list("depth_per_second")?,
+        steady: None,
         report,
     };
     Ok((result, field.array("group_agg")?))

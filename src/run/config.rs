@@ -77,6 +77,20 @@ pub struct JobConfig {
     pub exit_what: ExitWhat,
     /// Report the job's group as one (fio's group_reporting).
     pub group_reporting: bool,
+    /// The flow this job keeps pace with (set once every job is known),
+    /// and how long it sleeps when held back.
+    pub flow: Option<super::flow::FlowMember>,
+    pub flow_sleep: Duration,
+    /// latency_target (with its window, percentile and latency_run): the
+    /// search for the deepest queue that meets it.
+    pub latency_target: Option<LatencyGoal>,
+    /// max_latency per direction, in ns (0: none).
+    pub max_latency_ns: [u64; 3],
+    /// random_generator=lfsr: random offsets from a shift register that
+    /// visits each block once, with no random map.
+    pub lfsr: bool,
+    /// steadystate with a non-zero ss_dur: end the job once it settles.
+    pub steady: Option<super::steady::SteadyConfig>,
     /// What fio says on stderr while setting the job up.
     pub notices: Vec<String>,
     /// What fio says on its output (stdout or --output) while reading the
@@ -741,16 +755,17 @@ impl JobConfig {
             job.num("randseed").unwrap_or(0)
                 ^ (job.number as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
-        let wide_draws = match job.value("random_generator") {
-            Some(Value::Word { word, .. }) if *word == "tausworthe64" => true,
-            Some(Value::Word { word, .. }) if *word == "lfsr" => {
-                return Err(Refusal(
-                    "random_generator=lfsr is not supported yet (tausworthe and tausworthe64 are)"
-                        .into(),
-                ));
-            }
-            _ => false,
-        };
+        let wide_draws = matches!(
+            job.value("random_generator"),
+            Some(Value::Word {
+                word: "tausworthe64",
+                ..
+            })
+        );
+        let lfsr = matches!(
+            job.value("random_generator"),
+            Some(Value::Word { word: "lfsr", .. })
+        );
         let runtime = job
             .num("runtime")
             .filter(|&us| us > 0)
@@ -876,6 +891,20 @@ impl JobConfig {
                 _ => ExitWhat::Group,
             },
             group_reporting: job.flag("group_reporting"),
+            steady: steady(job),
+            lfsr,
+            latency_target: match job.num("latency_target").unwrap_or(0) {
+                0 => None,
+                us => Some(LatencyGoal {
+                    target_ns: us.saturating_mul(1000),
+                    window_ns: job.num("latency_window").unwrap_or(0).saturating_mul(1000),
+                    percentile: report.latency_percentile,
+                    keep_running: job.flag("latency_run"),
+                }),
+            },
+            max_latency_ns: per_dir(job, "max_latency").map(|us| us.saturating_mul(1000)),
+            flow: None,
+            flow_sleep: Duration::from_micros(job.num("flow_sleep").unwrap_or(0)),
             notices: job
                 .setting("ba")
                 .filter(|_| pattern.random && !job.flag("norandommap"))
@@ -1753,4 +1782,26 @@ fn verify_spec(
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// `latency_target` and the options that shape its search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyGoal {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    pub keep_running: bool,
+}
+
+/// The steady-state criterion, when `ss_dur` turns it on.
+fn steady(job: &JobSpec) -> Option<super::steady::SteadyConfig> {
+    let dur = job.num("steadystate_duration").unwrap_or(0);
+    if dur < 1_000_000 {
+        return None;
+    }
+    let Some(Value::Word { word, tail }) = job.value("steadystate") else {
+        return None;
+    };
+    let ramp = job.num("steadystate_ramp_time").unwrap_or(0);
+    super::steady::SteadyConfig::new(word, tail.as_deref()?, dur, ramp)
 }

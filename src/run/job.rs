@@ -17,6 +17,7 @@ use super::errors::{self, Verdict};
 use super::files::FileChooser;
 use super::fio_rand::Draws;
 use super::iolog::IoLogWriter;
+use super::latency_target::{self, LatencyTarget};
 use super::layout::fill_random;
 use super::live::{Measured, Tally};
 use super::logs::{Completed, JobLogs};
@@ -128,9 +129,10 @@ struct Records {
     live: Option<Tally>,
 }
 
-/// The flags that end a job early: a terminating signal, and another job
-/// of the group ending with `exitall`; and the one that keeps the groups
-/// still to come from starting (`exit_what=all`).
+/// The flags that end a job early: a terminating signal, another job of
+/// the group ending with `exitall`, and the job's own (steady state
+/// reached); and the one that keeps the groups still to come from
+/// starting (`exit_what=all`).
 #[derive(Clone, Copy)]
 pub struct Stops<'a> {
     pub run: &'a AtomicBool,
@@ -139,11 +141,14 @@ pub struct Stops<'a> {
     /// Set once no job that does I/O runs or is still to run (what
     /// cpuio's exit_on_io_done waits for).
     pub io_done: &'a AtomicBool,
+    pub own: &'a AtomicBool,
 }
 
 impl Stops<'_> {
     fn any(&self) -> bool {
-        self.run.load(Ordering::Relaxed) || self.group.load(Ordering::Relaxed)
+        self.run.load(Ordering::Relaxed)
+            || self.group.load(Ordering::Relaxed)
+            || self.own.load(Ordering::Relaxed)
     }
 }
 
@@ -187,6 +192,9 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResu
 }
 
 fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResult {
+    // The job's place in its flow, left (its weight and I/Os taken out)
+    // however the job ends.
+    let mut flow = cfg.flow.as_ref().map(|f| f.seat());
     let mut result = JobResult::new(cfg);
     // SAFETY: gettid has no preconditions.
     result.pid = unsafe { libc::gettid() };
@@ -324,14 +332,23 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         .as_deref()
         .map(|log| Replayer::new(log, start, engine_stamps));
     // Statistics start after ramp_time; runtime counts from there too.
-    let ramp_end = start + nanos(cfg.ramp);
+    let mut ramp_end = start + nanos(cfg.ramp);
     progress.set_state(if cfg.ramp.is_zero() {
         State::Running
     } else {
         State::Ramp
     });
-    let mut next_publish = start + nanos(PUBLISH_EVERY);
-    let deadline = cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r)));
+    progress.set_epoch(start);
+    // Steady state samples the published totals once a second: publish
+    // often enough that a sample is off by well under a percent.
+    let publish_every = if cfg.steady.is_some() {
+        nanos(std::time::Duration::from_millis(2))
+    } else {
+        nanos(PUBLISH_EVERY)
+    };
+    let mut next_publish = start + publish_every;
+    // A latency_target's final window starts the runtime over.
+    let deadline = std::cell::Cell::new(cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r))));
     let mut sampler = RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every);
     let mut records = Records {
         logs: JobLogs::new(&cfg.logs),
@@ -378,7 +395,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         let (ios, bytes) = issued(work);
         !stop.any()
             && !finished.get()
-            && deadline.is_none_or(|d| clock < d)
+            && deadline.get().is_none_or(|d| clock < d)
             && (cfg.time_based || bytes < budget)
             && cfg.number_ios.is_none_or(|n| ios < n)
             && !(exit_on_io_done && stop.io_done.load(Ordering::Relaxed))
@@ -412,6 +429,19 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
         PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
     });
+    let mut lat_target = cfg.latency_target.map(|g| {
+        LatencyTarget::new(
+            g.target_ns,
+            g.window_ns,
+            g.percentile,
+            g.keep_running,
+            cfg.iodepth,
+            start,
+        )
+    });
+    // Why the I/O in flight is being drained, when it is not for a
+    // periodic sync or a new pass.
+    let mut quiesce: Option<Quiesce> = None;
     'run: loop {
         // rate_min and rate_iops_min, as fio checks them between I/Os.
         if let Some(check) = &mut floor_check
@@ -420,6 +450,17 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         {
             result.fail(libc::EIO, "check_min_rate", text);
             break;
+        }
+        if clock >= ramp_end
+            && let Some(lt) = &mut lat_target
+        {
+            match lt.check(clock, result.dirs.iter().map(|d| d.ios).sum()) {
+                latency_target::Step::Drain if quiesce.is_none() => quiesce = Some(Quiesce::Depth),
+                latency_target::Step::FinalWindow => quiesce = Some(Quiesce::FinalWindow),
+                latency_target::Step::Done => finished.set(true),
+                _ => {}
+            }
+            draining |= quiesce.is_some();
         }
         let issuing = may_issue(clock, &work, budget);
         if clock >= next_tick {
@@ -443,6 +484,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             if cpu_start.is_none() && clock >= ramp_end {
                 cpu_start = Some(CpuUsage::of_this_thread());
                 progress.set_state(State::Running);
+                if !cfg.ramp.is_zero() {
+                    progress.set_epoch(ramp_end);
+                    if let Some(lt) = &mut lat_target {
+                        lt.restart(clock, 0);
+                    }
+                }
             }
             if clock >= next_publish {
                 let dirs = &result.dirs;
@@ -466,7 +513,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     }
                     progress.give_snapshot(so_far);
                 }
-                next_publish = clock + nanos(PUBLISH_EVERY);
+                next_publish = clock + publish_every;
             }
             next_tick = sampler.next.min(next_publish);
             if cpu_start.is_none() {
@@ -474,7 +521,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
         // Room for another I/O: below the depth, and the engine willing.
-        let below_depth = in_flight + unsubmitted.len() < cfg.iodepth;
+        // latency_target holds the queue to the depth it is trying.
+        let depth_limit = lat_target.as_ref().map_or(cfg.iodepth, |l| l.depth);
+        let below_depth = in_flight + unsubmitted.len() < depth_limit;
         let room = below_depth && !(may_be_busy && eng.busy());
         // fio hands a busy null engine its next I/O anyway, which logs it,
         // and hands it over again once the engine has been reaped.
@@ -492,6 +541,39 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             finished.set(true);
             replay_over = true;
             continue;
+        }
+        if let Some(q) = quiesce
+            && in_flight == 0
+            && unsubmitted.is_empty()
+        {
+            quiesce = None;
+            draining = false;
+            match q {
+                Quiesce::Flow => {
+                    std::thread::sleep(cfg.flow_sleep);
+                    clock = clock::now();
+                    continue;
+                }
+                Quiesce::Depth => {}
+                Quiesce::FinalWindow => {
+                    // fio starts the statistics, and the runtime, over
+                    // for the window at the depth found.
+                    clock = clock::now();
+                    ramp_end = clock;
+                    deadline.set(cfg.runtime.map(|r| clock.saturating_add(nanos(r))));
+                    let pid = result.pid;
+                    result = JobResult::new(cfg);
+                    result.pid = pid;
+                    sampler = RateSampler::new(clock, cfg.bw_every, cfg.iops_every);
+                    depth = DepthTracker::new(clock);
+                    cpu_start = Some(CpuUsage::of_this_thread());
+                    progress.set_epoch(clock);
+                    if let Some(lt) = &mut lat_target {
+                        lt.stats_restarted(clock);
+                    }
+                    next_tick = clock;
+                }
+            }
         }
         if issuing && room {
             // A replay's next step, unless it is an I/O: the end of the
@@ -640,6 +722,22 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 }
             }
         }
+        // Flow control: a job ahead of its share of the flow waits, with
+        // flow_sleep after the I/O in flight has drained, else spinning.
+        if issuing
+            && room
+            && !draining
+            && let Some(seat) = &mut flow
+            && seat.held_back()
+        {
+            if cfg.flow_sleep.is_zero() {
+                std::hint::spin_loop();
+                clock = clock::now();
+                continue;
+            }
+            quiesce = Some(Quiesce::Flow);
+            draining = true;
+        }
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
         if issuing && room && !draining {
@@ -718,7 +816,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     } else {
                         other
                     };
-                    let waited = wait_until(due(dir), deadline, stop);
+                    let waited = wait_until(due(dir), deadline.get(), stop);
                     // The I/O starts after the wait: its latency must not
                     // include it (fio sleeps before taking the I/O's time).
                     clock = clock::now();
@@ -908,6 +1006,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                     }
                     free.push(index);
                     if !complete(cfg, &mut result, &mut records, slot, r, clock, ramp_end)
+                        || !judge_latency(
+                            cfg,
+                            &mut result,
+                            &mut lat_target,
+                            &mut quiesce,
+                            slot,
+                            r,
+                            clock,
+                        )
                         || !after_io(
                             cfg,
                             &mut result,
@@ -930,7 +1037,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
             // Polling for completions (no batch_complete minimum or
             // maximum), fio reaps after every I/O as if the queue were full.
-            let full = in_flight + unsubmitted.len() == cfg.iodepth
+            let full = in_flight + unsubmitted.len() >= depth_limit
                 || (may_be_busy && eng.busy())
                 || cfg.reap_after_each_io;
             let last = !may_issue(clock, &work, budget);
@@ -980,7 +1087,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
         // Reap: at least one when the queue is full or nothing more will
         // be issued, then on until the queue has drained to iodepth_low.
-        let full = in_flight + unsubmitted.len() >= cfg.iodepth || (may_be_busy && eng.busy());
+        let full = in_flight + unsubmitted.len() >= depth_limit || (may_be_busy && eng.busy());
         loop {
             // At the end fio waits for everything in flight in one call.
             let ending = !draining && !may_issue(clock, &work, budget);
@@ -1011,6 +1118,15 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
                 free.push(c.slot);
                 let slot = &mut slots[c.slot];
                 if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
+                    || !judge_latency(
+                        cfg,
+                        &mut result,
+                        &mut lat_target,
+                        &mut quiesce,
+                        slot,
+                        c.result,
+                        clock,
+                    )
                     || !after_io(
                         cfg,
                         &mut result,
@@ -1044,7 +1160,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     // do_verify); its time is the read direction's runtime.
     let mut verify_took = None;
     // fio's verify pass ends at once when the runtime is over.
-    let time_left = deadline.is_none_or(|d| writes_end < d);
+    let time_left = deadline.get().is_none_or(|d| writes_end < d);
     if let Some(v) = &mut verifying
         && cfg.pattern.write
         && v.spec.read_back
@@ -1062,7 +1178,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             result: &mut result,
             records: &mut records,
             epoch: ramp_end,
-            deadline,
+            deadline: deadline.get(),
             counts_each_io,
             counts_submits,
             iolog: &mut iolog,
@@ -1078,6 +1194,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     if let Some(took) = verify_took {
         result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
+    }
+    if let Some(lt) = &lat_target {
+        result.latency_depth = lt.depth;
     }
     if verifying.as_ref().is_some_and(|v| v.spec.only) {
         // fio's dry run of the writes takes no time, and skips the setup
@@ -1237,6 +1356,60 @@ fn file_op_sample(
         };
         logs.completed(&op, &stats.clat_hist);
     }
+}
+
+/// Why a job waits for its I/O in flight to complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quiesce {
+    /// Flow control held it back: it sleeps flow_sleep after.
+    Flow,
+    /// latency_target lowered the depth.
+    Depth,
+    /// latency_target settled on a depth: the statistics start over.
+    FinalWindow,
+}
+
+/// max_latency's and latency_target's look at a completed I/O's total
+/// latency; false when it ends the job (ETIMEDOUT, as in fio).
+fn judge_latency(
+    cfg: &JobConfig,
+    result: &mut JobResult,
+    lat_target: &mut Option<LatencyTarget>,
+    quiesce: &mut Option<Quiesce>,
+    slot: &Slot,
+    r: i64,
+    now: Nanos,
+) -> bool {
+    if r < 0 || !cfg.measure.lat || slot.dir == Dir::Trim {
+        return true;
+    }
+    let lat = now.saturating_sub(slot.prepared);
+    let max = cfg.max_latency_ns[slot.dir as usize];
+    let mut over = (max > 0 && lat > max).then_some(max);
+    if let Some(lt) = lat_target {
+        let ios = result.dirs.iter().map(|d| d.ios).sum();
+        match lt.completed(lat, now, ios) {
+            latency_target::Step::Drain => *quiesce = Some(Quiesce::Depth),
+            latency_target::Step::Fatal => over = over.or(cfg.latency_target.map(|g| g.target_ns)),
+            _ => {}
+        }
+    }
+    let Some(max) = over else {
+        return true;
+    };
+    let text = format!(
+        "fio: latency of {lat} nsec exceeds specified max ({max} nsec): {} {} {} {}",
+        cfg.paths[slot.file].display(),
+        if slot.dir == Dir::Read {
+            "read"
+        } else {
+            "write"
+        },
+        slot.offset,
+        slot.len
+    );
+    result.fail(libc::ETIMEDOUT, "max latency exceeded", text);
+    false
 }
 
 /// A verifying job's part in finishing an I/O: a written block may now be

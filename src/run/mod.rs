@@ -10,9 +10,12 @@ pub mod distribution;
 pub mod errors;
 pub mod files;
 pub mod fio_rand;
+pub mod flow;
 pub mod iolog;
 pub mod job;
+pub mod latency_target;
 pub mod layout;
+pub mod lfsr;
 pub mod live;
 pub mod logs;
 pub mod merge_blktrace;
@@ -24,6 +27,7 @@ pub mod replay;
 pub mod result;
 pub mod sampler;
 pub mod signals;
+pub mod steady;
 mod verifying;
 
 use std::sync::atomic::AtomicBool;
@@ -42,6 +46,7 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
         .collect::<Result<Vec<_>, _>>()?;
+    steady::check_groups(&jobs)?;
     content::share_working_sets(&mut jobs);
     // fio's exitall is global: one job asking for it makes every job's
     // end stop others.
@@ -50,6 +55,11 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
             job.exitall = true;
         }
     }
+    let flows: Vec<(u64, u64)> = plan
+        .jobs()
+        .map(|j| (j.num("flow_id").unwrap_or(0), j.num("flow").unwrap_or(0)))
+        .collect();
+    flow::join_flows(&mut jobs, &flows);
     Ok(jobs)
 }
 
@@ -100,6 +110,7 @@ pub fn run(
 ) -> (Vec<JobResult>, Vec<DiskUsage>) {
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
+    let run_start = clock::now();
     let mut start = 0;
     // Set when a job's end stopped every job (exit_what=all): the groups
     // still to come never start, and report nothing done.
@@ -159,6 +170,8 @@ pub fn run(
                     laid_out.push(Ok(()));
                 }
                 Err(e) => {
+                    // A job that never runs leaves its flow at once.
+                    drop(cfg.flow.as_ref().map(|f| f.seat()));
                     let mut failed = JobResult::new(cfg);
                     failed.fail(e.errno, &e.func, e.message);
                     slot.set_state(progress::State::Failed);
@@ -189,19 +202,14 @@ pub fn run(
         }
         let group_stop = AtomicBool::new(false);
         let io_done = AtomicBool::new(false);
-        let stops = job::Stops {
-            run: stop,
-            group: &group_stop,
-            rest: &rest_stop,
-            io_done: &io_done,
-        };
         // fio's test for cpuio's exit_on_io_done: no job that does I/O
         // is running or still to come (a later group's jobs are to come,
         // whatever their engine), and there was one.
         let moves_data = |cfg: &JobConfig| !crate::engine::moves_no_data(&cfg.engine);
         let io_jobs_ahead = end < jobs.len();
         let had_io_jobs = jobs[..end].iter().any(moves_data);
-        let group_results: Vec<JobResult> = std::thread::scope(|s| {
+        let mut steady = steady::Checker::new(members, run_start);
+        let mut group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
                 .zip(slots)
@@ -216,6 +224,13 @@ pub fn run(
                             .filter(|(other, _)| cfg.wait_for.as_deref() == Some(&other.name))
                             .map(|(_, p)| p)
                             .collect();
+                        let stops = job::Stops {
+                            run: stop,
+                            group: &group_stop,
+                            rest: &rest_stop,
+                            io_done: &io_done,
+                            own: &slot.terminate,
+                        };
                         Ok(s.spawn(move || {
                             job::wait_for(&waitees, stops);
                             job::run(cfg, stops, slot)
@@ -236,7 +251,13 @@ pub fn run(
                     io_done.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
                 observer.tick(&disks);
-                std::thread::sleep(TICK);
+                let mut nap = TICK;
+                if let Some(checker) = &mut steady {
+                    checker.tick(slots);
+                    // Wake for the next check on time.
+                    nap = nap.min(checker.until_next());
+                }
+                std::thread::sleep(nap);
             }
             handles
                 .into_iter()
@@ -255,6 +276,11 @@ pub fn run(
                 })
                 .collect()
         });
+        if let Some(checker) = steady {
+            for (r, s) in group_results.iter_mut().zip(checker.results()) {
+                r.steady = s;
+            }
+        }
         results.extend(group_results);
         start = end;
     }

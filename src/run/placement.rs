@@ -10,6 +10,7 @@ use std::path::Path;
 use super::config::JobConfig;
 use super::distribution::{Distribution, Seeding, jhash};
 use super::fio_rand::{Draws, Purpose};
+use super::lfsr::Lfsr;
 use super::offsets::RandomMap;
 use crate::engine::Dir;
 
@@ -26,6 +27,9 @@ pub struct Placement {
     last_pos: [u64; 3],
     last_start: [Option<u64>; 3],
     map: Option<RandomMap>,
+    /// random_generator=lfsr's register (in place of the map and the
+    /// offset draws); None inside when fio could not set one up.
+    lfsr: Option<Option<Lfsr>>,
     distribution: Distribution,
     /// Random offsets fall on multiples of this, per direction (fio's
     /// blockalign, which defaults to the direction's smallest size).
@@ -76,8 +80,13 @@ impl Placement {
             .min()
             .unwrap_or(4096)
             .max(1);
-        let map = (cfg.pattern.random && cfg.random_map && distribution.is_uniform())
-            .then(|| RandomMap::new(span / map_unit));
+        let uniform = cfg.pattern.random && distribution.is_uniform();
+        let lfsr = (uniform && cfg.lfsr).then(|| {
+            let blocks = io_size.min(file_len) / map_unit;
+            Lfsr::new(blocks, cfg.seeds.seed(Purpose::Block))
+        });
+        let map =
+            (uniform && cfg.random_map && lfsr.is_none()).then(|| RandomMap::new(span / map_unit));
         let draw_span = match &cfg.zones {
             Some(z) => z.range,
             None => io_size.min(file_len),
@@ -94,6 +103,7 @@ impl Placement {
             last_pos: [cfg.offset; 3],
             last_start: [None; 3],
             map,
+            lfsr,
             distribution,
             align,
             blocks,
@@ -113,6 +123,9 @@ impl Placement {
         self.last_start = [None; 3];
         if let Some(map) = &mut self.map {
             map.reset();
+        }
+        if let Some(Some(lfsr)) = &mut self.lfsr {
+            lfsr.reset();
         }
     }
 
@@ -176,6 +189,10 @@ impl Placement {
         let blocks = self.blocks[d];
         if blocks == 0 {
             return None;
+        }
+        if let Some(lfsr) = &mut self.lfsr {
+            // A register fio could not set up gives no offsets at all.
+            return lfsr.as_mut()?.next_block().map(|b| (b * align, false));
         }
         let Some(map) = &mut self.map else {
             let block = if self.distribution.is_uniform() {

@@ -63,6 +63,12 @@ pub struct JobProgress {
     tally: Mutex<Tally>,
     /// I/Os in flight at the last publication.
     depth: AtomicU64,
+    /// When the job's statistics began (its start, then the end of
+    /// ramp_time), on the run's clock: where steady-state sampling starts.
+    epoch: AtomicU64,
+    /// Set from outside to end the job as if its runtime were up (steady
+    /// state was reached).
+    pub terminate: AtomicBool,
 }
 
 impl JobProgress {
@@ -80,6 +86,15 @@ impl JobProgress {
             self.bytes[d].store(bytes[d], Ordering::Relaxed);
             self.ios[d].store(ios[d], Ordering::Relaxed);
         }
+    }
+
+    /// Records when the job's statistics (re)started.
+    pub fn set_epoch(&self, at: u64) {
+        self.epoch.store(at, Ordering::Relaxed);
+    }
+
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Relaxed)
     }
 
     /// Asks the job for a copy of its results so far.

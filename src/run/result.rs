@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::config::JobConfig;
+use super::steady::SteadyResult;
 use crate::engine::Dir;
 use crate::report::options::ReportOptions;
 use crate::stats::fine::FineHistogram;
@@ -250,6 +251,8 @@ pub struct JobResult {
     /// second (ferrio's own measure of the depth achieved).
     pub depth_mean: f64,
     pub depth_per_second: Vec<f64>,
+    /// steadystate: the window of rates and whether it settled.
+    pub steady: Option<SteadyResult>,
     pub report: Arc<ReportOptions>,
 }
 
@@ -278,6 +281,7 @@ impl JobResult {
             latency_depth: cfg.iodepth,
             depth_mean: 0.0,
             depth_per_second: Vec::new(),
+            steady: None,
             report: cfg.report.clone(),
         }
     }
@@ -451,6 +455,10 @@ impl JobResult {
             report.lat_percentiles = theirs.lat_percentiles;
             report.slat_percentiles = theirs.slat_percentiles;
             self.report = Arc::new(report);
+        }
+        // A reporting group shows the steady state its last job kept.
+        if other.steady.is_some() {
+            self.steady = other.steady.clone();
         }
         // Jobs run side by side: their depths add up.
         self.depth_mean += other.depth_mean;
