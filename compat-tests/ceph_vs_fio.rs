@@ -736,6 +736,71 @@ fn every_ceph_job_file_runs(cluster: &Cluster) {
     remove_objects(cluster);
 }
 
+/// ferrio's own report on rbd and rados jobs: the slowest I/Os name the
+/// RADOS object each went to (for rbd, the image's data object holding
+/// the offset: 4 MiB objects here), and a job's clones use one cluster
+/// connection each, as fio's do, or share one with
+/// ferrio_shared_connection=1 (told apart by the librados client id).
+fn slowest_ios_and_shared_connections(cluster: &Cluster) {
+    let connections = |doc: &Value| -> Vec<String> {
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["ferrio"]["connection"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let distinct = |c: &[String]| {
+        let mut c = c.to_vec();
+        c.sort();
+        c.dedup();
+        c.len()
+    };
+    for shared in [0, 1] {
+        let job = rbd_job(
+            &cluster.dir,
+            "rbd-clones.fio",
+            &format!(
+                "rw=randwrite\nbs=4k\niodepth=4\nsize=64m\nnumjobs=3\ntime_based\nruntime=1\n\
+                 ferrio_shared_connection={shared}\n[clones]\n"
+            ),
+        );
+        let doc = fio_json(cluster, common::ferrio(), &job);
+        let c = connections(&doc);
+        assert!(c.iter().all(|c| c.starts_with("client.")), "{c:?}");
+        assert_eq!(distinct(&c), if shared == 1 { 1 } else { 3 }, "{c:?}");
+        for j in doc["jobs"].as_array().unwrap() {
+            let slow = j["ferrio"]["slowest_ios"].as_array().unwrap();
+            assert_eq!(slow.len(), 8, "{j}");
+            let lats: Vec<u64> = slow.iter().map(|s| s["lat_ns"].as_u64().unwrap()).collect();
+            assert!(lats.windows(2).all(|w| w[0] >= w[1]), "{lats:?}");
+            let max = j["write"]["lat_ns"]["max"].as_u64().unwrap();
+            assert_eq!(lats[0], max, "the slowest is the job's maximum");
+            for s in slow {
+                let object = s["object"].as_str().unwrap();
+                let number = object.rsplit('.').next().unwrap();
+                let offset = s["offset"].as_u64().unwrap();
+                assert!(object.starts_with("rbd_data."), "{object}");
+                assert_eq!(
+                    u64::from_str_radix(number, 16).unwrap(),
+                    offset >> 22,
+                    "{s}"
+                );
+            }
+        }
+    }
+    let job = rados_job(
+        cluster,
+        "rados-clones.fio",
+        "rw=write\nbs=4k\nsize=64k\nnumjobs=2\nferrio_shared_connection=1\n[rclones]\n",
+    );
+    let doc = fio_json(cluster, common::ferrio(), &job);
+    assert_eq!(distinct(&connections(&doc)), 1);
+    let slow = &doc["jobs"][1]["ferrio"]["slowest_ios"][0];
+    assert_eq!(slow["object"], "rclones.1.0", "{slow}");
+    remove_objects(cluster);
+}
+
 /// The cluster's OSD process.
 fn osd_pid(cluster: &Cluster) -> i32 {
     std::fs::read_to_string(cluster.dir.join("run/osd.0.pid"))
@@ -905,6 +970,7 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     faults_at_start_are_clear_and_bounded(&cluster);
     rbd_reads_return_what_rbd_writes_wrote(&cluster);
     every_ceph_job_file_runs(&cluster);
+    slowest_ios_and_shared_connections(&cluster);
     osd_paused_and_resumed_shows_in_the_bw_log(&cluster);
     osd_killed_mid_run_ends_the_job_with_the_error(&cluster);
 

@@ -264,6 +264,39 @@ impl Cluster {
         Ok(Arc::new(cluster))
     }
 
+    /// A connection for `key` that every caller with the same key shares
+    /// while any of them holds it (ferrio_shared_connection: a job's
+    /// clones on one client), or a new one when `key` is `None`.
+    pub fn connect_shared(
+        key: Option<String>,
+        options: &ConnectOptions<'_>,
+    ) -> Result<Arc<Cluster>, CephError> {
+        static SHARED: Mutex<Vec<(String, std::sync::Weak<Cluster>)>> = Mutex::new(Vec::new());
+        let Some(key) = key else {
+            return Cluster::connect(options);
+        };
+        // Held while connecting, so that clones starting together make one.
+        let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.retain(|(_, c)| c.strong_count() > 0);
+        if let Some(cluster) = shared
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, c)| c.upgrade())
+        {
+            return Ok(cluster);
+        }
+        let cluster = Cluster::connect(options)?;
+        shared.push((key, Arc::downgrade(&cluster)));
+        Ok(cluster)
+    }
+
+    /// The client's id in the cluster (`client.N`): one per connection.
+    pub fn client(&self) -> String {
+        // SAFETY: a connected handle.
+        let id = unsafe { (self.api.rados.rados_get_instance_id)(self.handle) };
+        format!("client.{id}")
+    }
+
     /// Sets a config option on the handle (some, such as `rbd_cache`,
     /// are read later, when an image opens).
     pub fn set(&self, option: &str, value: &str) -> Result<(), CephError> {
@@ -376,6 +409,11 @@ impl Drop for WriteOp {
 }
 
 impl Pool {
+    /// The connection the pool was opened on.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
     /// Writes `data` at the start of object `oid`, waiting for it (fio's
     /// rados engine touches each object this way, with no data).
     pub fn write(&self, oid: &CStr, data: &[u8]) -> Result<(), CephError> {
@@ -525,6 +563,11 @@ pub enum ImageIo {
 impl Image {
     fn api(&self) -> &'static RbdApi {
         &self.pool.cluster.api.rbd
+    }
+
+    /// The connection the image was opened on.
+    pub fn cluster(&self) -> &Cluster {
+        &self.pool.cluster
     }
 
     pub fn info(&self) -> Result<ImageInfo, CephError> {

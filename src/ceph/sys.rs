@@ -87,6 +87,7 @@ library!(RadosApi, "librados.so.2", {
     fn rados_conf_set(cluster: Rados, option: *const c_char, value: *const c_char) -> c_int;
     fn rados_connect(cluster: Rados) -> c_int;
     fn rados_shutdown(cluster: Rados);
+    fn rados_get_instance_id(cluster: Rados) -> u64;
     fn rados_ioctx_create(cluster: Rados, pool: *const c_char, ioctx: *mut IoCtx) -> c_int;
     fn rados_ioctx_destroy(ioctx: IoCtx);
     fn rados_aio_create_completion2(

@@ -180,6 +180,16 @@ pub trait Engine: Send {
     fn abandoned(&self) -> bool {
         false
     }
+    /// The storage object an offset of a file lands in, where the engine
+    /// knows one (rbd: the image's RADOS object; rados: the object).
+    fn object_of(&self, _file: usize, _offset: u64) -> Option<String> {
+        None
+    }
+    /// Which connection the engine's I/O went through, where it has one
+    /// worth telling apart (rbd and rados: the librados client).
+    fn connection(&self) -> Option<String> {
+        None
+    }
     /// For the engines whose work is one operation per file (fio does it
     /// as it opens the file): does it if this is the file's first I/O of
     /// the pass, returning how long it took in nanoseconds. `None` when

@@ -45,6 +45,9 @@ pub struct RadosTarget {
     pub timeouts: ceph::Timeouts,
     /// How long after the first I/O to stop waiting for I/O in flight.
     pub wait_limit: Option<std::time::Duration>,
+    /// Share the connection with the job's clones under this key
+    /// (ferrio_shared_connection).
+    pub share_as: Option<String>,
 }
 
 impl Default for RadosTarget {
@@ -58,6 +61,7 @@ impl Default for RadosTarget {
             touch_objects: true,
             timeouts: ceph::Timeouts::default(),
             wait_limit: None,
+            share_as: None,
         }
     }
 }
@@ -72,12 +76,15 @@ fn open_pool(target: &RadosTarget) -> io::Result<Arc<Pool>> {
     })?;
     let settings = target.timeouts.settings();
     let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let cluster = ceph::Cluster::connect(&ConnectOptions {
-        cluster_name: target.cluster_name.as_deref(),
-        client_name: target.client_name.as_deref(),
-        conf_file: Some(&target.conf),
-        settings: &settings,
-    })?;
+    let cluster = ceph::Cluster::connect_shared(
+        target.share_as.clone(),
+        &ConnectOptions {
+            cluster_name: target.cluster_name.as_deref(),
+            client_name: target.client_name.as_deref(),
+            conf_file: Some(&target.conf),
+            settings: &settings,
+        },
+    )?;
     Ok(cluster.pool(pool)?)
 }
 
@@ -232,6 +239,15 @@ impl Engine for Rados {
 
     fn abandoned(&self) -> bool {
         self.abandoned
+    }
+
+    fn object_of(&self, file: usize, _offset: u64) -> Option<String> {
+        let object = self.objects.get(file)?;
+        Some(object.to_string_lossy().into_owned())
+    }
+
+    fn connection(&self) -> Option<String> {
+        self.pool.as_ref().map(|p| p.cluster().client())
     }
 }
 

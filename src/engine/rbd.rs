@@ -30,6 +30,9 @@ pub struct RbdTarget {
     pub timeouts: ceph::Timeouts,
     /// How long after the first I/O to stop waiting for I/O in flight.
     pub wait_limit: Option<std::time::Duration>,
+    /// Share the connection with the job's clones under this key
+    /// (ferrio_shared_connection).
+    pub share_as: Option<String>,
 }
 
 /// Connects and opens the image as fio does: the config from librados'
@@ -48,12 +51,15 @@ fn open_image(target: &RbdTarget, direct: bool) -> Result<Image, RbdError> {
         .ok_or(RbdError::Usage("rbdname must be provided"))?;
     let settings = target.timeouts.settings();
     let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let cluster = ceph::Cluster::connect(&ConnectOptions {
-        cluster_name: target.cluster_name.as_deref(),
-        client_name: target.client_name.as_deref(),
-        settings: &settings,
-        ..Default::default()
-    })?;
+    let cluster = ceph::Cluster::connect_shared(
+        target.share_as.clone(),
+        &ConnectOptions {
+            cluster_name: target.cluster_name.as_deref(),
+            client_name: target.client_name.as_deref(),
+            settings: &settings,
+            ..Default::default()
+        },
+    )?;
     let pool = cluster.pool(pool)?;
     if direct {
         cluster.set("rbd_cache", "false")?;
@@ -256,6 +262,23 @@ impl Engine for Rbd {
     fn abandoned(&self) -> bool {
         self.abandoned
     }
+
+    fn object_of(&self, _file: usize, offset: u64) -> Option<String> {
+        self.info.as_ref().map(|i| object_name(i, offset))
+    }
+
+    fn connection(&self) -> Option<String> {
+        self.image.as_ref().map(|i| i.cluster().client())
+    }
+}
+
+/// The RADOS object holding an image offset.
+fn object_name(info: &ImageInfo, offset: u64) -> String {
+    format!(
+        "{}.{:016x}",
+        info.block_name_prefix,
+        offset / info.object_size.max(1)
+    )
 }
 
 impl Rbd {
@@ -273,11 +296,7 @@ impl Rbd {
         );
         let info = self.info.clone();
         self.grace.stalled(&what, |_, offset| match &info {
-            Some(i) => format!(
-                "{}.{:016x}",
-                i.block_name_prefix,
-                offset / i.object_size.max(1)
-            ),
+            Some(i) => object_name(i, offset),
             None => format!("offset {offset}"),
         })
     }

@@ -2483,6 +2483,15 @@ pub static OPTIONS: &[OptDef] = &[
     .seconds()
     .engines(&["rados", "rbd"])
     .runs(),
+    OptDef::new(
+        "ferrio_shared_connection",
+        Bool,
+        Ioengine,
+        "ferrio: the clones of a job (numjobs) share one cluster connection instead of one each, as fio makes",
+    )
+    .def("0")
+    .engines(&["rados", "rbd"])
+    .runs(),
     OptDef::new("uri", Text(&[]), Ioengine, "NBD URI of the export to use").engines(&["nbd"]),
     OptDef::new(
         "skip_bad",

@@ -3,7 +3,9 @@
 //! the largest latency), ferrio's own CPU cost per I/O, the queue depth it
 //! actually held over time, whether the tool rather than the device
 //! limited the result, the latency of rate-capped jobs from each I/O's
-//! intended issue time; and the state `ferrio merge` folds.
+//! intended issue time; the slowest I/Os with the file (or RADOS object)
+//! they went to, and the connection rbd and rados jobs used; and the
+//! state `ferrio merge` folds.
 
 use super::json::{Json, Obj};
 use crate::run::result::JobResult;
@@ -163,11 +165,29 @@ pub fn section(r: &JobResult, group_agg: [u64; 3]) -> Obj {
     if let Some(ss) = &r.steady {
         o.obj("steadystate", steady_why(ss));
     }
+    if let Some(client) = &r.connection {
+        o.str("connection", client);
+    }
+    o.arr("slowest_ios", r.slowest.ios().iter().map(slow_io).collect());
     let v = verdict(r);
     o.int("tool_limited", u64::from(v.tool_limited))
         .arr("warnings", v.warnings.into_iter().map(Json::Str).collect())
         .obj("state", super::state::save(r, group_agg));
     o
+}
+
+/// One of the job's slowest I/Os: how slow, which way, and where.
+fn slow_io(io: &crate::run::slowest::SlowIo) -> Json {
+    let mut o = Obj::default();
+    o.int("lat_ns", io.lat_ns)
+        .str("ddir", ["read", "write", "trim"][io.dir.min(2)])
+        .str("file", &io.file_name)
+        .int("offset", io.offset)
+        .int("bytes", io.bytes);
+    if let Some(object) = &io.object {
+        o.str("object", object);
+    }
+    Json::Obj(o)
 }
 
 /// Why steady state was or was not reached: the last criterion computed

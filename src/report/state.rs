@@ -218,6 +218,8 @@ pub fn restore(job: &Value) -> Result<(JobResult, [u64; 3]), String> {
         depth_mean: field.parsed("depth_mean")?,
         depth_per_second: field.list("depth_per_second")?,
         steady: None,
+        slowest: Default::default(),
+        connection: None,
         report,
     };
     Ok((result, field.array("group_agg")?))

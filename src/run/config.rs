@@ -1189,7 +1189,15 @@ fn rados_target(job: &JobSpec) -> engine::rados::RadosTarget {
             .is_none_or(|s| s.value.number() != Some(0)),
         timeouts: ceph_timeouts(job),
         wait_limit: ceph_wait_limit(job),
+        share_as: ceph_share_key(job),
     }
+}
+
+/// The key under which a job's clones share one cluster connection
+/// (ferrio_shared_connection), or `None` for a connection each.
+fn ceph_share_key(job: &JobSpec) -> Option<String> {
+    job.flag("ferrio_shared_connection")
+        .then(|| format!("{}#{}", job.name, job.group))
 }
 
 /// fio's rbd options: which cluster, pool and image, as whom.
@@ -1206,6 +1214,7 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
         busy_poll: job.flag("busy_poll"),
         timeouts: ceph_timeouts(job),
         wait_limit: ceph_wait_limit(job),
+        share_as: ceph_share_key(job),
     }
 }
 

@@ -1247,6 +1247,12 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
     }
+    result.connection = eng.connection();
+    result.slowest.name(|file, offset| {
+        let object = files.get(file).and_then(|&f| eng.object_of(f, offset));
+        let path = cfg.paths.get(file).map(|p| p.display().to_string());
+        (path.unwrap_or_default(), object)
+    });
     if eng.abandoned() {
         // I/O given up on may still land in these buffers: they stay
         // allocated for the rest of the process.
@@ -1913,6 +1919,10 @@ fn complete(
             lat_ns: lat,
         };
         logs.completed(&io, &stats.clat_hist);
+    }
+    if let Some(slow) = lat.or(m.clat.then_some(clat)) {
+        let d = slot.dir as usize;
+        result.slowest.offer(slow, d, slot.file, slot.offset, bytes);
     }
     true
 }

@@ -27,6 +27,7 @@ pub mod replay;
 pub mod result;
 pub mod sampler;
 pub mod signals;
+pub mod slowest;
 pub mod steady;
 mod verifying;
 

@@ -253,6 +253,11 @@ pub struct JobResult {
     pub depth_per_second: Vec<f64>,
     /// steadystate: the window of rates and whether it settled.
     pub steady: Option<SteadyResult>,
+    /// The slowest I/Os and where they went (ferrio's own report).
+    pub slowest: super::slowest::Slowest,
+    /// Which connection to its storage the engine used (rbd and rados:
+    /// the librados client), so jobs can tell whether they shared one.
+    pub connection: Option<String>,
     pub report: Arc<ReportOptions>,
 }
 
@@ -282,6 +287,8 @@ impl JobResult {
             depth_mean: 0.0,
             depth_per_second: Vec::new(),
             steady: None,
+            slowest: Default::default(),
+            connection: None,
             report: cfg.report.clone(),
         }
     }
@@ -460,6 +467,7 @@ impl JobResult {
         if other.steady.is_some() {
             self.steady = other.steady.clone();
         }
+        self.slowest.absorb(&other.slowest);
         // Jobs run side by side: their depths add up.
         self.depth_mean += other.depth_mean;
         let seconds = self
