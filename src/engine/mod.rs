@@ -34,6 +34,9 @@ pub struct Request<'a> {
     pub dir: Dir,
     /// The data to write, or the space to read into.
     pub buf: &'a mut [u8],
+    /// A priority of its own (cmdprio), sent with the I/O where the
+    /// engine can; `None` leaves the job's.
+    pub ioprio: Option<u16>,
 }
 
 /// What became of a queued request.
@@ -96,6 +99,9 @@ pub struct EngineOptions {
     pub userspace_reap: bool,
     /// rados: which cluster and pool, as whom, and how objects start.
     pub rados: rados::RadosTarget,
+    /// io_uring: the job's own I/O priority (prio/prioclass), sent with
+    /// every I/O since a polling kernel thread would not inherit it.
+    pub default_ioprio: u16,
 }
 
 /// An I/O engine.

@@ -971,13 +971,15 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Process,
         "Shell command run before the job starts",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "exec_postrun",
         Text(&[]),
         Process,
         "Shell command run after the job ends",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "ioscheduler",
         Text(&[]),
@@ -1121,6 +1123,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Removed in fio; has no effect",
     ),
     OptDef::new("nice", Int, Process, "CPU nice value the job runs at")
+    .runs()
         .def("0")
         .min(-20)
         .max(19),
@@ -1130,6 +1133,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "I/O priority level within the class (0 highest to 7 lowest)",
     )
+    .runs()
     .max(7),
     OptDef::new(
         "prioclass",
@@ -1137,6 +1141,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "I/O scheduling class: 1 realtime, 2 best effort, 3 idle",
     )
+    .runs()
     .max(3),
     OptDef::new(
         "thinktime",
@@ -1381,6 +1386,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Bit mask of the CPUs the job may run on",
     )
+    .runs()
     .check(Check::CpuMask),
     OptDef::new(
         "cpus_allowed",
@@ -1388,6 +1394,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "CPUs the job may run on, as a list such as 0-3,6",
     )
+    .runs()
     .check(Check::CpuList),
     OptDef::new(
         "cpus_allowed_policy",
@@ -1398,6 +1405,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "How the allowed CPUs are divided among the job's clones",
     )
+    .runs()
     .prio(1)
     .parent("cpus_allowed"),
     OptDef::new(
@@ -1929,8 +1937,10 @@ pub static OPTIONS: &[OptDef] = &[
     .min(100)
     .max(1000)
     .parent("cgroup"),
-    OptDef::new("uid", Int, Process, "User id the job runs as"),
-    OptDef::new("gid", Int, Process, "Group id the job runs as"),
+    OptDef::new("uid", Int, Process, "User id the job runs as")
+    .runs(),
+    OptDef::new("gid", Int, Process, "Group id the job runs as")
+    .runs(),
     OptDef::new(
         "kb_base",
         Choice(&[
@@ -2112,6 +2122,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Percentage of I/Os sent at the cmdprio priority, per direction",
     )
+    .runs()
     .max(100)
     .per_dir(2)
     .engines(&["io_uring", "io_uring_cmd", "libaio"]),
@@ -2121,6 +2132,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Priority class of the I/Os picked by cmdprio_percentage",
     )
+    .runs()
     .min(1)
     .max(3)
     .per_dir(2)
@@ -2131,6 +2143,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Priority level of the I/Os picked by cmdprio_percentage",
     )
+    .runs()
     .max(7)
     .per_dir(2)
     .engines(&["io_uring", "io_uring_cmd", "libaio"]),
@@ -2140,6 +2153,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Percentages of I/Os sent at raised priority for each block size",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd", "libaio"])
     .check(Check::CmdprioBsSplit),
     OptDef::new(

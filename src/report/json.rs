@@ -8,6 +8,7 @@ use std::time::UNIX_EPOCH;
 
 use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
+use crate::run::priority::class_and_level;
 use crate::run::result::{DirStats, JobResult};
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
@@ -299,6 +300,25 @@ fn direction(r: &JobResult, d: &DirStats, group_agg: u64, plus: bool) -> Obj {
             "lat_ns",
             latency(r, &d.lat, &d.lat_hist, opts.lat_percentiles, plus),
         );
+    if let Some(prios) = d.reported_prios() {
+        let key = if opts.lat_percentiles {
+            "lat_ns"
+        } else {
+            "clat_ns"
+        };
+        let pct = opts.clat_percentiles || opts.lat_percentiles;
+        let list = prios
+            .map(|p| {
+                let (class, level) = class_and_level(p.ioprio);
+                let mut e = Obj::default();
+                e.int("prioclass", u64::from(class))
+                    .int("prio", u64::from(level))
+                    .obj(key, latency(r, &p.lat, &p.hist, pct, plus));
+                Json::Obj(e)
+            })
+            .collect();
+        o.arr("prios", list);
+    }
     let agg = if d.bw.count > 0 {
         share_of_group(d.bw.mean(), group_agg)
     } else {

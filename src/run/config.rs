@@ -195,6 +195,12 @@ pub struct JobConfig {
     pub fill_device: bool,
     /// At most this many files in use at once (openfiles; 0: all).
     pub open_files: usize,
+    /// ids, CPUs, priorities and commands applied to the job's thread.
+    pub thread_setup: super::sched::ThreadSetup,
+    /// The job's own I/O priority (prio/prioclass), and which I/Os are
+    /// raised above it (cmdprio_*).
+    pub default_ioprio: u16,
+    pub cmdprio: Option<Arc<super::priority::CmdPrio>>,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -696,7 +702,19 @@ impl JobConfig {
             };
             Duration::from_millis(ms.max(1))
         };
+        let thread_setup =
+            super::sched::ThreadSetup::from_job(job, job.number.saturating_sub(1) as usize);
+        let default_ioprio = thread_setup.default_ioprio();
+        let cmdprio = if matches!(job.engine.as_str(), "io_uring" | "libaio") {
+            super::priority::CmdPrio::from_job(job, default_ioprio, pattern.read, pattern.write)
+                .map_err(|e| Refusal(format!("{e}\nfio: io engine {} init failed.", job.engine)))?
+        } else {
+            None
+        };
         Ok(JobConfig {
+            thread_setup,
+            default_ioprio,
+            cmdprio: cmdprio.map(Arc::new),
             name: job.name.clone(),
             group: job.group,
             engine: job.engine.clone(),
@@ -812,7 +830,10 @@ impl JobConfig {
                 .fold(0, |bits, k| bits | 1 << k),
             ignore_errors,
             error_dump: job.flag("error_dump"),
-            engine_options: engine_options(job),
+            engine_options: EngineOptions {
+                default_ioprio,
+                ..engine_options(job)
+            },
             report: Arc::new(report),
             seq_step,
             new_offset_every,
@@ -883,6 +904,7 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
         } else {
             engine::rados::RadosTarget::default()
         },
+        default_ioprio: 0,
     }
 }
 

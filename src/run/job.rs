@@ -15,7 +15,7 @@ use super::content::Content;
 use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
 use super::files::FileChooser;
-use super::fio_rand::Draws;
+use super::fio_rand::{Draws, Purpose};
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
@@ -49,6 +49,10 @@ struct Slot {
     queued: bool,
     /// For a verifying job, the logged block this I/O writes or checks.
     piece: Option<usize>,
+    /// The I/O's priority, and its entry in the direction's list of
+    /// priorities reported apart (0: the job's own).
+    ioprio: u16,
+    prio_index: u8,
 }
 
 impl Slot {
@@ -67,6 +71,8 @@ impl Slot {
             submitted: None,
             queued: false,
             piece: None,
+            ioprio: 0,
+            prio_index: 0,
         }
     }
 
@@ -171,6 +177,25 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         result.finish(std::time::Duration::ZERO);
         return result;
     }
+    if let Err(e) = cfg.thread_setup.apply(&cfg.name) {
+        // A failed exec_prerun ends the job quietly, as in fio.
+        if e.errno != 0 {
+            result.fail(e.errno, &e.func, e.message);
+        }
+        return result;
+    }
+    let result = run_io(cfg, stop, progress, result);
+    cfg.thread_setup.finish(&cfg.name);
+    result
+}
+
+/// The job's I/O, once its thread is set up.
+fn run_io(
+    cfg: &JobConfig,
+    stop: Stops<'_>,
+    progress: &JobProgress,
+    mut result: JobResult,
+) -> JobResult {
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,
@@ -216,6 +241,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         .unwrap_or(4096) as usize;
     let mut rng = Rng::new(cfg.seed);
     let mut draws = job_draws(cfg);
+    let mut prio_draws = cfg.seeds.generator(Purpose::PrioCmds, false);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
         .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
         .collect();
@@ -610,12 +636,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             let queued = if replay {
                 Queued::Done(len as i64)
             } else {
+                let raised = cfg
+                    .cmdprio
+                    .as_ref()
+                    .and_then(|c| c.choose(dir as usize, len, &mut prio_draws));
+                (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.default_ioprio, 0));
                 eng.queue(Request {
                     slot: index,
                     file,
                     offset,
                     dir,
                     buf: slot.buf(),
+                    ioprio: raised.map(|r| r.0),
                 })
             };
             match queued {
@@ -1023,12 +1055,15 @@ impl Pass<'_, '_> {
                 if clock >= self.epoch {
                     self.result.issue(Dir::Read);
                 }
+                slot.ioprio = self.cfg.default_ioprio;
+                slot.prio_index = 0;
                 match self.eng.queue(Request {
                     slot: index,
                     file: self.files[slot.file],
                     offset: slot.offset,
                     dir: Dir::Read,
                     buf: slot.buf(),
+                    ioprio: None,
                 }) {
                     Queued::Pending => {
                         slot.queued = true;
@@ -1314,6 +1349,9 @@ fn complete(
         if m.clat_hist {
             stats.clat_hist.add(clat);
         }
+        if !m.lat_hist {
+            stats.add_prio_sample(slot.prio_index, clat, m.clat_hist);
+        }
     }
     let lat = m.lat.then(|| ns(slot.prepared, at));
     if let Some(lat) = lat {
@@ -1321,6 +1359,7 @@ fn complete(
         if m.lat_hist {
             stats.lat_hist.add(lat);
             stats.lat_fine.add(lat);
+            stats.add_prio_sample(slot.prio_index, lat, true);
         }
     }
     if let Some(logs) = logs {
@@ -1342,6 +1381,7 @@ fn complete(
             slat_ns: slat,
             clat_ns: m.clat.then_some(clat),
             lat_ns: lat,
+            ioprio: slot.ioprio,
         };
         logs.completed(&io, &stats.clat_hist);
     }

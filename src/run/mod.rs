@@ -14,10 +14,12 @@ pub mod layout;
 pub mod logs;
 pub mod offsets;
 pub mod placement;
+pub mod priority;
 pub mod progress;
 pub mod rate;
 pub mod result;
 pub mod sampler;
+pub mod sched;
 pub mod signals;
 mod verifying;
 

@@ -1,0 +1,228 @@
+//! How a job's thread is placed and prioritised before it does any I/O,
+//! in fio's order: group and user ids, CPU affinity, I/O priority, nice,
+//! then `exec_prerun`; `exec_postrun` once the job is done.
+
+use std::io;
+
+use super::result::JobError;
+use crate::options::Value;
+use crate::plan::JobSpec;
+
+/// fio's IOPRIO_WHO_PROCESS: the target of ioprio_set is a task.
+const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+
+/// The thread settings of one job.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadSetup {
+    pub gid: Option<u32>,
+    pub uid: Option<u32>,
+    /// The CPUs the job may run on (cpus_allowed or cpumask), already
+    /// narrowed to one for cpus_allowed_policy=split.
+    pub cpus: Option<Vec<usize>>,
+    /// split asked for CPUs but none were left (fio's cpus_split error).
+    pub split_empty: bool,
+    /// prio/prioclass: the class and level set with ioprio_set.
+    pub ioprio: Option<(u16, u16)>,
+    pub nice: i32,
+    pub prerun: Option<String>,
+    pub postrun: Option<String>,
+}
+
+impl ThreadSetup {
+    /// Reads the options; `thread_index` is fio's thread number less one,
+    /// which picks the CPU under cpus_allowed_policy=split.
+    pub fn from_job(job: &JobSpec, thread_index: usize) -> ThreadSetup {
+        let id = |name: &str| {
+            job.setting(name)
+                .and_then(|s| s.value.number())
+                .map(|v| v as u32)
+        };
+        let text = |name: &str| match job.value(name) {
+            Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
+            _ => None,
+        };
+        let mut cpus = cpu_set(job);
+        let mut split_empty = false;
+        let split = matches!(
+            job.value("cpus_allowed_policy"),
+            Some(Value::Word { word: "split", .. })
+        );
+        if let (true, Some(set)) = (split, &mut cpus) {
+            if set.is_empty() {
+                split_empty = true;
+            } else {
+                let keep = set[thread_index % set.len()];
+                *set = vec![keep];
+            }
+        }
+        let prio_set = job.setting("prio").is_some() || job.setting("prioclass").is_some();
+        ThreadSetup {
+            gid: id("gid"),
+            uid: id("uid"),
+            cpus,
+            split_empty,
+            ioprio: prio_set.then(|| {
+                (
+                    job.num("prioclass").unwrap_or(0) as u16,
+                    job.num("prio").unwrap_or(0) as u16,
+                )
+            }),
+            nice: job
+                .setting("nice")
+                .and_then(|s| match &s.value {
+                    Value::Nums(v) => Some(v[0] as i64 as i32),
+                    _ => None,
+                })
+                .unwrap_or(0),
+            prerun: text("exec_prerun"),
+            postrun: text("exec_postrun"),
+        }
+    }
+
+    /// The job's own I/O priority, as the kernel encodes it (0 unless
+    /// prio or prioclass is set).
+    pub fn default_ioprio(&self) -> u16 {
+        self.ioprio
+            .map_or(0, |(c, l)| super::priority::ioprio_value(c, l))
+    }
+
+    /// Applies everything to the calling thread, which is the job's.
+    /// `name` is the job's, for exec_prerun's output file.
+    pub fn apply(&self, name: &str) -> Result<(), JobError> {
+        let fail = |func: &str, e: io::Error| JobError {
+            errno: e.raw_os_error().unwrap_or(libc::EINVAL),
+            func: func.to_string(),
+            message: String::new(),
+        };
+        // The raw system calls change only this thread's ids (glibc's
+        // wrappers would change every thread's, other jobs' included).
+        // SAFETY (all calls below): plain system calls on the calling
+        // thread with values, or with a CPU set that lives on the stack.
+        if let Some(gid) = self.gid
+            && unsafe { libc::syscall(libc::SYS_setgid, libc::c_long::from(gid)) } != 0
+        {
+            return Err(fail("setgid", io::Error::last_os_error()));
+        }
+        if let Some(uid) = self.uid
+            && unsafe { libc::syscall(libc::SYS_setuid, libc::c_long::from(uid)) } != 0
+        {
+            return Err(fail("setuid", io::Error::last_os_error()));
+        }
+        if self.split_empty {
+            eprintln!("fio: no CPUs set\nfio: Try increasing number of available CPUs");
+            return Err(fail(
+                "cpus_split",
+                io::Error::from_raw_os_error(libc::EINVAL),
+            ));
+        }
+        if let Some(cpus) = &self.cpus {
+            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            for &c in cpus {
+                unsafe { libc::CPU_SET(c, &mut set) };
+            }
+            if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } != 0 {
+                return Err(fail("cpu_set_affinity", io::Error::last_os_error()));
+            }
+        }
+        if let Some((class, level)) = self.ioprio {
+            let value = libc::c_long::from(super::priority::ioprio_value(class, level));
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_ioprio_set,
+                    IOPRIO_WHO_PROCESS,
+                    0 as libc::c_long,
+                    value,
+                )
+            };
+            if r != 0 {
+                return Err(fail("ioprio_set", io::Error::last_os_error()));
+            }
+        }
+        if self.nice != 0 {
+            // nice(2) may return -1 as a valid value: only errno tells.
+            unsafe { *libc::__errno_location() = 0 };
+            let r = unsafe { libc::nice(self.nice) };
+            let e = io::Error::last_os_error();
+            if r == -1 && e.raw_os_error().unwrap_or(0) != 0 {
+                return Err(fail("nice", e));
+            }
+        }
+        if let Some(cmd) = &self.prerun
+            && !exec(name, cmd, "prerun")
+        {
+            // fio ends such a job before its I/O without an error code.
+            return Err(JobError {
+                errno: 0,
+                func: "exec_prerun".to_string(),
+                message: String::new(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs exec_postrun, if set.
+    pub fn finish(&self, name: &str) {
+        if let Some(cmd) = &self.postrun {
+            exec(name, cmd, "postrun");
+        }
+    }
+}
+
+/// The CPUs named by cpus_allowed (a list) or cpumask (a bit mask), the
+/// later one written winning as in fio.
+fn cpu_set(job: &JobSpec) -> Option<Vec<usize>> {
+    let list = job.setting("cpus_allowed");
+    let mask = job.setting("cpumask");
+    let later_is_mask = match (list, mask) {
+        (None, None) => return None,
+        (Some(_), None) => false,
+        (None, Some(_)) => true,
+        (Some(l), Some(m)) => {
+            let pos = |s: &crate::plan::Setting| {
+                job.settings
+                    .iter()
+                    .rposition(|x| std::ptr::eq(x, s))
+                    .unwrap_or(0)
+            };
+            pos(m) > pos(l)
+        }
+    };
+    let text = |s: &crate::plan::Setting| s.text.clone().unwrap_or_default();
+    if later_is_mask {
+        let raw = text(mask?);
+        let bits = match crate::options::number::size(raw.trim(), 1024) {
+            Some(crate::options::number::SizeValue::Bytes(b)) => b,
+            _ => 0,
+        };
+        // fio reads the mask as an int's worth of bits.
+        return Some((0..32).filter(|i| bits & (1 << i) != 0).collect());
+    }
+    let mut cpus = Vec::new();
+    for part in text(list?).trim().split(',').take_while(|p| !p.is_empty()) {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let atoi = |s: &str| s.trim().parse::<usize>().unwrap_or(0);
+        let (lo, hi) = (atoi(lo), if hi.is_empty() { atoi(lo) } else { atoi(hi) });
+        cpus.extend(lo..=hi);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Some(cpus)
+}
+
+/// fio's exec_prerun/exec_postrun: the command through the shell, its
+/// output saved in `<job>.<mode>.txt`. Returns whether it succeeded.
+fn exec(name: &str, cmd: &str, mode: &str) -> bool {
+    println!("{name} : Saving output of {mode} in {name}.{mode}.txt");
+    let line = format!("{cmd} > {name}.{mode}.txt 2>&1");
+    match std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(&line)
+        .status()
+    {
+        Ok(s) => s.success(),
+        Err(_) => {
+            eprintln!("fio: exec of cmd <{line}> failed");
+            false
+        }
+    }
+}
