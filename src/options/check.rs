@@ -252,6 +252,9 @@ pub fn error_lists(raw: &str) -> Result<[Vec<i32>; 3], String> {
 }
 
 /// `0-3,5,7` style CPU lists; every CPU must exist on this machine.
+/// fio's CPU set size (FIO_MAX_CPUS on Linux).
+const MAX_CPUS: u64 = 1024;
+
 fn cpu_list(raw: &str, ncpus: u64) -> Result<(), String> {
     for part in raw.split(',').filter(|p| !p.is_empty()) {
         let (lo, hi) = match part.split_once('-') {
@@ -270,8 +273,14 @@ fn cpu_list(raw: &str, ncpus: u64) -> Result<(), String> {
             return Err(format!("fio: bad CPU range {part}"));
         }
         if hi >= ncpus {
+            // fio walks the range up and stops at the first CPU it
+            // cannot set, checking its own limit first.
+            let first = lo.max(ncpus);
+            if first >= MAX_CPUS {
+                return Err(format!("fio: your OS only supports up to {MAX_CPUS} CPUs"));
+            }
             return Err(format!(
-                "fio: CPU {hi} too large (max={})",
+                "fio: CPU {first} too large (max={})",
                 ncpus.saturating_sub(1)
             ));
         }

@@ -212,7 +212,12 @@ fn cpu_set(job: &JobSpec) -> Option<Vec<usize>> {
 /// fio's exec_prerun/exec_postrun: the command through the shell, its
 /// output saved in `<job>.<mode>.txt`. Returns whether it succeeded.
 fn exec(name: &str, cmd: &str, mode: &str) -> bool {
-    println!("{name} : Saving output of {mode} in {name}.{mode}.txt");
+    use std::io::Write;
+    // A closed stdout must not end the job: the command still runs.
+    let _ = writeln!(
+        io::stdout(),
+        "{name} : Saving output of {mode} in {name}.{mode}.txt"
+    );
     let line = format!("{cmd} > {name}.{mode}.txt 2>&1");
     match std::process::Command::new("/bin/sh")
         .arg("-c")

@@ -1,0 +1,228 @@
+//! Placement and priority options (cmdprio_*, prio/prioclass, nice,
+//! cpus_allowed, cpumask, exec_prerun/exec_postrun) run by ferrio beside
+//! the same job files run by fio 3.33.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Outcome, Scratch, ferrio, fio, json, run};
+use serde_json::Value;
+
+/// Runs a job file with both tools, each in its own scratch folder (the
+/// job's relative file names land there); returns both outcomes and
+/// folders.
+fn run_both(job: &str, args: &[&str]) -> (Outcome, Outcome, Scratch, Scratch) {
+    let env = HashMap::new();
+    let a = Scratch::new("priofio");
+    let b = Scratch::new("prioferrio");
+    for s in [&a, &b] {
+        s.write("job.fio", job);
+    }
+    let mut all = args.to_vec();
+    all.push("job.fio");
+    let want = run(fio(), &all, &a.0, &env);
+    let got = run(ferrio(), &all, &b.0, &env);
+    (want, got, a, b)
+}
+
+fn both_json(job: &str) -> (Value, Value) {
+    let (want, got, _, _) = run_both(job, &["--output-format=json"]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    (json(&want), json(&got))
+}
+
+/// Per job and direction: each `prios` entry's class, level, sample
+/// count and member names (the draws are fio's, so counts are exact).
+/// One `prios` entry: class, level, sample count, member names.
+type PrioEntry = (u64, u64, u64, Vec<String>);
+
+fn prios(doc: &Value) -> Vec<(String, String, Vec<PrioEntry>)> {
+    let mut out = Vec::new();
+    for job in doc["jobs"].as_array().unwrap() {
+        for dir in ["read", "write"] {
+            let entries = job[dir]["prios"]
+                .as_array()
+                .map(|list| {
+                    list.iter()
+                        .map(|p| {
+                            let lat = p.get("clat_ns").or(p.get("lat_ns")).unwrap();
+                            let mut keys: Vec<String> =
+                                p.as_object().unwrap().keys().cloned().collect();
+                            keys.extend(lat.as_object().unwrap().keys().cloned());
+                            (
+                                p["prioclass"].as_u64().unwrap(),
+                                p["prio"].as_u64().unwrap(),
+                                lat["N"].as_u64().unwrap(),
+                                keys,
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push((
+                job["jobname"].as_str().unwrap().to_string(),
+                dir.to_string(),
+                entries,
+            ));
+        }
+    }
+    out
+}
+
+const DATA: &str = "filename=data\nsize=2m\n";
+
+#[test]
+fn cmdprio_bssplit_prios_match_fio_on_libaio() {
+    let job = format!(
+        "[global]\n{DATA}direct=1\nrw=randrw\nioengine=libaio\niodepth=8\nbssplit=4k/50:8k/50\n\
+         [simple]\ncmdprio_bssplit=4k/100:8k/0,8k/40\ncmdprio_class=2\ncmdprio=5\n\
+         [adv]\nstonewall\nprioclass=2\nprio=7\ncmdprio_bssplit=4k/50/1/2:8k/30,8k/100\n\
+         [latpct]\nstonewall\nlat_percentiles=1\ncmdprio_bssplit=4k/50/3/0\n"
+    );
+    let (want, got) = both_json(&job);
+    let (w, g) = (prios(&want), prios(&got));
+    assert!(
+        w.iter().any(|(_, _, e)| e.len() >= 2),
+        "fio reported no prios: {w:?}"
+    );
+    assert_eq!(w, g);
+}
+
+#[test]
+fn cmdprio_percentage_and_group_prios_match_fio_on_io_uring() {
+    let job = format!(
+        "[global]\n{DATA}rw=randread\nioengine=io_uring\niodepth=4\ngroup_reporting\n\
+         [a]\ncmdprio_percentage=30\n[b]\nprioclass=2\nprio=3\n\
+         [c]\nstonewall\ncmdprio_percentage=20\ncmdprio_class=3\nclat_percentiles=0\n"
+    );
+    let (want, got) = both_json(&job);
+    assert_eq!(prios(&want), prios(&got));
+}
+
+#[test]
+fn per_priority_lines_in_normal_output_match_fio() {
+    let job = format!(
+        "[global]\n{DATA}rw=randread\nioengine=libaio\niodepth=4\n[a]\ncmdprio_percentage=40\n"
+    );
+    let (want, got, _, _) = run_both(&job, &[]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    // The labels, with each priority's share of the I/Os.
+    let labels = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.contains(" prio "))
+            .map(|l| {
+                l.split(':')
+                    .next()
+                    .unwrap()
+                    .split(" (")
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" (")
+            })
+            .collect()
+    };
+    let (w, g) = (labels(&want.stdout), labels(&got.stdout));
+    assert_eq!(w.len(), 4, "fio: {}", want.stdout);
+    assert_eq!(w, g);
+}
+
+#[test]
+fn log_prio_values_match_fio() {
+    let job = format!(
+        "[global]\n{DATA}rw=randread\nioengine=libaio\niodepth=2\ncmdprio_percentage=50\n\
+         [a]\nwrite_lat_log=p\nlog_prio=1\n[b]\nwrite_lat_log=q\n"
+    );
+    let (want, got, a, b) = run_both(&job, &["--output-format=json"]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    // The priority column, I/O by I/O (fio's draws: the same sequence).
+    let column = |dir: &std::path::Path, name: &str| -> Vec<String> {
+        std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit(", ").next().unwrap().to_string())
+            .collect()
+    };
+    for name in ["p_clat.1.log", "q_clat.2.log"] {
+        let w = column(&a.0, name);
+        assert!(w.len() > 100, "{name}: {w:?}");
+        assert_eq!(w, column(&b.0, name), "{name}");
+    }
+}
+
+#[test]
+fn thread_placement_and_priorities_match_fio() {
+    // exec_prerun runs on the job's thread once it is set up, so what
+    // the command sees of itself is what the job got.
+    let scratch = Scratch::new("prioprobe");
+    let probe = scratch.write(
+        "probe.sh",
+        "#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status\ncut -d' ' -f19 /proc/self/stat\nionice\n",
+    );
+    std::fs::set_permissions(&probe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let job = format!(
+        "[global]\nfilename=data\nsize=64k\nioengine=psync\nexec_prerun={}\nexec_postrun=echo done\n\
+         [first]\ncpus_allowed=0-1\ncpus_allowed_policy=split\nnice=5\nprioclass=2\nprio=3\n\
+         [second]\ncpus_allowed=0-1\ncpus_allowed_policy=split\nprioclass=3\n\
+         [third]\ncpumask=1\nnice=2\nprio=4\nprioclass=1\n",
+        probe.display()
+    );
+    let (want, got, a, b) = run_both(&job, &[]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    for name in [
+        "first.prerun.txt",
+        "second.prerun.txt",
+        "third.prerun.txt",
+        "first.postrun.txt",
+    ] {
+        let w = std::fs::read_to_string(a.0.join(name)).unwrap();
+        let g = std::fs::read_to_string(b.0.join(name)).unwrap();
+        assert_eq!(w, g, "{name}");
+    }
+    let saving = |o: &Outcome| {
+        o.stdout
+            .lines()
+            .filter(|l| l.contains("Saving output"))
+            .count()
+    };
+    assert_eq!(saving(&want), saving(&got));
+}
+
+#[test]
+fn setup_errors_match_fio() {
+    let cases = [
+        (
+            "[a]\nfilename=data\nsize=64k\nioengine=libaio\ncmdprio_bssplit=4k/60/1/1:4k/60\n",
+            "fio: cmdprio_bssplit total percentage for bs: 4096 exceeds 100",
+        ),
+        (
+            "[a]\nfilename=data\nsize=64k\nioengine=io_uring\ncmdprio_percentage=5\ncmdprio_bssplit=4k/5\n",
+            "a: cmdprio_percentage and cmdprio_bssplit options are mutually exclusive",
+        ),
+        (
+            "[a]\nfilename=data\nsize=64k\ncpus_allowed=4096\n",
+            "fio: your OS only supports up to 1024 CPUs",
+        ),
+        (
+            "[a]\nfilename=data\nsize=64k\ncpus_allowed=0,1-300\n",
+            "too large (max=",
+        ),
+    ];
+    for (job, line) in cases {
+        let (want, got, _, _) = run_both(job, &["--output-format=json"]);
+        assert_ne!(want.code, 0, "fio: {job}");
+        assert_ne!(got.code, 0, "ferrio: {job}");
+        assert!(want.stderr.contains(line), "fio: {}", want.stderr);
+        assert!(got.stderr.contains(line), "ferrio: {}", got.stderr);
+        let first = want.stderr.lines().next().unwrap();
+        assert!(
+            got.stderr.contains(first),
+            "fio: {first}\nferrio: {}",
+            got.stderr
+        );
+    }
+}
