@@ -226,3 +226,45 @@ fn setup_errors_match_fio() {
         );
     }
 }
+
+#[test]
+fn create_only_and_disk_util_match_fio() {
+    // create_only: the files are laid out at full size and no I/O is done.
+    let job = "[w]\nfilename=wfile\nsize=1m\nrw=write\ncreate_only=1\n\
+               [r]\nfilename=rfile\nsize=512k\nrw=randread\ncreate_only=1\n";
+    let (want, got, a, b) = run_both(job, &["--output-format=json"]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    for name in ["wfile", "rfile"] {
+        let size = |dir: &std::path::Path| std::fs::metadata(dir.join(name)).unwrap().len();
+        assert_eq!(size(&a.0), size(&b.0), "{name}");
+    }
+    let moved = |doc: &Value| -> Vec<(u64, u64, u64)> {
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["read"]["io_bytes"].as_u64().unwrap(),
+                    j["write"]["io_bytes"].as_u64().unwrap(),
+                    j["error"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(moved(&json(&want)), moved(&json(&got)));
+    // disk_util=0 drops the disk section only when no job watches disks.
+    for job in [
+        format!("[a]\n{DATA}disk_util=0\n"),
+        format!("[a]\n{DATA}disk_util=0\n[b]\n{DATA}\n"),
+        format!("[a]\n{DATA}\n"),
+    ] {
+        let (want, got) = both_json(&job);
+        assert_eq!(
+            want.get("disk_util").is_some(),
+            got.get("disk_util").is_some(),
+            "{job}"
+        );
+    }
+}

@@ -1358,6 +1358,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Lay out the files and stop without running the workload",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "allow_file_create",
@@ -1806,6 +1807,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Gather and report utilisation of the disks used",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "gtod_reduce",

@@ -201,6 +201,10 @@ pub struct JobConfig {
     /// raised above it (cmdprio_*).
     pub default_ioprio: u16,
     pub cmdprio: Option<Arc<super::priority::CmdPrio>>,
+    /// Watch the disks under the job's files (disk_util).
+    pub disk_util: bool,
+    /// Lay the files out and end, doing no I/O (create_only).
+    pub create_only: bool,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -712,6 +716,8 @@ impl JobConfig {
             None
         };
         Ok(JobConfig {
+            disk_util: job.flag("disk_util"),
+            create_only: job.flag("create_only"),
             thread_setup,
             default_ioprio,
             cmdprio: cmdprio.map(Arc::new),

@@ -173,7 +173,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     result.pid = unsafe { libc::gettid() };
     // A clone whose generated file names were all taken by its first
     // instance has nothing to do (as in fio).
-    if cfg.paths.is_empty() {
+    // create_only: the files are laid out, which was all to do.
+    if cfg.paths.is_empty() || cfg.create_only {
         result.finish(std::time::Duration::ZERO);
         return result;
     }

@@ -110,7 +110,8 @@ pub fn run(
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
             // (A rados job's files are objects: fio watches no disk.)
-            if laid.is_ok() && cfg.engine != "null" && cfg.engine != "rados" {
+            // disk_util=0 leaves a job's disks out.
+            if laid.is_ok() && cfg.disk_util && cfg.engine != "null" && cfg.engine != "rados" {
                 for path in &cfg.paths {
                     disks.watch(path);
                 }
