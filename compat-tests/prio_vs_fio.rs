@@ -268,3 +268,50 @@ fn create_only_and_disk_util_match_fio() {
         );
     }
 }
+
+/// A mounted block device from the mount table, if this machine has one.
+fn mounted_device() -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let table = std::fs::read_to_string("/etc/mtab").ok()?;
+    table
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .find(|d| std::fs::metadata(d).is_ok_and(|m| m.file_type().is_block_device()))
+        .map(str::to_string)
+}
+
+#[test]
+fn writes_to_a_mounted_device_are_refused_as_fio_does() {
+    let Some(dev) = mounted_device() else {
+        eprintln!("no mounted block device here: nothing to check");
+        return;
+    };
+    // The null engine touches no file, so neither tool can harm the
+    // device even if its guard failed; the guard runs all the same.
+    for allow in [0, 1] {
+        let job = format!(
+            "[a]\nfilename={dev}\nioengine=null\nrw=write\nsize=64k\nallow_mounted_write={allow}\n"
+        );
+        let (want, got, _, _) = run_both(&job, &["--output-format=json"]);
+        assert_eq!(
+            want.code, got.code,
+            "fio: {}\nferrio: {}",
+            want.stderr, got.stderr
+        );
+        let line = format!("fio: {dev} appears mounted");
+        assert_eq!(
+            want.stderr.contains(&line),
+            allow == 0,
+            "fio: {}",
+            want.stderr
+        );
+        assert_eq!(
+            got.stderr.contains(&line),
+            allow == 0,
+            "ferrio: {}",
+            got.stderr
+        );
+        let bytes = |o: &Outcome| json(o)["jobs"][0]["write"]["io_bytes"].as_u64();
+        assert_eq!(bytes(&want), bytes(&got));
+    }
+}

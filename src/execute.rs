@@ -81,10 +81,16 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     }
     let status = status_line(args, formats, started)?;
     let mut sink = Sink::open(args)?;
+    // fio aborts a run that would write to a mounted device before any
+    // job starts; the jobs are reported as having done nothing.
+    let aborted = crate::run::mounts::mounted_write(&jobs);
     if formats.normal {
         let specs: Vec<&JobSpec> = plan.jobs().collect();
         sink.say(&headers(&specs, &jobs));
-        sink.say(&format!("{}\n{}\n", crate::FIO_VERSION, starting(&jobs)));
+        match aborted {
+            Some(_) => sink.say(&format!("{}\n", crate::FIO_VERSION)),
+            None => sink.say(&format!("{}\n{}\n", crate::FIO_VERSION, starting(&jobs))),
+        }
     }
     crate::run::signals::install();
     let stop = &crate::run::signals::STOP;
@@ -108,7 +114,13 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             .flatten()
             .and_then(|at| crate::distributed::parse_start_at(at).ok()),
     };
-    let (results, disks) = crate::run::run(&jobs, &progress, stop, &mut watcher);
+    let (results, disks) = match &aborted {
+        Some(line) => {
+            eprintln!("{line}");
+            (jobs.iter().map(JobResult::new).collect(), Vec::new())
+        }
+        None => crate::run::run(&jobs, &progress, stop, &mut watcher),
+    };
     if args.has("bandwidth-log")
         && let Err(e) = write_aggregate_logs(watcher.status.as_ref())
     {

@@ -62,6 +62,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "As a network client, prefix file names with the client's address",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "lockfile",
@@ -1373,6 +1374,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Allow writes to a device that holds a mounted filesystem",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "pre_read",

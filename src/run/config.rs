@@ -205,6 +205,8 @@ pub struct JobConfig {
     pub disk_util: bool,
     /// Lay the files out and end, doing no I/O (create_only).
     pub create_only: bool,
+    /// Write even to a device with a mounted file system on it.
+    pub allow_mounted_write: bool,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -718,6 +720,7 @@ impl JobConfig {
         Ok(JobConfig {
             disk_util: job.flag("disk_util"),
             create_only: job.flag("create_only"),
+            allow_mounted_write: job.flag("allow_mounted_write"),
             thread_setup,
             default_ioprio,
             cmdprio: cmdprio.map(Arc::new),

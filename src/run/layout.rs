@@ -30,7 +30,14 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         if cfg.create_on_open {
             continue;
         }
-        let current = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let meta = std::fs::metadata(path);
+        // Devices (and other special files) are used as they are, as in
+        // fio: their length reads as 0, which must not make them look
+        // like a short file to replace.
+        if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            continue;
+        }
+        let current = meta.map(|m| m.len()).unwrap_or(0);
         if current >= needed {
             continue;
         }

@@ -12,6 +12,7 @@ pub mod fio_rand;
 pub mod job;
 pub mod layout;
 pub mod logs;
+pub mod mounts;
 pub mod offsets;
 pub mod placement;
 pub mod priority;
