@@ -315,3 +315,22 @@ fn writes_to_a_mounted_device_are_refused_as_fio_does() {
         assert_eq!(bytes(&want), bytes(&got));
     }
 }
+
+#[test]
+fn clocksource_gettimeofday_gives_whole_microseconds_as_fio() {
+    for source in ["gettimeofday", "clock_gettime", "cpu"] {
+        let job = format!("[a]\n{DATA}rw=randread\nclocksource={source}\n");
+        let (want, got) = both_json(&job);
+        // Whether every reported latency is a whole number of µs.
+        let whole_us = |doc: &Value| {
+            let r = &doc["jobs"][0]["read"];
+            ["clat_ns", "lat_ns"].iter().all(|k| {
+                ["min", "max"]
+                    .iter()
+                    .all(|m| r[k][m].as_u64().unwrap() % 1000 == 0)
+            })
+        };
+        assert_eq!(whole_us(&want), source == "gettimeofday", "fio, {source}");
+        assert_eq!(whole_us(&got), source == "gettimeofday", "ferrio, {source}");
+    }
+}

@@ -671,7 +671,8 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         Timing,
         "Clock used to take timestamps",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "mem",
         Choice(&[

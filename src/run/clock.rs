@@ -3,14 +3,29 @@
 //! the hot path is one integer subtraction rather than `Instant`'s
 //! normalising arithmetic.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Nanoseconds on the monotonic clock.
 pub type Nanos = u64;
 
+/// clocksource=gettimeofday: every timestamp comes from gettimeofday(2),
+/// so times (and latencies) are whole microseconds, as in fio. Otherwise
+/// the monotonic clock (fio's clock_gettime, and what its `cpu` source
+/// is calibrated against) gives nanoseconds.
+static TIME_OF_DAY: AtomicBool = AtomicBool::new(false);
+
+/// Chooses the clock for the whole run (fio's clocksource is global).
+pub fn use_time_of_day(on: bool) {
+    TIME_OF_DAY.store(on, Ordering::Relaxed);
+}
+
 /// The current time.
 #[inline]
 pub fn now() -> Nanos {
+    if TIME_OF_DAY.load(Ordering::Relaxed) {
+        return time_of_day();
+    }
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -21,6 +36,19 @@ pub fn now() -> Nanos {
         libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
     }
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[cold]
+fn time_of_day() -> Nanos {
+    let mut tv = libc::timeval {
+        tv_sec: 0,
+        tv_usec: 0,
+    };
+    // SAFETY: gettimeofday writes the timeval we own; no time zone.
+    unsafe {
+        libc::gettimeofday(&mut tv, std::ptr::null_mut());
+    }
+    tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000
 }
 
 /// How many reads a coarse [`LoopClock`] answers from its last one.

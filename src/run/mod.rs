@@ -36,6 +36,15 @@ use crate::stats::disk::{DiskUsage, DiskWatch};
 /// Checks every job of the plan before any I/O: a plan runs whole or not
 /// at all.
 pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
+    clock::use_time_of_day(plan.jobs().any(|j| {
+        matches!(
+            j.value("clocksource"),
+            Some(crate::options::Value::Word {
+                word: "gettimeofday",
+                ..
+            })
+        )
+    }));
     let mut jobs = plan
         .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
