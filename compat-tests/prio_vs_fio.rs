@@ -327,7 +327,7 @@ fn clocksource_gettimeofday_gives_whole_microseconds_as_fio() {
             ["clat_ns", "lat_ns"].iter().all(|k| {
                 ["min", "max"]
                     .iter()
-                    .all(|m| r[k][m].as_u64().unwrap() % 1000 == 0)
+                    .all(|m| r[k][m].as_u64().unwrap().is_multiple_of(1000))
             })
         };
         assert_eq!(whole_us(&want), source == "gettimeofday", "fio, {source}");
