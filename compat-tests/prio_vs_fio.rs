@@ -334,3 +334,65 @@ fn clocksource_gettimeofday_gives_whole_microseconds_as_fio() {
         assert_eq!(whole_us(&got), source == "gettimeofday", "ferrio, {source}");
     }
 }
+
+#[test]
+fn layout_options_match_fio() {
+    let env = HashMap::new();
+    // (job, file's size before, bytes to check at 300000 are data)
+    let cases = [
+        ("rw=write\nsize=512k\nfile_append=1\n", 0u64),
+        ("rw=write\nsize=512k\nfile_append=1\n", 1 << 20),
+        ("rw=write\nsize=512k\noverwrite=1\nio_size=4k\n", 0),
+        ("rw=write\nsize=512k\nio_size=4k\n", 0),
+        (
+            "rw=write\nsize=512k\nio_size=4k\noverwrite=1\nfile_append=1\n",
+            100_000,
+        ),
+    ];
+    for (options, before) in cases {
+        let job = format!("[a]\nfilename=data\n{options}");
+        let mut seen = Vec::new();
+        for bin in [fio(), ferrio()] {
+            let s = Scratch::new("priolayout");
+            s.write("job.fio", &job);
+            if before > 0 {
+                std::fs::write(s.0.join("data"), vec![0u8; before as usize]).unwrap();
+            }
+            let out = run(bin, &["job.fio"], &s.0, &env);
+            assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+            let data = std::fs::read(s.0.join("data")).unwrap();
+            let filled = data
+                .get(300_000..300_008)
+                .is_some_and(|b| b.iter().any(|&x| x != 0));
+            seen.push((data.len(), filled));
+        }
+        assert_eq!(
+            seen[0], seen[1],
+            "{options} (file of {before} bytes before)"
+        );
+    }
+    // allow_file_create=0: a missing file is an error, an existing one is
+    // used.
+    for exists in [false, true] {
+        let job = "[a]\nfilename=data\nsize=64k\nallow_file_create=0\n";
+        let mut codes = Vec::new();
+        for bin in [fio(), ferrio()] {
+            let s = Scratch::new("priocreate");
+            s.write("job.fio", job);
+            if exists {
+                std::fs::write(s.0.join("data"), vec![1u8; 65536]).unwrap();
+            }
+            let out = run(bin, &["job.fio"], &s.0, &env);
+            if !exists {
+                assert!(
+                    out.stderr
+                        .contains("fio: file creation disallowed by allow_file_create=0"),
+                    "{bin}: {}",
+                    out.stderr
+                );
+            }
+            codes.push(out.code);
+        }
+        assert_eq!(codes[0], codes[1], "file exists: {exists}");
+    }
+}

@@ -71,6 +71,8 @@ pub struct OpenMode {
     /// Create the file if it is missing (create_on_open: no layout), with
     /// fio's mode 0600.
     pub create: bool,
+    /// O_SYNC or O_DSYNC (fio's `sync`), or 0.
+    pub sync_flags: i32,
 }
 
 /// fio's engine options that ferrio's engines honour.

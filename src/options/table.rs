@@ -278,6 +278,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Begin I/O at the current end of each file, so writes extend it",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "offset",
@@ -603,6 +604,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Lay the files out fully first so writes replace existing blocks",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "loops",
@@ -1318,6 +1320,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Open files for synchronous writes",
     )
+    .runs()
     .def("none"),
     OptDef::new(
         "write_hint",
@@ -1368,6 +1371,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Allow creating files that do not exist yet",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "allow_mounted_write",

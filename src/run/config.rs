@@ -207,6 +207,14 @@ pub struct JobConfig {
     pub create_only: bool,
     /// Write even to a device with a mounted file system on it.
     pub allow_mounted_write: bool,
+    /// How the files are laid out: a writing job pre-fills them
+    /// (overwrite), keeps what is there (file_append), and whether
+    /// missing files may be created (allow_file_create).
+    pub overwrite: bool,
+    pub file_append: bool,
+    pub allow_file_create: bool,
+    /// O_SYNC or O_DSYNC for every open (sync), or 0.
+    pub sync_flags: i32,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -591,6 +599,11 @@ impl JobConfig {
             )));
         }
         let offset = offset + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
+        let offset = if job.flag("file_append") {
+            append_offset(job, &paths)?
+        } else {
+            offset
+        };
         let loops = job.num("loops").unwrap_or(1).max(1);
         let io_size = job.setting("io_size").and_then(|s| match s.value {
             Value::Nums(v) if v[0] > 0 => Some(v[0]),
@@ -721,6 +734,17 @@ impl JobConfig {
             disk_util: job.flag("disk_util"),
             create_only: job.flag("create_only"),
             allow_mounted_write: job.flag("allow_mounted_write"),
+            overwrite: job.flag("overwrite"),
+            file_append: job.flag("file_append"),
+            allow_file_create: job.flag("allow_file_create"),
+            sync_flags: match job.value("sync") {
+                Some(Value::Word { word, .. }) => match *word {
+                    "sync" | "1" => libc::O_SYNC,
+                    "dsync" => libc::O_DSYNC,
+                    _ => 0,
+                },
+                _ => 0,
+            },
             thread_setup,
             default_ioprio,
             cmdprio: cmdprio.map(Arc::new),
@@ -883,6 +907,30 @@ impl JobConfig {
             .iter()
             .chain(&self.rate_iops)
             .any(|&r| r > 0)
+    }
+}
+
+/// file_append: I/O starts where each regular file ends now (fio's
+/// start offset is the file's size then, whatever `offset` says).
+/// ferrio keeps one start for all files, so files of different sizes
+/// are refused.
+fn append_offset(job: &JobSpec, paths: &[PathBuf]) -> Result<u64, Refusal> {
+    let ends: Vec<u64> = paths
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0, |m| m.len())
+        })
+        .collect();
+    match ends.split_first() {
+        Some((first, rest)) if rest.iter().any(|e| e != first) => Err(Refusal(format!(
+            "job '{}': file_append over files of different sizes is not run by ferrio yet",
+            job.name
+        ))),
+        Some((first, _)) => Ok(*first),
+        None => Ok(0),
     }
 }
 

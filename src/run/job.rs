@@ -203,7 +203,8 @@ fn run_io(
         direct: cfg.direct,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
-        create: cfg.create_on_open,
+        create: cfg.create_on_open && cfg.allow_file_create,
+        sync_flags: cfg.sync_flags,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,

@@ -112,7 +112,12 @@ pub fn run(
             let laid = match &cfg.setup_failure {
                 Some(e) => Err(e.clone()),
                 None => layout::lay_out(cfg).map_err(|e| JobError {
-                    errno: e.raw_os_error().unwrap_or(5),
+                    // A refusal of ferrio's own (allow_file_create) has
+                    // only its kind.
+                    errno: e.raw_os_error().unwrap_or(match e.kind() {
+                        std::io::ErrorKind::NotFound => libc::ENOENT,
+                        _ => libc::EIO,
+                    }),
                     func: "file layout".to_string(),
                     message: format!("fio: laying out the files of {} failed: {e}", cfg.name),
                 }),
