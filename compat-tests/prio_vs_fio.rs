@@ -1,6 +1,8 @@
 //! Placement and priority options (cmdprio_*, prio/prioclass, nice,
-//! cpus_allowed, cpumask, exec_prerun/exec_postrun) run by ferrio beside
-//! the same job files run by fio 3.33.
+//! cpus_allowed, cpumask, exec_prerun/exec_postrun), clocksource, and
+//! the file options around them (create_only, disk_util, overwrite,
+//! file_append, allow_file_create, allow_mounted_write, offset_align,
+//! pre_read), run by ferrio beside the same job files run by fio 3.33.
 
 mod common;
 
@@ -109,18 +111,17 @@ fn per_priority_lines_in_normal_output_match_fio() {
     let (want, got, _, _) = run_both(&job, &[]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
-    // The labels, with each priority's share of the I/Os.
+    // The labels, with each priority's share of the I/Os (the unit
+    // follows the measured times, so it is left out).
     let labels = |out: &str| -> Vec<String> {
         out.lines()
             .filter(|l| l.contains(" prio "))
             .map(|l| {
-                l.split(':')
-                    .next()
-                    .unwrap()
-                    .split(" (")
-                    .take(2)
-                    .collect::<Vec<_>>()
-                    .join(" (")
+                let mut label = l.split(':').next().unwrap().to_string();
+                for unit in [" (nsec)", " (usec)", " (msec)"] {
+                    label = label.replace(unit, "");
+                }
+                label
             })
             .collect()
     };
@@ -394,5 +395,38 @@ fn layout_options_match_fio() {
             codes.push(out.code);
         }
         assert_eq!(codes[0], codes[1], "file exists: {exists}");
+    }
+}
+
+#[test]
+fn offset_shares_align_and_clone_regions_match_fio() {
+    let env = HashMap::new();
+    let cases = [
+        "offset=100k\noffset_increment=200k\n",
+        "size=500k\noffset=100k\noffset_increment=200k\n",
+        "offset=33%\noffset_increment=10%\n",
+        "offset=33%\noffset_increment=10%\noffset_align=64k\n",
+        "offset=10%\nsize=300k\noffset_increment=100k\n",
+        "offset=33%\npre_read=1\n",
+    ];
+    for options in cases {
+        let job = format!("[a]\nfilename=data\nnumjobs=2\n{options}");
+        let mut seen = Vec::new();
+        for bin in [fio(), ferrio()] {
+            let s = Scratch::new("priooffset");
+            s.write("job.fio", &job);
+            std::fs::write(s.0.join("data"), vec![7u8; 1 << 20]).unwrap();
+            let out = run(bin, &["--output-format=json", "job.fio"], &s.0, &env);
+            assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+            let doc = json(&out);
+            let bytes: Vec<u64> = doc["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["read"]["io_bytes"].as_u64().unwrap())
+                .collect();
+            seen.push(bytes);
+        }
+        assert_eq!(seen[0], seen[1], "{options}");
     }
 }

@@ -297,6 +297,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Alignment applied to an offset given as a percentage",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "offset_increment",
@@ -1387,6 +1388,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Read the files into the page cache before starting",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "cpumask",

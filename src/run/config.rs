@@ -215,6 +215,8 @@ pub struct JobConfig {
     pub allow_file_create: bool,
     /// O_SYNC or O_DSYNC for every open (sync), or 0.
     pub sync_flags: i32,
+    /// Read each file's region once before the I/O starts (pre_read).
+    pub pre_read: bool,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -487,13 +489,43 @@ impl JobConfig {
                 0
             }
         };
+        // A share of the file is rounded up to offset_align (or to the
+        // smallest block size), as fio does; so is a share as increment.
+        let mut aligned = false;
         let offset = match job.value("offset") {
             Some(v) => match percent_of(v) {
-                Some(p) => share(p),
+                Some(p) => {
+                    aligned = true;
+                    share(p)
+                }
                 None => v.number().unwrap_or(0),
             },
             None => 0,
         };
+        let increment = match job.value("offset_increment") {
+            Some(v) => match percent_of(v) {
+                Some(p) => {
+                    aligned = true;
+                    share(p)
+                }
+                None => v.number().unwrap_or(0),
+            },
+            None => 0,
+        };
+        let align_bs = match job.setting("offset_align").and_then(|s| s.value.number()) {
+            Some(align) if align > 0 => align,
+            _ => bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1),
+        };
+        let align = |offset: u64| {
+            if aligned {
+                offset.div_ceil(align_bs) * align_bs
+            } else {
+                offset
+            }
+        };
+        // Each clone's own start decides how much of the file it covers
+        // when no size is given.
+        let offset = align(offset + job.subjob as u64 * increment);
         let (filesize, size_range) = match file_size(job) {
             Some((lo, hi)) if lo != hi => (None, Some((lo, hi))),
             Some((lo, _)) => (Some(lo), None),
@@ -598,7 +630,6 @@ impl JobConfig {
                 bs[dir].min()
             )));
         }
-        let offset = offset + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
         let offset = if job.flag("file_append") {
             append_offset(job, &paths)?
         } else {
@@ -735,6 +766,7 @@ impl JobConfig {
             create_only: job.flag("create_only"),
             allow_mounted_write: job.flag("allow_mounted_write"),
             overwrite: job.flag("overwrite"),
+            pre_read: job.flag("pre_read"),
             file_append: job.flag("file_append"),
             allow_file_create: job.flag("allow_file_create"),
             sync_flags: match job.value("sync") {
@@ -778,7 +810,8 @@ impl JobConfig {
             read_percent,
             bs_unaligned: job.flag("bs_unaligned"),
             direct: direct(job),
-            invalidate: job.flag("invalidate"),
+            // pre_read fills the page cache: dropping it would undo that.
+            invalidate: job.flag("invalidate") && !job.flag("pre_read"),
             advice: match job.value("fadvise_hint") {
                 Some(Value::Word { word: "0", .. }) => None,
                 Some(Value::Word { word: "random", .. }) => Some(libc::POSIX_FADV_RANDOM),
