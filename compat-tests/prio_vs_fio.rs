@@ -430,3 +430,28 @@ fn offset_shares_align_and_clone_regions_match_fio() {
         assert_eq!(seen[0], seen[1], "{options}");
     }
 }
+
+#[test]
+fn lockmem_locks_as_much_as_fio() {
+    // exec_prerun's command walks up to the tool's process (fio's job
+    // process, ferrio's only one) and reads how much memory it locked.
+    let scratch = Scratch::new("priolock");
+    let probe = scratch.write(
+        "probe.sh",
+        "#!/bin/sh\np=$$\nwhile [ \"$p\" != 1 ]; do\n  n=$(cat /proc/$p/comm)\n  \
+         case $n in fio|ferrio) grep VmLck /proc/$p/status; break;; esac\n  \
+         p=$(cut -d' ' -f4 /proc/$p/stat)\ndone\n",
+    );
+    std::fs::set_permissions(&probe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let job = format!(
+        "[a]\nfilename=data\nsize=64k\nlockmem=3m\nexec_prerun={}\n",
+        probe.display()
+    );
+    let (want, got, a, b) = run_both(&job, &[]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    let w = std::fs::read_to_string(a.0.join("a.prerun.txt")).unwrap();
+    let g = std::fs::read_to_string(b.0.join("a.prerun.txt")).unwrap();
+    assert!(w.contains("3072 kB"), "fio: {w}");
+    assert_eq!(w, g);
+}

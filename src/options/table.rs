@@ -1101,6 +1101,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Pin this much memory so the job sees less free RAM",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(

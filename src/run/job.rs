@@ -178,13 +178,16 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         result.finish(std::time::Duration::ZERO);
         return result;
     }
-    if let Err(e) = cfg.thread_setup.apply(&cfg.name) {
-        // A failed exec_prerun ends the job quietly, as in fio.
-        if e.errno != 0 {
-            result.fail(e.errno, &e.func, e.message);
+    let _locked = match cfg.thread_setup.apply(&cfg.name) {
+        Ok(locked) => locked,
+        Err(e) => {
+            // A failed exec_prerun ends the job quietly, as in fio.
+            if e.errno != 0 {
+                result.fail(e.errno, &e.func, e.message);
+            }
+            return result;
         }
-        return result;
-    }
+    };
     let result = run_io(cfg, stop, progress, result);
     cfg.thread_setup.finish(&cfg.name);
     result

@@ -24,6 +24,8 @@ pub struct ThreadSetup {
     /// prio/prioclass: the class and level set with ioprio_set.
     pub ioprio: Option<(u16, u16)>,
     pub nice: i32,
+    /// Bytes of memory to lock for the job's life (lockmem), 0 for none.
+    pub lockmem: u64,
     pub prerun: Option<String>,
     pub postrun: Option<String>,
 }
@@ -74,6 +76,7 @@ impl ThreadSetup {
                     _ => None,
                 })
                 .unwrap_or(0),
+            lockmem: job.num("lockmem").unwrap_or(0),
             prerun: text("exec_prerun"),
             postrun: text("exec_postrun"),
         }
@@ -87,8 +90,9 @@ impl ThreadSetup {
     }
 
     /// Applies everything to the calling thread, which is the job's.
-    /// `name` is the job's, for exec_prerun's output file.
-    pub fn apply(&self, name: &str) -> Result<(), JobError> {
+    /// `name` is the job's, for exec_prerun's output file. The memory
+    /// locked for lockmem stays locked while the returned guard lives.
+    pub fn apply(&self, name: &str) -> Result<Option<Locked>, JobError> {
         let fail = |func: &str, e: io::Error| JobError {
             errno: e.raw_os_error().unwrap_or(libc::EINVAL),
             func: func.to_string(),
@@ -124,6 +128,11 @@ impl ThreadSetup {
                 return Err(fail("cpu_set_affinity", io::Error::last_os_error()));
             }
         }
+        let locked = if self.lockmem > 0 {
+            Some(Locked::new(self.lockmem).map_err(|e| fail("mlock", e))?)
+        } else {
+            None
+        };
         if let Some((class, level)) = self.ioprio {
             let value = libc::c_long::from(super::priority::ioprio_value(class, level));
             let r = unsafe {
@@ -157,7 +166,7 @@ impl ThreadSetup {
                 message: String::new(),
             });
         }
-        Ok(())
+        Ok(locked)
     }
 
     /// Runs exec_postrun, if set.
@@ -165,6 +174,68 @@ impl ThreadSetup {
         if let Some(cmd) = &self.postrun {
             exec(name, cmd, "postrun");
         }
+    }
+}
+
+/// fio's headroom: lockmem never locks the last 128 MiB of memory.
+const LOCK_HEADROOM: u64 = 128 << 20;
+
+/// Anonymous memory locked in RAM (lockmem), so that the job runs with
+/// that much less memory to use; unlocked and unmapped on drop.
+#[derive(Debug)]
+pub struct Locked {
+    at: *mut libc::c_void,
+    len: usize,
+}
+
+impl Locked {
+    fn new(bytes: u64) -> io::Result<Locked> {
+        // SAFETY: sysconf has no preconditions.
+        let (pages, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        let physical = (pages.max(0) as u64).saturating_mul(page.max(0) as u64);
+        let mut bytes = bytes;
+        if physical > 0 && bytes.saturating_add(LOCK_HEADROOM) > physical {
+            bytes = physical.saturating_sub(LOCK_HEADROOM);
+            println!("fio: limiting mlocked memory to {}MiB", bytes >> 20);
+        }
+        let len = bytes as usize;
+        // SAFETY: a fresh private anonymous mapping, owned by the guard.
+        let at = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if at == libc::MAP_FAILED {
+            let e = io::Error::last_os_error();
+            eprintln!("malloc locked mem: {e}");
+            return Err(e);
+        }
+        // SAFETY: the mapping just made, of that length.
+        if unsafe { libc::mlock(at, len) } != 0 {
+            let e = io::Error::last_os_error();
+            eprintln!("mlock: {e}");
+            // SAFETY: as above; nothing else refers to it.
+            unsafe { libc::munmap(at, len) };
+            return Err(e);
+        }
+        Ok(Locked { at, len })
+    }
+}
+
+impl Drop for Locked {
+    fn drop(&mut self) {
+        // SAFETY: the guard owns the mapping; munmap also unlocks it.
+        unsafe { libc::munmap(self.at, self.len) };
     }
 }
 
