@@ -455,3 +455,57 @@ fn lockmem_locks_as_much_as_fio() {
     assert!(w.contains("3072 kB"), "fio: {w}");
     assert_eq!(w, g);
 }
+
+#[test]
+fn numa_options_match_fio() {
+    // Node lists and policies: accepted or refused alike, with fio's
+    // (and libnuma's) lines.
+    let values = [
+        ("numa_cpu_nodes", "all"),
+        ("numa_cpu_nodes", "0"),
+        ("numa_cpu_nodes", "x"),
+        ("numa_cpu_nodes", "0,4096"),
+        ("numa_mem_policy", "local"),
+        ("numa_mem_policy", "prefer:0"),
+        ("numa_mem_policy", "prefer"),
+        ("numa_mem_policy", "bind:0"),
+        ("numa_mem_policy", "bind"),
+        ("numa_mem_policy", "interleave"),
+        ("numa_mem_policy", "local:0"),
+        ("numa_mem_policy", "foo"),
+    ];
+    for (name, value) in values {
+        let job = format!("[a]\n{DATA}{name}={value}\n");
+        let (want, got, _, _) = run_both(&job, &["--output-format=json"]);
+        assert_eq!(
+            want.code, got.code,
+            "{name}={value}: fio {}\nferrio {}",
+            want.stderr, got.stderr
+        );
+        if want.code != 0 {
+            let first = want.stderr.lines().next().unwrap();
+            assert!(
+                got.stderr.contains(first),
+                "{name}={value}: {first}\n{}",
+                got.stderr
+            );
+        }
+    }
+    // numa_cpu_nodes replaces the CPUs cpus_allowed gave, as fio's
+    // numa_run_on_node_mask does.
+    let scratch = Scratch::new("prionuma");
+    let probe = scratch.write(
+        "probe.sh",
+        "#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status\n",
+    );
+    std::fs::set_permissions(&probe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let job = format!(
+        "[a]\n{DATA}cpus_allowed=0\nnuma_cpu_nodes=all\nnuma_mem_policy=interleave\nexec_prerun={}\n",
+        probe.display()
+    );
+    let (want, got, a, b) = run_both(&job, &[]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    let read = |d: &std::path::Path| std::fs::read_to_string(d.join("a.prerun.txt")).unwrap();
+    assert_eq!(read(&a.0), read(&b.0));
+}

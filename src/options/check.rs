@@ -27,10 +27,24 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
             Err(m) => err(m),
         },
         // fio checks these only when it is about to run the job.
-        Check::CpuList | Check::CpuMask | Check::NumaPolicy | Check::ErrorList if ctx.dry_run => {
+        Check::CpuList
+        | Check::CpuMask
+        | Check::NumaPolicy
+        | Check::NumaNodes
+        | Check::ErrorList
+            if ctx.dry_run =>
+        {
             ok(text)
         }
         Check::ErrorList => match error_lists(raw) {
+            Ok(_) => ok(text),
+            Err(m) => err(m),
+        },
+        Check::NumaNodes => match crate::run::numa::parse_nodes(raw) {
+            Ok(_) => ok(text),
+            Err(m) => err(m),
+        },
+        Check::NumaPolicy => match crate::run::numa::MemPolicy::parse(raw) {
             Ok(_) => ok(text),
             Err(m) => err(m),
         },

@@ -1425,13 +1425,15 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Run the job on the CPUs of these NUMA nodes",
     )
-    .check(Check::CpuList),
+    .runs()
+    .check(Check::NumaNodes),
     OptDef::new(
         "numa_mem_policy",
         Choice(&[]),
         Process,
         "NUMA memory policy for the job, as policy[:nodes]",
     )
+    .runs()
     .check(Check::NumaPolicy),
     OptDef::new(
         "end_fsync",

@@ -13,6 +13,7 @@ pub mod job;
 pub mod layout;
 pub mod logs;
 pub mod mounts;
+pub mod numa;
 pub mod offsets;
 pub mod placement;
 pub mod priority;

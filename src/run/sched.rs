@@ -21,6 +21,10 @@ pub struct ThreadSetup {
     pub cpus: Option<Vec<usize>>,
     /// split asked for CPUs but none were left (fio's cpus_split error).
     pub split_empty: bool,
+    /// numa_cpu_nodes: the CPUs of those nodes, which replace the set
+    /// above; numa_mem_policy: where the job's memory comes from.
+    pub numa_cpus: Option<Vec<usize>>,
+    pub mem_policy: Option<super::numa::MemPolicy>,
     /// prio/prioclass: the class and level set with ioprio_set.
     pub ioprio: Option<(u16, u16)>,
     pub nice: i32,
@@ -63,6 +67,16 @@ impl ThreadSetup {
             uid: id("uid"),
             cpus,
             split_empty,
+            numa_cpus: job
+                .setting("numa_cpu_nodes")
+                .and_then(|s| s.text.as_deref())
+                .and_then(|t| super::numa::parse_nodes(t).ok())
+                .map(|nodes| super::numa::cpus_of(&nodes)),
+            mem_policy: job
+                .setting("numa_mem_policy")
+                .and_then(|s| s.text.as_deref())
+                .and_then(|t| super::numa::MemPolicy::parse(t).ok())
+                .flatten(),
             ioprio: prio_set.then(|| {
                 (
                     job.num("prioclass").unwrap_or(0) as u16,
@@ -120,13 +134,16 @@ impl ThreadSetup {
             ));
         }
         if let Some(cpus) = &self.cpus {
-            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-            for &c in cpus {
-                unsafe { libc::CPU_SET(c, &mut set) };
-            }
-            if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } != 0 {
-                return Err(fail("cpu_set_affinity", io::Error::last_os_error()));
-            }
+            set_affinity(cpus).map_err(|e| fail("cpu_set_affinity", e))?;
+        }
+        if let Some(cpus) = &self.numa_cpus {
+            set_affinity(cpus).map_err(|e| fail("numa_run_on_node_mask failed\n", e))?;
+        }
+        if let Some(policy) = &self.mem_policy
+            && let Err(e) = policy.apply()
+        {
+            // libnuma warns and carries on.
+            eprintln!("libnuma: Warning: set_mempolicy: {e}");
         }
         let locked = if self.lockmem > 0 {
             Some(Locked::new(self.lockmem).map_err(|e| fail("mlock", e))?)
@@ -175,6 +192,20 @@ impl ThreadSetup {
             exec(name, cmd, "postrun");
         }
     }
+}
+
+/// Pins the calling thread to `cpus`.
+fn set_affinity(cpus: &[usize]) -> io::Result<()> {
+    // SAFETY: a CPU set on the stack, filled and handed to the kernel
+    // for the calling thread.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// fio's headroom: lockmem never locks the last 128 MiB of memory.
