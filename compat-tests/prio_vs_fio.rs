@@ -509,3 +509,54 @@ fn numa_options_match_fio() {
     let read = |d: &std::path::Path| std::fs::read_to_string(d.join("a.prerun.txt")).unwrap();
     assert_eq!(read(&a.0), read(&b.0));
 }
+
+#[test]
+fn timing_switches_shape_the_report_as_fio() {
+    // For each switch: which latencies were measured and have
+    // percentiles, whether bw/IOPS were sampled, and the labels of the
+    // normal output's latency, percentile and rate lines.
+    let switches = [
+        "gtod_reduce=1",
+        "disable_lat=1",
+        "disable_clat=1",
+        "disable_slat=1",
+        "disable_bw_measurement=1",
+        "clat_percentiles=0",
+        "lat_percentiles=1",
+        "slat_percentiles=1",
+        "clat_percentiles=0\nlat_percentiles=1",
+        "ramp_time=200ms\ntime_based=1\nruntime=600ms",
+    ];
+    let shape = |doc: &Value| -> Vec<(String, bool, bool)> {
+        let r = &doc["jobs"][0]["read"];
+        let mut out: Vec<(String, bool, bool)> = ["slat_ns", "clat_ns", "lat_ns"]
+            .iter()
+            .map(|k| {
+                let n = r[k]["N"].as_u64().unwrap() > 0;
+                (k.to_string(), n, r[k].get("percentile").is_some())
+            })
+            .collect();
+        out.push(("bw".into(), r["bw_samples"].as_u64().unwrap() > 0, false));
+        out.push((
+            "iops".into(),
+            r["iops_samples"].as_u64().unwrap() > 0,
+            false,
+        ));
+        out
+    };
+    let labels = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("    ") || l.starts_with("   bw") || l.starts_with("   iops"))
+            .map(|l| l.trim_start())
+            .filter(|l| !l.starts_with('|'))
+            .map(|l| l.split([':', '(']).next().unwrap().trim().to_string())
+            .collect()
+    };
+    for switch in switches {
+        let job = format!("[a]\n{DATA}ioengine=libaio\niodepth=4\nrw=randread\n{switch}\n");
+        let (want, got) = both_json(&job);
+        assert_eq!(shape(&want), shape(&got), "{switch}");
+        let (want, got, _, _) = run_both(&job, &[]);
+        assert_eq!(labels(&want.stdout), labels(&got.stdout), "{switch}");
+    }
+}
