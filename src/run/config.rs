@@ -395,6 +395,19 @@ impl JobConfig {
             .filter(|s| s.def.support == Support::ParseOnly && !inert(s.def) && !is_default(s))
             .map(|s| s.def.name)
             .collect();
+        if matches!(
+            job.value("io_submit_mode"),
+            Some(Value::Word {
+                word: "offload",
+                ..
+            })
+        ) {
+            return Err(Refusal(format!(
+                "job '{}': io_submit_mode=offload is not run by ferrio: fio 3.33's helper \
+                 threads can hang on it, so there is no behaviour to match (use inline)",
+                job.name
+            )));
+        }
         if !pending.is_empty() {
             return Err(Refusal(format!(
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
