@@ -560,3 +560,51 @@ fn timing_switches_shape_the_report_as_fio() {
         assert_eq!(labels(&want.stdout), labels(&got.stdout), "{switch}");
     }
 }
+
+#[test]
+fn buffer_memory_kinds_and_alignment_match_fio() {
+    // (options, what must be true of the run): the job's error and bytes
+    // moved, and the first line on stderr.
+    let cases = [
+        "mem=malloc\n",
+        "mem=shm\n",
+        "iomem=shmhuge\n",
+        "mem=mmap\n",
+        "mem=mmaphuge\n",
+        "mem=mmapshared\n",
+        "mem=mmap:bufs\n",
+        "direct=1\niomem_align=512\n",
+        "direct=1\niomem_align=1\n",
+        "direct=1\nmem_align=8192\nmem=shm\n",
+    ];
+    for options in cases {
+        let job = format!(
+            "[a]\nfilename=data\nsize=64k\nrw=randrw\nioengine=libaio\niodepth=4\n{options}"
+        );
+        let (want, got, a, b) = run_both(&job, &["--output-format=json"]);
+        let summary = |o: &Outcome| {
+            let doc = json(o);
+            let j = &doc["jobs"][0];
+            (
+                o.code,
+                j["error"].as_u64().unwrap(),
+                j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap(),
+                // fio's mmaphuge failure goes on to I/O with no buffer
+                // and reports that I/O's EFAULT; ferrio stops at the
+                // failed mapping (same job error, ENOMEM).
+                if options.contains("mmaphuge") {
+                    String::new()
+                } else {
+                    o.stderr.lines().next().unwrap_or("").to_string()
+                },
+            )
+        };
+        assert_eq!(summary(&want), summary(&got), "{options}");
+        // A mapped file the job created is removed afterwards.
+        assert_eq!(
+            a.0.join("bufs").exists(),
+            b.0.join("bufs").exists(),
+            "{options}"
+        );
+    }
+}

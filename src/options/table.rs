@@ -689,6 +689,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "How I/O buffer memory is obtained",
     )
+    .runs()
     .alias(&["iomem"])
     .def("malloc"),
     OptDef::new(
@@ -697,6 +698,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Memory alignment of the I/O buffers",
     )
+    .runs()
     .alias(&["mem_align"])
     .def("0")
     .parent("iomem"),

@@ -217,6 +217,10 @@ pub struct JobConfig {
     pub sync_flags: i32,
     /// Read each file's region once before the I/O starts (pre_read).
     pub pre_read: bool,
+    /// Where the I/O buffers live (mem/iomem), and how far past a page
+    /// boundary each starts (iomem_align).
+    pub mem: super::iomem::MemKind,
+    pub iomem_align: usize,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -780,6 +784,8 @@ impl JobConfig {
             allow_mounted_write: job.flag("allow_mounted_write"),
             overwrite: job.flag("overwrite"),
             pre_read: job.flag("pre_read"),
+            mem: super::iomem::MemKind::from_job(job),
+            iomem_align: job.num("iomem_align").unwrap_or(0) as usize,
             file_append: job.flag("file_append"),
             allow_file_create: job.flag("allow_file_create"),
             sync_flags: match job.value("sync") {

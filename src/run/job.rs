@@ -16,6 +16,7 @@ use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
 use super::files::FileChooser;
 use super::fio_rand::{Draws, Purpose};
+use super::iomem::{MemKind, Region};
 use super::layout::fill_random;
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
@@ -34,8 +35,13 @@ const ALIGN: usize = 4096;
 
 /// One I/O's place in the queue.
 struct Slot {
-    /// Backing memory, over-allocated so an aligned window fits.
-    memory: Vec<u8>,
+    /// The slot's own memory when buffers come from the heap (held only
+    /// to own it; empty when the job's region holds the buffers).
+    _heap: Vec<u8>,
+    /// The buffer: `cap` bytes at `base`, aligned as the job asks, in
+    /// `_heap` or in the job's buffer region (which outlives the slots).
+    base: *mut u8,
+    cap: usize,
     dir: Dir,
     offset: u64,
     len: usize,
@@ -55,14 +61,57 @@ struct Slot {
     prio_index: u8,
 }
 
-impl Slot {
-    fn new(max_len: usize, fill: BufferFill, rng: &mut Rng) -> Self {
-        let mut memory = vec![0; max_len + ALIGN];
+/// Where the job's buffers are carved from: each slot's own heap memory,
+/// or one region for all.
+struct Carver<'r> {
+    region: Option<&'r Region>,
+    max_len: usize,
+    /// iomem_align: each buffer starts this far past a page boundary.
+    skew: usize,
+    /// Bytes per slot: the buffer, a page for alignment, and the skew.
+    stride: usize,
+}
+
+impl<'r> Carver<'r> {
+    fn new(region: Option<&'r Region>, max_len: usize, skew: usize) -> Self {
+        Carver {
+            region,
+            max_len,
+            skew,
+            stride: (max_len + ALIGN + skew).div_ceil(ALIGN) * ALIGN,
+        }
+    }
+
+    /// The memory slot `index` needs (the job's region is `stride` per
+    /// slot, page aligned).
+    fn slot(&self, index: usize, fill: BufferFill, rng: &mut Rng) -> Slot {
+        let (mut heap, chunk) = match self.region {
+            None => {
+                let mut heap = vec![0u8; self.max_len + ALIGN + self.skew];
+                let start = heap.as_ptr().align_offset(ALIGN);
+                let chunk = heap[start..].as_mut_ptr();
+                (heap, chunk)
+            }
+            // SAFETY: the region holds `stride` bytes for every slot.
+            Some(r) => (Vec::new(), unsafe { r.ptr.add(index * self.stride) }),
+        };
+        let filled = self.max_len + ALIGN;
         if fill != BufferFill::Zeros {
-            fill_random(&mut memory, rng);
+            if heap.is_empty() {
+                // SAFETY: `filled` <= stride bytes of this slot's chunk.
+                fill_random(
+                    unsafe { std::slice::from_raw_parts_mut(chunk, filled) },
+                    rng,
+                );
+            } else {
+                fill_random(&mut heap, rng);
+            }
         }
         Slot {
-            memory,
+            _heap: heap,
+            // SAFETY: the chunk has room for the skew and the buffer.
+            base: unsafe { chunk.add(self.skew) },
+            cap: self.max_len,
             file: 0,
             dir: Dir::Read,
             offset: 0,
@@ -75,7 +124,9 @@ impl Slot {
             prio_index: 0,
         }
     }
+}
 
+impl Slot {
     /// Prepares a write buffer as the job's buffer options ask.
     fn prepare_write(&mut self, cfg: &JobConfig, rng: &mut Rng, serial: u64) {
         let offset = self.offset;
@@ -100,20 +151,21 @@ impl Slot {
         }
     }
 
-    /// The whole aligned buffer, `max_len` bytes, for engines that
-    /// register it.
-    fn region(&mut self, max_len: usize) -> libc::iovec {
-        let start = self.memory.as_ptr().align_offset(ALIGN);
+    /// The whole buffer, for engines that register it.
+    fn region(&mut self) -> libc::iovec {
         libc::iovec {
-            iov_base: self.memory[start..start + max_len].as_mut_ptr().cast(),
-            iov_len: max_len,
+            iov_base: self.base.cast(),
+            iov_len: self.cap,
         }
     }
 
-    /// The aligned buffer for the current I/O.
+    /// The buffer for the current I/O.
+    #[inline]
     fn buf(&mut self) -> &mut [u8] {
-        let start = self.memory.as_ptr().align_offset(ALIGN);
-        &mut self.memory[start..start + self.len]
+        debug_assert!(self.len <= self.cap);
+        // SAFETY: `base` points at `cap` bytes that only this slot uses,
+        // alive as long as the slot (see `Carver`), and len <= cap.
+        unsafe { std::slice::from_raw_parts_mut(self.base, self.len.min(self.cap)) }
     }
 }
 
@@ -254,8 +306,23 @@ fn run_io(
     let mut rng = Rng::new(cfg.seed);
     let mut draws = job_draws(cfg);
     let mut prio_draws = cfg.seeds.generator(Purpose::PrioCmds, false);
+    // Declared before the slots, so that it outlives them.
+    let region = match &cfg.mem {
+        MemKind::Malloc => None,
+        kind => {
+            let stride = Carver::new(None, max_len, cfg.iomem_align).stride;
+            match Region::new(kind, stride * cfg.iodepth) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    result.fail(e.errno, &e.func, e.message);
+                    return result;
+                }
+            }
+        }
+    };
+    let carver = Carver::new(region.as_ref(), max_len, cfg.iomem_align);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
-        .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
+        .map(|i| carver.slot(i, cfg.buffers, &mut rng))
         .collect();
     let mut content = cfg
         .buffer_shape
@@ -276,7 +343,7 @@ fn run_io(
             repeat_into(p, slot.buf());
         }
     }
-    let regions: Vec<libc::iovec> = slots.iter_mut().map(|s| s.region(max_len)).collect();
+    let regions: Vec<libc::iovec> = slots.iter_mut().map(Slot::region).collect();
     let mut verifying = Verifying::new(cfg);
     // fio's td->last_ddir: whether the last I/O issued was a read.
     let mut last_was_read = false;

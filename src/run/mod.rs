@@ -9,6 +9,7 @@ pub mod distribution;
 pub mod errors;
 pub mod files;
 pub mod fio_rand;
+pub mod iomem;
 pub mod job;
 pub mod layout;
 pub mod logs;
