@@ -608,3 +608,35 @@ fn buffer_memory_kinds_and_alignment_match_fio() {
         );
     }
 }
+
+#[test]
+fn gtod_cpu_keeps_time_in_microseconds_off_the_jobs_cpu() {
+    let scratch = Scratch::new("priogtod");
+    let probe = scratch.write(
+        "probe.sh",
+        "#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status\n",
+    );
+    std::fs::set_permissions(&probe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let job = format!(
+        "[a]\n{DATA}rw=randread\ngtod_cpu=1\ncpus_allowed=0-1\nexec_prerun={}\n",
+        probe.display()
+    );
+    let (want, got, a, b) = run_both(&job, &["--output-format=json"]);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    // Timestamps are the helper's latest gettimeofday reading: whole
+    // microseconds.
+    let whole_us = |o: &Outcome| {
+        let doc = json(o);
+        let r = &doc["jobs"][0]["read"];
+        ["clat_ns", "lat_ns"].iter().all(|k| {
+            ["min", "max"]
+                .iter()
+                .all(|m| r[k][m].as_u64().unwrap().is_multiple_of(1000))
+        })
+    };
+    assert!(whole_us(&want));
+    assert!(whole_us(&got));
+    let read = |d: &std::path::Path| std::fs::read_to_string(d.join("a.prerun.txt")).unwrap();
+    assert_eq!(read(&a.0), read(&b.0));
+}

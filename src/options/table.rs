@@ -1868,7 +1868,8 @@ pub static OPTIONS: &[OptDef] = &[
         Int,
         Timing,
         "Pin a thread to this CPU that keeps the time for all jobs",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "unified_rw_reporting",
         Choice(&[

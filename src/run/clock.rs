@@ -3,28 +3,39 @@
 //! the hot path is one integer subtraction rather than `Instant`'s
 //! normalising arithmetic.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Nanoseconds on the monotonic clock.
 pub type Nanos = u64;
 
-/// clocksource=gettimeofday: every timestamp comes from gettimeofday(2),
-/// so times (and latencies) are whole microseconds, as in fio. Otherwise
-/// the monotonic clock (fio's clock_gettime, and what its `cpu` source
-/// is calibrated against) gives nanoseconds.
-static TIME_OF_DAY: AtomicBool = AtomicBool::new(false);
+/// Where timestamps come from: the monotonic clock (fio's
+/// clock_gettime, and what its `cpu` source is calibrated against:
+/// nanoseconds); gettimeofday(2) (clocksource=gettimeofday: whole
+/// microseconds, as in fio); or the time a helper thread keeps reading
+/// from gettimeofday (gtod_cpu, fio's offloaded clock).
+static SOURCE: AtomicU8 = AtomicU8::new(MONOTONIC);
+const MONOTONIC: u8 = 0;
+const TIME_OF_DAY: u8 = 1;
+const OFFLOADED: u8 = 2;
+
+/// The offloaded clock's latest reading.
+static SHARED_NOW: AtomicU64 = AtomicU64::new(0);
 
 /// Chooses the clock for the whole run (fio's clocksource is global).
 pub fn use_time_of_day(on: bool) {
-    TIME_OF_DAY.store(on, Ordering::Relaxed);
+    let source = if on { TIME_OF_DAY } else { MONOTONIC };
+    SOURCE.store(source, Ordering::Relaxed);
 }
 
 /// The current time.
 #[inline]
 pub fn now() -> Nanos {
-    if TIME_OF_DAY.load(Ordering::Relaxed) {
-        return time_of_day();
+    match SOURCE.load(Ordering::Relaxed) {
+        MONOTONIC => {}
+        TIME_OF_DAY => return time_of_day(),
+        _ => return SHARED_NOW.load(Ordering::Relaxed),
     }
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -38,7 +49,6 @@ pub fn now() -> Nanos {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-#[cold]
 fn time_of_day() -> Nanos {
     let mut tv = libc::timeval {
         tv_sec: 0,
@@ -49,6 +59,54 @@ fn time_of_day() -> Nanos {
         libc::gettimeofday(&mut tv, std::ptr::null_mut());
     }
     tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000
+}
+
+/// fio's gtod_cpu: a thread pinned to one CPU reads gettimeofday(2)
+/// over and over, and every timestamp of the run is its latest reading.
+/// The clock goes back to its source when this is dropped.
+#[derive(Debug)]
+pub struct GtodThread {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    previous: u8,
+}
+
+impl GtodThread {
+    pub fn start(cpu: usize) -> GtodThread {
+        SHARED_NOW.store(time_of_day(), Ordering::Relaxed);
+        let previous = SOURCE.swap(OFFLOADED, Ordering::Relaxed);
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            // SAFETY: a CPU set on the stack for the calling thread.
+            unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) != 0 {
+                    eprintln!("gtod: setaffinity failed");
+                }
+            }
+            while !flag.load(Ordering::Relaxed) {
+                SHARED_NOW.store(time_of_day(), Ordering::Relaxed);
+                std::hint::spin_loop();
+            }
+        });
+        GtodThread {
+            stop,
+            thread: Some(thread),
+            previous,
+        }
+    }
+}
+
+impl Drop for GtodThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        SOURCE.store(self.previous, Ordering::Relaxed);
+    }
 }
 
 /// How many reads a coarse [`LoopClock`] answers from its last one.

@@ -97,6 +97,13 @@ pub fn run(
     stop: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> (Vec<JobResult>, Vec<DiskUsage>) {
+    // gtod_cpu: the run's clock comes from a thread on that CPU (the
+    // last job that names one decides, as in fio).
+    let _gtod = jobs
+        .iter()
+        .rev()
+        .find_map(|j| j.thread_setup.gtod_cpu)
+        .map(clock::GtodThread::start);
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
     let mut start = 0;

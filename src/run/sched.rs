@@ -21,6 +21,8 @@ pub struct ThreadSetup {
     pub cpus: Option<Vec<usize>>,
     /// split asked for CPUs but none were left (fio's cpus_split error).
     pub split_empty: bool,
+    /// gtod_cpu: the CPU of the thread that keeps the time.
+    pub gtod_cpu: Option<usize>,
     /// numa_cpu_nodes: the CPUs of those nodes, which replace the set
     /// above; numa_mem_policy: where the job's memory comes from.
     pub numa_cpus: Option<Vec<usize>>,
@@ -47,7 +49,16 @@ impl ThreadSetup {
             Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
             _ => None,
         };
+        let gtod_cpu = job
+            .setting("gtod_cpu")
+            .and_then(|s| s.value.number())
+            .map(|c| c as usize);
         let mut cpus = cpu_set(job);
+        // The job keeps off the time keeper's CPU (fio does so only for a
+        // CPU other than 0).
+        if let (Some(gtod), Some(set)) = (gtod_cpu.filter(|&c| c != 0), &mut cpus) {
+            set.retain(|&c| c != gtod);
+        }
         let mut split_empty = false;
         let split = matches!(
             job.value("cpus_allowed_policy"),
@@ -67,6 +78,7 @@ impl ThreadSetup {
             uid: id("uid"),
             cpus,
             split_empty,
+            gtod_cpu,
             numa_cpus: job
                 .setting("numa_cpu_nodes")
                 .and_then(|s| s.text.as_deref())
