@@ -640,3 +640,42 @@ fn gtod_cpu_keeps_time_in_microseconds_off_the_jobs_cpu() {
     let read = |d: &std::path::Path| std::fs::read_to_string(d.join("a.prerun.txt")).unwrap();
     assert_eq!(read(&a.0), read(&b.0));
 }
+
+#[test]
+fn ids_the_job_may_not_take_fail_it_as_in_fio() {
+    // Both tools run as nobody (when setpriv can make them) and the job
+    // asks for root's ids: setgid/setuid fail with EPERM.
+    let setpriv = "/usr/bin/setpriv";
+    if !std::path::Path::new(setpriv).exists() {
+        eprintln!("no setpriv here: nothing to check");
+        return;
+    }
+    let env = HashMap::new();
+    for ids in ["uid=0\n", "gid=0\n"] {
+        let mut seen = Vec::new();
+        for bin in [fio(), ferrio()] {
+            let s = Scratch::new("prioids");
+            std::fs::set_permissions(&s.0, std::os::unix::fs::PermissionsExt::from_mode(0o777))
+                .unwrap();
+            s.write("job.fio", &format!("[a]\nfilename=data\nsize=64k\n{ids}"));
+            let args = [
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                bin,
+                "--output-format=json",
+                "job.fio",
+            ];
+            let out = run(setpriv, &args, &s.0, &env);
+            let doc = json(&out);
+            let context = out
+                .stderr
+                .lines()
+                .find_map(|l| l.split_once("func=").map(|(_, f)| f.to_string()))
+                .unwrap_or_default();
+            seen.push((out.code, doc["jobs"][0]["error"].as_u64(), context));
+        }
+        assert_eq!(seen[0], seen[1], "{ids}");
+        assert_eq!(seen[0].1, Some(1), "{ids}: {:?}", seen[0]);
+    }
+}

@@ -859,7 +859,10 @@ fn options_set_to_their_defaults_run_as_in_fio() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(ios(&got, 0, "read"), ios(&want, 0, "read"));
     // Set to anything else, they are still refused, by name.
-    let (_, got) = run_both(&job.replace("unlink_each_loop=0", "unlink_each_loop=1"), |_| {});
+    let (_, got) = run_both(
+        &job.replace("unlink_each_loop=0", "unlink_each_loop=1"),
+        |_| {},
+    );
     assert_eq!(got.code, 1);
     assert!(got.stderr.contains("unlink_each_loop"), "{}", got.stderr);
 }
