@@ -43,7 +43,7 @@ type PrioEntry = (u64, u64, u64, Vec<String>);
 fn prios(doc: &Value) -> Vec<(String, String, Vec<PrioEntry>)> {
     let mut out = Vec::new();
     for job in doc["jobs"].as_array().unwrap() {
-        for dir in ["read", "write"] {
+        for dir in ["read", "write", "mixed"] {
             let entries = job[dir]["prios"]
                 .as_array()
                 .map(|list| {
@@ -81,7 +81,8 @@ fn cmdprio_bssplit_prios_match_fio_on_libaio() {
         "[global]\n{DATA}direct=1\nrw=randrw\nioengine=libaio\niodepth=8\nbssplit=4k/50:8k/50\n\
          [simple]\ncmdprio_bssplit=4k/100:8k/0,8k/40\ncmdprio_class=2\ncmdprio=5\n\
          [adv]\nstonewall\nprioclass=2\nprio=7\ncmdprio_bssplit=4k/50/1/2:8k/30,8k/100\n\
-         [latpct]\nstonewall\nlat_percentiles=1\ncmdprio_bssplit=4k/50/3/0\n"
+         [latpct]\nstonewall\nlat_percentiles=1\ncmdprio_bssplit=4k/50/3/0\n\
+         [mixed]\nstonewall\nunified_rw_reporting=mixed\ncmdprio_percentage=30,60\n"
     );
     let (want, got) = both_json(&job);
     let (w, g) = (prios(&want), prios(&got));

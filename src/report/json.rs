@@ -211,7 +211,7 @@ pub fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
         sync.obj("lat_ns", latency(r, &r.sync_lat, &r.sync_hist, pct, plus));
         o.obj("sync", sync);
         if opts.unified == Unified::Both {
-            let mixed = DirStats::folded(&r.dirs);
+            let mixed = r.mixed();
             // The group aggregate of fio's merged record is that of reads.
             o.obj("mixed", direction(r, &mixed, group.dirs[0].agg, plus));
         }

@@ -94,7 +94,7 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
         }
     }
     if opts.unified == Unified::Both {
-        let folded = DirStats::folded(&r.dirs);
+        let folded = r.mixed();
         let lost = Style {
             sig_figs: 0,
             rate: Unit::None,

@@ -550,6 +550,40 @@ impl JobResult {
         }
     }
 
+    /// All directions as one (unified_rw_reporting's `mixed`), with the
+    /// per-priority latencies of every direction merged as fio merges
+    /// them (a direction without its own list counts at the job's
+    /// priority).
+    pub fn mixed(&self) -> DirStats {
+        let mut mixed = DirStats::folded(&self.dirs);
+        if self.dirs.iter().all(|d| d.prios.is_none()) {
+            return mixed;
+        }
+        let lat_percentiles = self.report.lat_percentiles;
+        let mut list: Vec<PrioStats> = Vec::new();
+        for d in &self.dirs {
+            let single;
+            let entries = match &d.prios {
+                Some(l) => l.as_slice(),
+                None => {
+                    single = [d.as_single_prio(self.ioprio, lat_percentiles)];
+                    &single[..]
+                }
+            };
+            for e in entries {
+                match list.iter_mut().find(|p| p.ioprio == e.ioprio) {
+                    Some(p) => {
+                        p.lat.merge(&e.lat);
+                        p.hist.merge(&e.hist);
+                    }
+                    None => list.push(e.clone()),
+                }
+            }
+        }
+        mixed.prios = Some(list);
+        mixed
+    }
+
     /// Bytes moved and I/Os issued in all directions: fio prints a job's
     /// block only if either is non-zero.
     pub fn did_io(&self) -> bool {
