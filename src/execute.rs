@@ -99,10 +99,16 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     for info in jobs.iter().flat_map(|j| &j.info) {
         sink.say(&format!("{info}\n"));
     }
+    // fio aborts a run that would write to a mounted device before any
+    // job starts; the jobs are reported as having done nothing.
+    let aborted = crate::run::mounts::mounted_write(&jobs);
     if formats.normal {
         let specs: Vec<&JobSpec> = plan.jobs().collect();
         sink.say(&headers(&specs, &jobs));
-        sink.say(&format!("{}\n{}\n", crate::FIO_VERSION, starting(&jobs)));
+        match aborted {
+            Some(_) => sink.say(&format!("{}\n", crate::FIO_VERSION)),
+            None => sink.say(&format!("{}\n{}\n", crate::FIO_VERSION, starting(&jobs))),
+        }
     }
     crate::run::signals::install();
     let stop = &crate::run::signals::STOP;
@@ -139,14 +145,20 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         progress: &progress,
         board: &board,
     };
-    let (results, disks) = std::thread::scope(|s| {
-        if let Some(listener) = live.listener {
-            s.spawn(|| crate::metrics::serve(listener, &sources, &served));
+    let (results, disks) = match &aborted {
+        Some(line) => {
+            eprintln!("{line}");
+            (jobs.iter().map(JobResult::new).collect(), Vec::new())
         }
-        let ran = crate::run::run(&jobs, &progress, stop, &mut watcher);
-        served.store(true, Ordering::Relaxed);
-        ran
-    });
+        None => std::thread::scope(|s| {
+            if let Some(listener) = live.listener {
+                s.spawn(|| crate::metrics::serve(listener, &sources, &served));
+            }
+            let ran = crate::run::run(&jobs, &progress, stop, &mut watcher);
+            served.store(true, Ordering::Relaxed);
+            ran
+        }),
+    };
     if let Some(line) = watcher.live.as_mut().and_then(Live::finish) {
         watcher.sink.say(&line);
     }

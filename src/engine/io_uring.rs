@@ -138,6 +138,7 @@ impl Uring {
                 }
             };
         }
+        let prio = req.ioprio.unwrap_or(self.options.default_ioprio);
         let fixed = self.buffers_registered && !self.options.vectored;
         let entry = match (req.dir, fixed, self.options.vectored) {
             (Dir::Trim, ..) => {
@@ -147,11 +148,13 @@ impl Uring {
             (Dir::Read, true, _) => {
                 with_fd!(|fd| opcode::ReadFixed::new(fd, ptr, len, slot as u16)
                     .offset(req.offset)
+                    .ioprio(prio)
                     .build())
             }
             (Dir::Write, true, _) => {
                 with_fd!(|fd| opcode::WriteFixed::new(fd, ptr, len, slot as u16)
                     .offset(req.offset)
+                    .ioprio(prio)
                     .build())
             }
             (dir, false, true) => {
@@ -161,16 +164,28 @@ impl Uring {
                 };
                 let iov = &self.iovecs.0[slot] as *const libc::iovec;
                 if dir == Dir::Read {
-                    with_fd!(|fd| opcode::Readv::new(fd, iov, 1).offset(req.offset).build())
+                    with_fd!(|fd| opcode::Readv::new(fd, iov, 1)
+                        .offset(req.offset)
+                        .ioprio(prio)
+                        .build())
                 } else {
-                    with_fd!(|fd| opcode::Writev::new(fd, iov, 1).offset(req.offset).build())
+                    with_fd!(|fd| opcode::Writev::new(fd, iov, 1)
+                        .offset(req.offset)
+                        .ioprio(prio)
+                        .build())
                 }
             }
             (Dir::Read, false, false) => {
-                with_fd!(|fd| opcode::Read::new(fd, ptr, len).offset(req.offset).build())
+                with_fd!(|fd| opcode::Read::new(fd, ptr, len)
+                    .offset(req.offset)
+                    .ioprio(prio)
+                    .build())
             }
             (Dir::Write, false, false) => {
-                with_fd!(|fd| opcode::Write::new(fd, ptr, len).offset(req.offset).build())
+                with_fd!(|fd| opcode::Write::new(fd, ptr, len)
+                    .offset(req.offset)
+                    .ioprio(prio)
+                    .build())
             }
         };
         self.queued += 1;

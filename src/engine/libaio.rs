@@ -63,6 +63,8 @@ struct AioRing {
 /// The kernel's mark of a ring laid out as [`AioRing`].
 const AIO_RING_MAGIC: u32 = 0xa10a10a1;
 
+/// The kernel reads `reqprio` only with this flag.
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
 
@@ -152,6 +154,12 @@ impl Engine for Libaio {
             buf: req.buf.as_mut_ptr() as u64,
             nbytes: req.buf.len() as u64,
             offset: req.offset as i64,
+            reqprio: req.ioprio.unwrap_or(0) as i16,
+            flags: if req.ioprio.is_some() {
+                IOCB_FLAG_IOPRIO
+            } else {
+                0
+            },
             ..Iocb::default()
         };
         self.pending.push(cb as *mut Iocb);

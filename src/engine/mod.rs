@@ -39,6 +39,9 @@ pub struct Request<'a> {
     pub dir: Dir,
     /// The data to write, or the space to read into.
     pub buf: &'a mut [u8],
+    /// A priority of its own (cmdprio), sent with the I/O where the
+    /// engine can; `None` leaves the job's.
+    pub ioprio: Option<u16>,
 }
 
 /// What became of a queued request.
@@ -73,6 +76,8 @@ pub struct OpenMode {
     /// Create the file if it is missing (create_on_open: no layout), with
     /// fio's mode 0600.
     pub create: bool,
+    /// O_SYNC or O_DSYNC (fio's `sync`), or 0.
+    pub sync_flags: i32,
 }
 
 /// fio's engine options that ferrio's engines honour.
@@ -107,6 +112,9 @@ pub struct EngineOptions {
     pub stat_call: fileops::StatCall,
     /// exec: the program to run, and how.
     pub exec: exec::ExecOptions,
+    /// io_uring: the job's own I/O priority (prio/prioclass), sent with
+    /// every I/O since a polling kernel thread would not inherit it.
+    pub default_ioprio: u16,
 }
 
 /// A file operation that failed (the file engines'), with fio's name for

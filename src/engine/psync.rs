@@ -65,6 +65,7 @@ pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
     if mode.direct {
         flags |= O_DIRECT;
     }
+    flags |= mode.sync_flags;
     options.custom_flags(flags);
     let file = options.open(path)?;
     if mode.invalidate {

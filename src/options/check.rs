@@ -27,10 +27,24 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
             Err(m) => err(m),
         },
         // fio checks these only when it is about to run the job.
-        Check::CpuList | Check::CpuMask | Check::NumaPolicy | Check::ErrorList if ctx.dry_run => {
+        Check::CpuList
+        | Check::CpuMask
+        | Check::NumaPolicy
+        | Check::NumaNodes
+        | Check::ErrorList
+            if ctx.dry_run =>
+        {
             ok(text)
         }
         Check::ErrorList => match error_lists(raw) {
+            Ok(_) => ok(text),
+            Err(m) => err(m),
+        },
+        Check::NumaNodes => match crate::run::numa::parse_nodes(raw) {
+            Ok(_) => ok(text),
+            Err(m) => err(m),
+        },
+        Check::NumaPolicy => match crate::run::numa::MemPolicy::parse(raw) {
             Ok(_) => ok(text),
             Err(m) => err(m),
         },
@@ -277,6 +291,9 @@ pub fn error_lists(raw: &str) -> Result<[Vec<i32>; 3], String> {
 }
 
 /// `0-3,5,7` style CPU lists; every CPU must exist on this machine.
+/// fio's CPU set size (FIO_MAX_CPUS on Linux).
+const MAX_CPUS: u64 = 1024;
+
 fn cpu_list(raw: &str, ncpus: u64) -> Result<(), String> {
     for part in raw.split(',').filter(|p| !p.is_empty()) {
         let (lo, hi) = match part.split_once('-') {
@@ -295,8 +312,14 @@ fn cpu_list(raw: &str, ncpus: u64) -> Result<(), String> {
             return Err(format!("fio: bad CPU range {part}"));
         }
         if hi >= ncpus {
+            // fio walks the range up and stops at the first CPU it
+            // cannot set, checking its own limit first.
+            let first = lo.max(ncpus);
+            if first >= MAX_CPUS {
+                return Err(format!("fio: your OS only supports up to {MAX_CPUS} CPUs"));
+            }
             return Err(format!(
-                "fio: CPU {hi} too large (max={})",
+                "fio: CPU {first} too large (max={})",
                 ncpus.saturating_sub(1)
             ));
         }

@@ -107,6 +107,8 @@ pub enum Check {
     SteadyState,
     /// `numa_mem_policy`: `policy[:nodes]`.
     NumaPolicy,
+    /// `numa_cpu_nodes`: a NUMA node list such as `0-1` or `all`.
+    NumaNodes,
     /// `cmdprio_bssplit`: bssplit entries with priority class and level.
     CmdprioBsSplit,
     /// `zonemode`/`zoneskip` style zone values with a `z` suffix.

@@ -62,6 +62,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "As a network client, prefix file names with the client's address",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "lockfile",
@@ -277,6 +278,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Begin I/O at the current end of each file, so writes extend it",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "offset",
@@ -295,6 +297,7 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Alignment applied to an offset given as a percentage",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "offset_increment",
@@ -602,6 +605,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Lay the files out fully first so writes replace existing blocks",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "loops",
@@ -670,7 +674,8 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         Timing,
         "Clock used to take timestamps",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "mem",
         Choice(&[
@@ -684,6 +689,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "How I/O buffer memory is obtained",
     )
+    .runs()
     .alias(&["iomem"])
     .def("malloc"),
     OptDef::new(
@@ -692,6 +698,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Memory alignment of the I/O buffers",
     )
+    .runs()
     .alias(&["mem_align"])
     .def("0")
     .parent("iomem"),
@@ -984,13 +991,15 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Process,
         "Shell command run before the job starts",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "exec_postrun",
         Text(&[]),
         Process,
         "Shell command run after the job ends",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "ioscheduler",
         Text(&[]),
@@ -1107,6 +1116,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Pin this much memory so the job sees less free RAM",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(
@@ -1134,6 +1144,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Removed in fio; has no effect",
     ),
     OptDef::new("nice", Int, Process, "CPU nice value the job runs at")
+    .runs()
         .def("0")
         .min(-20)
         .max(19),
@@ -1143,6 +1154,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "I/O priority level within the class (0 highest to 7 lowest)",
     )
+    .runs()
     .max(7),
     OptDef::new(
         "prioclass",
@@ -1150,6 +1162,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "I/O scheduling class: 1 realtime, 2 best effort, 3 idle",
     )
+    .runs()
     .max(3),
     OptDef::new(
         "thinktime",
@@ -1328,6 +1341,7 @@ pub static OPTIONS: &[OptDef] = &[
         IoType,
         "Open files for synchronous writes",
     )
+    .runs()
     .def("none"),
     OptDef::new(
         "write_hint",
@@ -1370,6 +1384,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Lay out the files and stop without running the workload",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "allow_file_create",
@@ -1377,6 +1392,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Allow creating files that do not exist yet",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "allow_mounted_write",
@@ -1384,6 +1400,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Allow writes to a device that holds a mounted filesystem",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "pre_read",
@@ -1391,6 +1408,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Read the files into the page cache before starting",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "cpumask",
@@ -1398,6 +1416,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Bit mask of the CPUs the job may run on",
     )
+    .runs()
     .check(Check::CpuMask),
     OptDef::new(
         "cpus_allowed",
@@ -1405,6 +1424,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "CPUs the job may run on, as a list such as 0-3,6",
     )
+    .runs()
     .check(Check::CpuList),
     OptDef::new(
         "cpus_allowed_policy",
@@ -1415,6 +1435,7 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "How the allowed CPUs are divided among the job's clones",
     )
+    .runs()
     .prio(1)
     .parent("cpus_allowed"),
     OptDef::new(
@@ -1423,13 +1444,15 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "Run the job on the CPUs of these NUMA nodes",
     )
-    .check(Check::CpuList),
+    .runs()
+    .check(Check::NumaNodes),
     OptDef::new(
         "numa_mem_policy",
         Choice(&[]),
         Process,
         "NUMA memory policy for the job, as policy[:nodes]",
     )
+    .runs()
     .check(Check::NumaPolicy),
     OptDef::new(
         "end_fsync",
@@ -1817,6 +1840,7 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Gather and report utilisation of the disks used",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "gtod_reduce",
@@ -1863,7 +1887,8 @@ pub static OPTIONS: &[OptDef] = &[
         Int,
         Timing,
         "Pin a thread to this CPU that keeps the time for all jobs",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "unified_rw_reporting",
         Choice(&[
@@ -1948,8 +1973,10 @@ pub static OPTIONS: &[OptDef] = &[
     .min(100)
     .max(1000)
     .parent("cgroup"),
-    OptDef::new("uid", Int, Process, "User id the job runs as"),
-    OptDef::new("gid", Int, Process, "Group id the job runs as"),
+    OptDef::new("uid", Int, Process, "User id the job runs as")
+    .runs(),
+    OptDef::new("gid", Int, Process, "Group id the job runs as")
+    .runs(),
     OptDef::new(
         "kb_base",
         Choice(&[
@@ -2137,6 +2164,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Percentage of I/Os sent at the cmdprio priority, per direction",
     )
+    .runs()
     .max(100)
     .per_dir(2)
     .engines(&["io_uring", "io_uring_cmd", "libaio"]),
@@ -2146,6 +2174,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Priority class of the I/Os picked by cmdprio_percentage",
     )
+    .runs()
     .min(1)
     .max(3)
     .per_dir(2)
@@ -2156,6 +2185,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Priority level of the I/Os picked by cmdprio_percentage",
     )
+    .runs()
     .max(7)
     .per_dir(2)
     .engines(&["io_uring", "io_uring_cmd", "libaio"]),
@@ -2165,6 +2195,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Percentages of I/Os sent at raised priority for each block size",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd", "libaio"])
     .check(Check::CmdprioBsSplit),
     OptDef::new(

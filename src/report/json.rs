@@ -8,6 +8,7 @@ use std::time::UNIX_EPOCH;
 
 use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
+use crate::run::priority::class_and_level;
 use crate::run::result::{DirStats, JobResult};
 use crate::run::steady::SteadyResult;
 use crate::stats::percentile::percentiles;
@@ -211,7 +212,7 @@ pub fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
         sync.obj("lat_ns", latency(r, &r.sync_lat, &r.sync_hist, pct, plus));
         o.obj("sync", sync);
         if opts.unified == Unified::Both {
-            let mixed = DirStats::folded(&r.dirs);
+            let mixed = r.mixed();
             // The group aggregate of fio's merged record is that of reads.
             o.obj("mixed", direction(r, &mixed, group.dirs[0].agg, plus));
         }
@@ -328,6 +329,25 @@ fn direction(r: &JobResult, d: &DirStats, group_agg: u64, plus: bool) -> Obj {
             "lat_ns",
             latency(r, &d.lat, &d.lat_hist, opts.lat_percentiles, plus),
         );
+    if let Some(prios) = d.reported_prios() {
+        let key = if opts.lat_percentiles {
+            "lat_ns"
+        } else {
+            "clat_ns"
+        };
+        let pct = opts.clat_percentiles || opts.lat_percentiles;
+        let list = prios
+            .map(|p| {
+                let (class, level) = class_and_level(p.ioprio);
+                let mut e = Obj::default();
+                e.int("prioclass", u64::from(class))
+                    .int("prio", u64::from(level))
+                    .obj(key, latency(r, &p.lat, &p.hist, pct, plus));
+                Json::Obj(e)
+            })
+            .collect();
+        o.arr("prios", list);
+    }
     let agg = if d.bw.count > 0 {
         share_of_group(d.bw.mean(), group_agg)
     } else {

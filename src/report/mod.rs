@@ -151,7 +151,7 @@ impl Report {
 /// unified_rw_reporting=mixed: every direction folded into the first.
 fn fold_mixed(mut r: JobResult) -> JobResult {
     if r.report.unified == Unified::Mixed {
-        let mixed = DirStats::folded(&r.dirs);
+        let mixed = r.mixed();
         r.dirs = [mixed, DirStats::default(), DirStats::default()];
     }
     r

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use super::num2str::{Unit, num2str};
 use super::options::Unified;
 use super::{GroupStats, Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
+use crate::run::priority::class_and_level;
 use crate::run::result::{DirStats, JobResult, strerror};
 use crate::run::steady::SteadyResult;
 use crate::stats::percentile::percentiles;
@@ -94,7 +95,7 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
         }
     }
     if opts.unified == Unified::Both {
-        let folded = DirStats::folded(&r.dirs);
+        let folded = r.mixed();
         let lost = Style {
             sig_figs: 0,
             rate: Unit::None,
@@ -210,6 +211,11 @@ fn direction(
     latency_line(out, "slat", &d.slat);
     latency_line(out, "clat", &d.clat);
     latency_line(out, " lat", &d.lat);
+    let prio_kind = if opts.lat_percentiles { "lat" } else { "clat" };
+    for p in d.reported_prios().into_iter().flatten() {
+        let (class, level) = class_and_level(p.ioprio);
+        latency_line(out, &format!("{prio_kind} prio {class}/{level}"), &p.lat);
+    }
     if !crate::persona::as_fio() {
         intended_line(out, d);
     }
@@ -221,6 +227,19 @@ fn direction(
     }
     if opts.lat_percentiles && d.lat.count > 0 {
         percentile_table(out, r, "lat", &d.lat_hist, d.lat.count);
+    }
+    if opts.clat_percentiles || opts.lat_percentiles {
+        let all = if opts.lat_percentiles {
+            d.lat.count
+        } else {
+            d.clat.count
+        };
+        for p in d.reported_prios().into_iter().flatten() {
+            let (class, level) = class_and_level(p.ioprio);
+            let share = 100.0 * p.lat.count as f64 / all as f64;
+            let name = format!("{prio_kind} prio {class}/{level} ({share:.2}% of IOs)");
+            percentile_table(out, r, &name, &p.hist, p.lat.count);
+        }
     }
     if d.bw.count > 0 {
         let base = group.kb_base as f64;

@@ -44,13 +44,7 @@ fn line(out: &mut String, report: &Report, r: &JobResult) {
         }
     }
     if unified == Unified::Both {
-        block(
-            out,
-            r,
-            &DirStats::folded(&r.dirs),
-            group.dirs[0].agg,
-            version,
-        );
+        block(out, r, &r.mixed(), group.dirs[0].agg, version);
     }
     let (usr, sys) = cpu_percent(r);
     let _ = write!(

@@ -9,18 +9,57 @@
 //! against 40 ns for `clock_gettime` through the vDSO, and the loop reads
 //! the clock twice per I/O. Elsewhere it reads CLOCK_MONOTONIC.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Nanoseconds on the monotonic clock.
 pub type Nanos = u64;
 
+/// Where timestamps come from: the CPU's counter where the kernel trusts
+/// it, else the monotonic clock (fio's default `cpu` source, nanoseconds);
+/// the monotonic clock through clock_gettime (clocksource=clock_gettime);
+/// gettimeofday(2) (clocksource=gettimeofday: whole microseconds, as in
+/// fio); or the time a helper thread keeps reading from gettimeofday
+/// (gtod_cpu, fio's offloaded clock).
+static SOURCE: AtomicU8 = AtomicU8::new(CPU);
+const CPU: u8 = 0;
+const TIME_OF_DAY: u8 = 1;
+const OFFLOADED: u8 = 2;
+const CLOCK_GETTIME: u8 = 3;
+
+/// The offloaded clock's latest reading.
+static SHARED_NOW: AtomicU64 = AtomicU64::new(0);
+
+/// fio's clocksource values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Cpu,
+    ClockGettime,
+    TimeOfDay,
+}
+
+/// Chooses the clock for the whole run (fio's clocksource is global).
+pub fn use_source(source: Source) {
+    let source = match source {
+        Source::Cpu => CPU,
+        Source::ClockGettime => CLOCK_GETTIME,
+        Source::TimeOfDay => TIME_OF_DAY,
+    };
+    SOURCE.store(source, Ordering::Relaxed);
+}
+
 /// The current time.
 #[inline]
 pub fn now() -> Nanos {
-    match TSC.get_or_init(Tsc::calibrate) {
-        Some(tsc) => tsc.now(),
-        None => monotonic(),
+    match SOURCE.load(Ordering::Relaxed) {
+        CPU => match TSC.get_or_init(Tsc::calibrate) {
+            Some(tsc) => tsc.now(),
+            None => monotonic(),
+        },
+        TIME_OF_DAY => time_of_day(),
+        CLOCK_GETTIME => monotonic(),
+        _ => SHARED_NOW.load(Ordering::Relaxed),
     }
 }
 
@@ -116,6 +155,66 @@ fn ticks() -> u64 {
 pub fn genesis() -> Nanos {
     static GENESIS: std::sync::OnceLock<Nanos> = std::sync::OnceLock::new();
     *GENESIS.get_or_init(now)
+}
+
+fn time_of_day() -> Nanos {
+    let mut tv = libc::timeval {
+        tv_sec: 0,
+        tv_usec: 0,
+    };
+    // SAFETY: gettimeofday writes the timeval we own; no time zone.
+    unsafe {
+        libc::gettimeofday(&mut tv, std::ptr::null_mut());
+    }
+    tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000
+}
+
+/// fio's gtod_cpu: a thread pinned to one CPU reads gettimeofday(2)
+/// over and over, and every timestamp of the run is its latest reading.
+/// The clock goes back to its source when this is dropped.
+#[derive(Debug)]
+pub struct GtodThread {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    previous: u8,
+}
+
+impl GtodThread {
+    pub fn start(cpu: usize) -> GtodThread {
+        SHARED_NOW.store(time_of_day(), Ordering::Relaxed);
+        let previous = SOURCE.swap(OFFLOADED, Ordering::Relaxed);
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            // SAFETY: a CPU set on the stack for the calling thread.
+            unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) != 0 {
+                    eprintln!("gtod: setaffinity failed");
+                }
+            }
+            while !flag.load(Ordering::Relaxed) {
+                SHARED_NOW.store(time_of_day(), Ordering::Relaxed);
+                std::hint::spin_loop();
+            }
+        });
+        GtodThread {
+            stop,
+            thread: Some(thread),
+            previous,
+        }
+    }
+}
+
+impl Drop for GtodThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        SOURCE.store(self.previous, Ordering::Relaxed);
+    }
 }
 
 /// How many reads a coarse [`LoopClock`] answers from its last one.

@@ -226,6 +226,32 @@ pub struct JobConfig {
     /// read_iolog: the parsed log the job replays in place of its own
     /// pattern; its files are `paths`.
     pub replay: Option<Arc<super::replay::ReplayLog>>,
+    /// ids, CPUs, priorities and commands applied to the job's thread.
+    pub thread_setup: super::sched::ThreadSetup,
+    /// The job's own I/O priority (prio/prioclass), and which I/Os are
+    /// raised above it (cmdprio_*).
+    pub default_ioprio: u16,
+    pub cmdprio: Option<Arc<super::priority::CmdPrio>>,
+    /// Watch the disks under the job's files (disk_util).
+    pub disk_util: bool,
+    /// Lay the files out and end, doing no I/O (create_only).
+    pub create_only: bool,
+    /// Write even to a device with a mounted file system on it.
+    pub allow_mounted_write: bool,
+    /// How the files are laid out: a writing job pre-fills them
+    /// (overwrite), keeps what is there (file_append), and whether
+    /// missing files may be created (allow_file_create).
+    pub overwrite: bool,
+    pub file_append: bool,
+    pub allow_file_create: bool,
+    /// O_SYNC or O_DSYNC for every open (sync), or 0.
+    pub sync_flags: i32,
+    /// Read each file's region once before the I/O starts (pre_read).
+    pub pre_read: bool,
+    /// Where the I/O buffers live (mem/iomem), and how far past a page
+    /// boundary each starts (iomem_align).
+    pub mem: super::iomem::MemKind,
+    pub iomem_align: usize,
 }
 
 /// zonemode=strided: `size` bytes of I/O in each zone of `range` bytes,
@@ -417,6 +443,19 @@ impl JobConfig {
             .filter(|s| s.def.support == Support::ParseOnly && !inert(s.def) && !is_default(s))
             .map(|s| s.def.name)
             .collect();
+        if matches!(
+            job.value("io_submit_mode"),
+            Some(Value::Word {
+                word: "offload",
+                ..
+            })
+        ) {
+            return Err(Refusal(format!(
+                "job '{}': io_submit_mode=offload is not run by ferrio: fio 3.33's helper \
+                 threads can hang on it, so there is no behaviour to match (use inline)",
+                job.name
+            )));
+        }
         if !pending.is_empty() {
             return Err(Refusal(format!(
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
@@ -535,13 +574,43 @@ impl JobConfig {
                 0
             }
         };
+        // A share of the file is rounded up to offset_align (or to the
+        // smallest block size), as fio does; so is a share as increment.
+        let mut aligned = false;
         let offset = match job.value("offset") {
             Some(v) => match percent_of(v) {
-                Some(p) => share(p),
+                Some(p) => {
+                    aligned = true;
+                    share(p)
+                }
                 None => v.number().unwrap_or(0),
             },
             None => 0,
         };
+        let increment = match job.value("offset_increment") {
+            Some(v) => match percent_of(v) {
+                Some(p) => {
+                    aligned = true;
+                    share(p)
+                }
+                None => v.number().unwrap_or(0),
+            },
+            None => 0,
+        };
+        let align_bs = match job.setting("offset_align").and_then(|s| s.value.number()) {
+            Some(align) if align > 0 => align,
+            _ => bs.iter().map(BlockSizes::min).min().unwrap_or(4096).max(1),
+        };
+        let align = |offset: u64| {
+            if aligned {
+                offset.div_ceil(align_bs) * align_bs
+            } else {
+                offset
+            }
+        };
+        // Each clone's own start decides how much of the file it covers
+        // when no size is given.
+        let offset = align(offset + job.subjob as u64 * increment);
         let (filesize, size_range) = match file_size(job) {
             Some((lo, hi)) if lo != hi => (None, Some((lo, hi))),
             Some((lo, _)) => (Some(lo), None),
@@ -651,7 +720,11 @@ impl JobConfig {
                 bs[dir].min()
             )));
         }
-        let offset = offset + job.subjob as u64 * job.num("offset_increment").unwrap_or(0);
+        let offset = if job.flag("file_append") {
+            append_offset(job, &paths)?
+        } else {
+            offset
+        };
         let loops = job.num("loops").unwrap_or(1).max(1);
         let io_size = job.setting("io_size").and_then(|s| match s.value {
             Value::Nums(v) if v[0] > 0 => Some(v[0]),
@@ -818,7 +891,36 @@ impl JobConfig {
             };
             Duration::from_millis(ms.max(1))
         };
+        let thread_setup =
+            super::sched::ThreadSetup::from_job(job, job.number.saturating_sub(1) as usize);
+        let default_ioprio = thread_setup.default_ioprio();
+        let cmdprio = if matches!(job.engine.as_str(), "io_uring" | "libaio") {
+            super::priority::CmdPrio::from_job(job, default_ioprio, pattern.read, pattern.write)
+                .map_err(|e| Refusal(format!("{e}\nfio: io engine {} init failed.", job.engine)))?
+        } else {
+            None
+        };
         Ok(JobConfig {
+            disk_util: job.flag("disk_util"),
+            create_only: job.flag("create_only"),
+            allow_mounted_write: job.flag("allow_mounted_write"),
+            overwrite: job.flag("overwrite"),
+            pre_read: job.flag("pre_read"),
+            mem: super::iomem::MemKind::from_job(job),
+            iomem_align: job.num("iomem_align").unwrap_or(0) as usize,
+            file_append: job.flag("file_append"),
+            allow_file_create: job.flag("allow_file_create"),
+            sync_flags: match job.value("sync") {
+                Some(Value::Word { word, .. }) => match *word {
+                    "sync" | "1" => libc::O_SYNC,
+                    "dsync" => libc::O_DSYNC,
+                    _ => 0,
+                },
+                _ => 0,
+            },
+            thread_setup,
+            default_ioprio,
+            cmdprio: cmdprio.map(Arc::new),
             name: job.name.clone(),
             group: job.group,
             engine: job.engine.clone(),
@@ -851,7 +953,8 @@ impl JobConfig {
             read_percent,
             bs_unaligned: job.flag("bs_unaligned"),
             direct: direct(job),
-            invalidate: job.flag("invalidate"),
+            // pre_read fills the page cache: dropping it would undo that.
+            invalidate: job.flag("invalidate") && !job.flag("pre_read"),
             advice: match job.value("fadvise_hint") {
                 Some(Value::Word { word: "0", .. }) => None,
                 Some(Value::Word { word: "random", .. }) => Some(libc::POSIX_FADV_RANDOM),
@@ -959,7 +1062,10 @@ impl JobConfig {
                 .fold(0, |bits, k| bits | 1 << k),
             ignore_errors,
             error_dump: job.flag("error_dump"),
-            engine_options,
+            engine_options: EngineOptions {
+                default_ioprio,
+                ..engine_options
+            },
             io_stats: engine::times_io(&job.engine),
             report: Arc::new(report),
             seq_step,
@@ -1010,6 +1116,30 @@ impl JobConfig {
             .iter()
             .chain(&self.rate_iops)
             .any(|&r| r > 0)
+    }
+}
+
+/// file_append: I/O starts where each regular file ends now (fio's
+/// start offset is the file's size then, whatever `offset` says).
+/// ferrio keeps one start for all files, so files of different sizes
+/// are refused.
+fn append_offset(job: &JobSpec, paths: &[PathBuf]) -> Result<u64, Refusal> {
+    let ends: Vec<u64> = paths
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0, |m| m.len())
+        })
+        .collect();
+    match ends.split_first() {
+        Some((first, rest)) if rest.iter().any(|e| e != first) => Err(Refusal(format!(
+            "job '{}': file_append over files of different sizes is not run by ferrio yet",
+            job.name
+        ))),
+        Some((first, _)) => Ok(*first),
+        None => Ok(0),
     }
 }
 
@@ -1138,6 +1268,7 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
             Some(Value::Word { word: "statx", .. }) => engine::fileops::StatCall::Statx,
             _ => engine::fileops::StatCall::Stat,
         },
+        default_ioprio: 0,
     }
 }
 

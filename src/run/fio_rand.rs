@@ -31,6 +31,8 @@ pub enum Purpose {
     SeqRandRead = 10,
     /// The zone of a zoned distribution.
     Zone = 16,
+    /// Whether an I/O is sent at a cmdprio priority.
+    PrioCmds = 19,
 }
 
 const SEEDS: usize = 21;

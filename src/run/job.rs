@@ -15,8 +15,9 @@ use super::content::Content;
 use super::depth::DepthTracker;
 use super::errors::{self, Verdict};
 use super::files::FileChooser;
-use super::fio_rand::Draws;
+use super::fio_rand::{Draws, Purpose};
 use super::iolog::IoLogWriter;
+use super::iomem::{MemKind, Region};
 use super::latency_target::{self, LatencyTarget};
 use super::layout::fill_random;
 use super::live::{Measured, Tally};
@@ -41,8 +42,13 @@ const ALIGN: usize = 4096;
 
 /// One I/O's place in the queue.
 struct Slot {
-    /// Backing memory, over-allocated so an aligned window fits.
-    memory: Vec<u8>,
+    /// The slot's own memory when buffers come from the heap (held only
+    /// to own it; empty when the job's region holds the buffers).
+    _heap: Vec<u8>,
+    /// The buffer: `cap` bytes at `base`, aligned as the job asks, in
+    /// `_heap` or in the job's buffer region (which outlives the slots).
+    base: *mut u8,
+    cap: usize,
     dir: Dir,
     offset: u64,
     len: usize,
@@ -59,16 +65,63 @@ struct Slot {
     queued: bool,
     /// For a verifying job, the logged block this I/O writes or checks.
     piece: Option<usize>,
+    /// The I/O's priority, and its entry in the direction's list of
+    /// priorities reported apart (0: the job's own).
+    ioprio: u16,
+    prio_index: u8,
 }
 
-impl Slot {
-    fn new(max_len: usize, fill: BufferFill, rng: &mut Rng) -> Self {
-        let mut memory = vec![0; max_len + ALIGN];
+/// Where the job's buffers are carved from: each slot's own heap memory,
+/// or one region for all.
+struct Carver<'r> {
+    region: Option<&'r Region>,
+    max_len: usize,
+    /// iomem_align: each buffer starts this far past a page boundary.
+    skew: usize,
+    /// Bytes per slot: the buffer, a page for alignment, and the skew.
+    stride: usize,
+}
+
+impl<'r> Carver<'r> {
+    fn new(region: Option<&'r Region>, max_len: usize, skew: usize) -> Self {
+        Carver {
+            region,
+            max_len,
+            skew,
+            stride: (max_len + ALIGN + skew).div_ceil(ALIGN) * ALIGN,
+        }
+    }
+
+    /// The memory slot `index` needs (the job's region is `stride` per
+    /// slot, page aligned).
+    fn slot(&self, index: usize, fill: BufferFill, rng: &mut Rng) -> Slot {
+        let (mut heap, chunk) = match self.region {
+            None => {
+                let mut heap = vec![0u8; self.max_len + ALIGN + self.skew];
+                let start = heap.as_ptr().align_offset(ALIGN);
+                let chunk = heap[start..].as_mut_ptr();
+                (heap, chunk)
+            }
+            // SAFETY: the region holds `stride` bytes for every slot.
+            Some(r) => (Vec::new(), unsafe { r.ptr.add(index * self.stride) }),
+        };
+        let filled = self.max_len + ALIGN;
         if fill != BufferFill::Zeros {
-            fill_random(&mut memory, rng);
+            if heap.is_empty() {
+                // SAFETY: `filled` <= stride bytes of this slot's chunk.
+                fill_random(
+                    unsafe { std::slice::from_raw_parts_mut(chunk, filled) },
+                    rng,
+                );
+            } else {
+                fill_random(&mut heap, rng);
+            }
         }
         Slot {
-            memory,
+            _heap: heap,
+            // SAFETY: the chunk has room for the skew and the buffer.
+            base: unsafe { chunk.add(self.skew) },
+            cap: self.max_len,
             file: 0,
             dir: Dir::Read,
             offset: 0,
@@ -78,9 +131,13 @@ impl Slot {
             intended: None,
             queued: false,
             piece: None,
+            ioprio: 0,
+            prio_index: 0,
         }
     }
+}
 
+impl Slot {
     /// Prepares a write buffer as the job's buffer options ask.
     fn prepare_write(&mut self, cfg: &JobConfig, rng: &mut Rng, serial: u64) {
         let offset = self.offset;
@@ -105,20 +162,21 @@ impl Slot {
         }
     }
 
-    /// The whole aligned buffer, `max_len` bytes, for engines that
-    /// register it.
-    fn region(&mut self, max_len: usize) -> libc::iovec {
-        let start = self.memory.as_ptr().align_offset(ALIGN);
+    /// The whole buffer, for engines that register it.
+    fn region(&mut self) -> libc::iovec {
         libc::iovec {
-            iov_base: self.memory[start..start + max_len].as_mut_ptr().cast(),
-            iov_len: max_len,
+            iov_base: self.base.cast(),
+            iov_len: self.cap,
         }
     }
 
-    /// The aligned buffer for the current I/O.
+    /// The buffer for the current I/O.
+    #[inline]
     fn buf(&mut self) -> &mut [u8] {
-        let start = self.memory.as_ptr().align_offset(ALIGN);
-        &mut self.memory[start..start + self.len]
+        debug_assert!(self.len <= self.cap);
+        // SAFETY: `base` points at `cap` bytes that only this slot uses,
+        // alive as long as the slot (see `Carver`), and len <= cap.
+        unsafe { std::slice::from_raw_parts_mut(self.base, self.len.min(self.cap)) }
     }
 }
 
@@ -200,10 +258,34 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     result.pid = unsafe { libc::gettid() };
     // A clone whose generated file names were all taken by its first
     // instance has nothing to do (as in fio).
-    if cfg.paths.is_empty() {
+    // create_only: the files are laid out, which was all to do.
+    if cfg.paths.is_empty() || cfg.create_only {
         result.finish(std::time::Duration::ZERO);
         return result;
     }
+    let _locked = match cfg.thread_setup.apply(&cfg.name) {
+        Ok(locked) => locked,
+        Err(e) => {
+            // A failed exec_prerun ends the job quietly, as in fio.
+            if e.errno != 0 {
+                result.fail(e.errno, &e.func, e.message);
+            }
+            return result;
+        }
+    };
+    let result = run_io(cfg, stop, progress, result, flow.as_mut());
+    cfg.thread_setup.finish(&cfg.name);
+    result
+}
+
+/// The job's I/O, once its thread is set up.
+fn run_io(
+    cfg: &JobConfig,
+    stop: Stops<'_>,
+    progress: &JobProgress,
+    mut result: JobResult,
+    mut flow: Option<&mut super::flow::Seat<'_>>,
+) -> JobResult {
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,
@@ -211,7 +293,9 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         invalidate: cfg.invalidate,
         advice: cfg.advice,
         // fio creates a replay's files as it opens them for writing.
-        create: cfg.create_on_open || (cfg.replay.is_some() && cfg.pattern.write),
+        create: (cfg.create_on_open && cfg.allow_file_create)
+            || (cfg.replay.is_some() && cfg.pattern.write),
+        sync_flags: cfg.sync_flags,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,
@@ -260,6 +344,13 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             }
         }
     }
+    if cfg.pre_read
+        && cfg.engine != "null"
+        && let Err(e) = pre_read(cfg)
+    {
+        result.fail(errno(&e), "pre_read", String::new());
+        return result;
+    }
     // A replay's buffers fit the largest I/O of its log.
     let max_len = match &cfg.replay {
         Some(log) => log.max_len.max(1),
@@ -270,8 +361,24 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
     } as usize;
     let mut rng = Rng::new(cfg.seed);
     let mut draws = job_draws(cfg);
+    let mut prio_draws = cfg.seeds.generator(Purpose::PrioCmds, false);
+    // Declared before the slots, so that it outlives them.
+    let region = match &cfg.mem {
+        MemKind::Malloc => None,
+        kind => {
+            let stride = Carver::new(None, max_len, cfg.iomem_align).stride;
+            match Region::new(kind, stride * cfg.iodepth) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    result.fail(e.errno, &e.func, e.message);
+                    return result;
+                }
+            }
+        }
+    };
+    let carver = Carver::new(region.as_ref(), max_len, cfg.iomem_align);
     let mut slots: Vec<Slot> = (0..cfg.iodepth)
-        .map(|_| Slot::new(max_len, cfg.buffers, &mut rng))
+        .map(|i| carver.slot(i, cfg.buffers, &mut rng))
         .collect();
     let mut content = cfg
         .buffer_shape
@@ -292,7 +399,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             repeat_into(p, slot.buf());
         }
     }
-    let regions: Vec<libc::iovec> = slots.iter_mut().map(|s| s.region(max_len)).collect();
+    let regions: Vec<libc::iovec> = slots.iter_mut().map(Slot::region).collect();
     let mut verifying = Verifying::new(cfg);
     // fio's td->last_ddir: whether the last I/O issued was a read.
     let mut last_was_read = false;
@@ -727,7 +834,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         if issuing
             && room
             && !draining
-            && let Some(seat) = &mut flow
+            && let Some(seat) = flow.as_deref_mut()
             && seat.held_back()
         {
             if cfg.flow_sleep.is_zero() {
@@ -982,12 +1089,18 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
             let queued = if replay {
                 Queued::Done(len as i64)
             } else {
+                let raised = cfg
+                    .cmdprio
+                    .as_ref()
+                    .and_then(|c| c.choose(dir as usize, len, &mut prio_draws));
+                (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.default_ioprio, 0));
                 eng.queue(Request {
                     slot: index,
                     file,
                     offset,
                     dir,
                     buf: slot.buf(),
+                    ioprio: raised.map(|r| r.0),
                 })
             };
             match queued {
@@ -1359,6 +1472,7 @@ fn file_op_sample(
             slat_ns: None,
             clat_ns: Some(took),
             lat_ns: None,
+            ioprio: cfg.default_ioprio,
         };
         logs.completed(&op, &stats.clat_hist);
     }
@@ -1560,12 +1674,15 @@ impl Pass<'_, '_> {
                 if let Some(w) = self.iolog.as_mut() {
                     w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
                 }
+                slot.ioprio = self.cfg.default_ioprio;
+                slot.prio_index = 0;
                 match self.eng.queue(Request {
                     slot: index,
                     file: self.files[slot.file],
                     offset: slot.offset,
                     dir: Dir::Read,
                     buf: slot.buf(),
+                    ioprio: None,
                 }) {
                     Queued::Pending => {
                         slot.queued = true;
@@ -1716,6 +1833,30 @@ fn wait_until(until: Nanos, deadline: Option<Nanos>, stop: Stops<'_>) -> bool {
             (limit - now).min(50_000_000),
         ));
     }
+}
+
+/// pre_read: reads each file's region once, in blocks of the largest
+/// read size, so that the job's reads find it in the page cache.
+fn pre_read(cfg: &JobConfig) -> io::Result<()> {
+    use std::os::unix::fs::{FileExt, FileTypeExt};
+    let bs = cfg.bs[Dir::Read as usize].max().max(1);
+    for (path, &region) in cfg.paths.iter().zip(&cfg.regions) {
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.file_type().is_char_device() {
+            continue;
+        }
+        let mut buf = vec![0u8; bs.min(region).max(1) as usize];
+        let mut at = cfg.offset;
+        let end = cfg.offset.saturating_add(region);
+        while at < end {
+            let n = ((end - at) as usize).min(buf.len());
+            if file.read_at(&mut buf[..n], at)? != n {
+                return Err(io::Error::from_raw_os_error(libc::EIO));
+            }
+            at += n as u64;
+        }
+    }
+    Ok(())
 }
 
 /// fio's think time: busy-spin for `thinktime_spin`, sleep the rest;
@@ -1872,6 +2013,9 @@ fn complete(
         if m.clat_hist {
             stats.clat_hist.add(clat);
         }
+        if !m.lat_hist {
+            stats.add_prio_sample(slot.prio_index, clat, m.clat_hist);
+        }
     }
     let lat = m.lat.then(|| ns(slot.prepared, at));
     if let Some(lat) = lat {
@@ -1879,6 +2023,7 @@ fn complete(
         if m.lat_hist {
             stats.lat_hist.add(lat);
             stats.lat_fine.add(lat);
+            stats.add_prio_sample(slot.prio_index, lat, true);
         }
     }
     let intended = slot.intended.map(|t| ns(t, at));
@@ -1917,6 +2062,7 @@ fn complete(
             slat_ns: slat,
             clat_ns: m.clat.then_some(clat),
             lat_ns: lat,
+            ioprio: slot.ioprio,
         };
         logs.completed(&io, &stats.clat_hist);
     }

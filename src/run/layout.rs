@@ -31,7 +31,14 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         if cfg.create_on_open {
             continue;
         }
-        let current = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let meta = std::fs::metadata(path);
+        // Devices (and other special files) are used as they are, as in
+        // fio: their length reads as 0, which must not make them look
+        // like a short file to replace.
+        if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            continue;
+        }
+        let current = meta.map(|m| m.len()).unwrap_or(0);
         if current >= needed {
             continue;
         }
@@ -42,19 +49,32 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
-        // Jobs that read or write start from a new file; a trim-only job
-        // keeps what is there.
-        if cfg.pattern.read || cfg.pattern.write {
+        // fio fills the file with data for a reading job, and for a
+        // writing one with overwrite (unless it appends); other writing
+        // jobs start from an empty new file, appending ones keep theirs,
+        // and a trim-only job keeps what is there.
+        let write = cfg.pattern.write;
+        let fill = cfg.pattern.read || (write && cfg.overwrite && !cfg.file_append);
+        if fill || (write && !cfg.file_append) {
             match std::fs::remove_file(path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                 _ => {}
             }
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(cfg.pattern.read)
+        let file = match OpenOptions::new()
+            .create(cfg.allow_file_create)
+            .truncate(fill)
             .write(true)
-            .open(path)?;
+            .open(path)
+        {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !cfg.allow_file_create => {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "fio: file creation disallowed by allow_file_create=0",
+                ));
+            }
+            opened => opened?,
+        };
         // fill_device reserves nothing: the writes fill the device.
         let how = if cfg.fill_device {
             engine::Allocation::None
@@ -69,7 +89,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
                 _ => return Err(e),
             }
         }
-        if !cfg.pattern.read {
+        if !fill {
             continue;
         }
         file.set_len(needed)?;

@@ -80,6 +80,8 @@ struct Entry {
     dir: u8,
     bs: u64,
     offset: u64,
+    /// The I/O's priority (0 in averaged entries).
+    prio: u16,
 }
 
 /// A running mean and maximum of the values of one averaging window
@@ -160,6 +162,7 @@ impl Log {
             dir: d as u8,
             bs: 0,
             offset: 0,
+            prio: 0,
         });
     }
 
@@ -185,7 +188,14 @@ impl Log {
             if plan.offset {
                 let _ = write!(out, "{}, ", e.offset);
             }
-            out.push_str(if plan.prio { "0x0000\n" } else { "0\n" });
+            // Without log_prio, fio only tells whether the class is
+            // real-time.
+            if plan.prio {
+                let _ = writeln!(out, "0x{:04x}", e.prio);
+            } else {
+                let rt = super::priority::class_and_level(e.prio).0 == 1;
+                out.push_str(if rt { "1\n" } else { "0\n" });
+            }
         }
         out
     }
@@ -221,6 +231,7 @@ pub struct Completed {
     pub slat_ns: Option<u64>,
     pub clat_ns: Option<u64>,
     pub lat_ns: Option<u64>,
+    pub ioprio: u16,
 }
 
 impl JobLogs {
@@ -267,6 +278,7 @@ impl JobLogs {
             dir: io.dir as u8,
             bs: io.bytes,
             offset: io.offset,
+            prio: io.ioprio,
         };
         let pairs = [
             (&mut self.lat, io.lat_ns),
@@ -314,6 +326,7 @@ impl JobLogs {
                     dir: dir as u8,
                     bs,
                     offset: 0,
+                    prio: 0,
                 },
                 self.plan.max_value,
             );
@@ -380,6 +393,7 @@ mod tests {
             dir,
             bs: 4096,
             offset: 0,
+            prio: 0,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod files;
 pub mod fio_rand;
 pub mod flow;
 pub mod iolog;
+pub mod iomem;
 pub mod job;
 pub mod latency_target;
 pub mod layout;
@@ -19,13 +20,17 @@ pub mod lfsr;
 pub mod live;
 pub mod logs;
 pub mod merge_blktrace;
+pub mod mounts;
+pub mod numa;
 pub mod offsets;
 pub mod placement;
+pub mod priority;
 pub mod progress;
 pub mod rate;
 pub mod replay;
 pub mod result;
 pub mod sampler;
+pub mod sched;
 pub mod signals;
 pub mod slowest;
 pub mod steady;
@@ -43,6 +48,19 @@ use crate::stats::disk::{DiskUsage, DiskWatch};
 /// Checks every job of the plan before any I/O: a plan runs whole or not
 /// at all.
 pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
+    // fio's clocksource is one for the run: the last job's that sets it.
+    let source = plan
+        .jobs()
+        .filter_map(|j| match j.value("clocksource") {
+            Some(crate::options::Value::Word { word, .. }) => Some(*word),
+            _ => None,
+        })
+        .last();
+    clock::use_source(match source {
+        Some("gettimeofday") => clock::Source::TimeOfDay,
+        Some("clock_gettime") => clock::Source::ClockGettime,
+        _ => clock::Source::Cpu,
+    });
     let mut jobs = plan
         .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
@@ -109,6 +127,13 @@ pub fn run(
     stop: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> (Vec<JobResult>, Vec<DiskUsage>) {
+    // gtod_cpu: the run's clock comes from a thread on that CPU (the
+    // last job that names one decides, as in fio).
+    let _gtod = jobs
+        .iter()
+        .rev()
+        .find_map(|j| j.thread_setup.gtod_cpu)
+        .map(clock::GtodThread::start);
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
     let run_start = clock::now();
@@ -147,7 +172,12 @@ pub fn run(
                     Ok((None, Vec::new()))
                 }
                 None => layout::lay_out(cfg).map_err(|e| JobError {
-                    errno: e.raw_os_error().unwrap_or(5),
+                    // A refusal of ferrio's own (allow_file_create) has
+                    // only its kind.
+                    errno: e.raw_os_error().unwrap_or(match e.kind() {
+                        std::io::ErrorKind::NotFound => libc::ENOENT,
+                        _ => libc::EIO,
+                    }),
                     func: "file layout".to_string(),
                     message: format!("fio: laying out the files of {} failed: {e}", cfg.name),
                 }),
@@ -155,7 +185,12 @@ pub fn run(
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
             // (A rados job's files are objects: fio watches no disk.)
-            if laid.is_ok() && !crate::engine::diskless(&cfg.engine) && cfg.engine != "rados" {
+            // disk_util=0 leaves a job's disks out.
+            if laid.is_ok()
+                && cfg.disk_util
+                && !crate::engine::diskless(&cfg.engine)
+                && cfg.engine != "rados"
+            {
                 for path in &cfg.paths {
                     disks.watch(path);
                 }

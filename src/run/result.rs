@@ -51,6 +51,27 @@ pub struct DirStats {
     /// The same samples over time: (ms since the stats epoch, value).
     pub bw_series: Vec<(u64, u64)>,
     pub iops_series: Vec<(u64, u64)>,
+    /// Completion latency (total latency under lat_percentiles) per I/O
+    /// priority, when the job sends I/Os at several (fio's clat_prio):
+    /// the job's own priority first.
+    pub prios: Option<Vec<PrioStats>>,
+}
+
+/// The latencies of the I/Os sent at one priority.
+#[derive(Debug, Clone, Default)]
+pub struct PrioStats {
+    pub ioprio: u16,
+    pub lat: LatencyMoments,
+    pub hist: Histogram,
+}
+
+impl PrioStats {
+    fn new(ioprio: u16) -> Self {
+        PrioStats {
+            ioprio,
+            ..PrioStats::default()
+        }
+    }
 }
 
 impl DirStats {
@@ -85,6 +106,41 @@ impl DirStats {
             for (m, t) in mine.iter_mut().zip(theirs) {
                 *m = (m.0.max(t.0), m.1 + t.1);
             }
+        }
+    }
+
+    /// Counts one latency under the priority entry `index`, if the
+    /// direction reports priorities apart.
+    #[inline]
+    pub fn add_prio_sample(&mut self, index: u8, ns: u64, hist: bool) {
+        if let Some(p) = self.prios.as_mut().and_then(|p| p.get_mut(index as usize)) {
+            p.lat.add(ns);
+            if hist {
+                p.hist.add(ns);
+            }
+        }
+    }
+
+    /// The priorities with samples, when at least two have some (fio
+    /// reports them apart only then).
+    pub fn reported_prios(&self) -> Option<impl Iterator<Item = &PrioStats>> {
+        let prios = self.prios.as_ref()?;
+        let used = || prios.iter().filter(|p| p.lat.count > 0);
+        (used().count() >= 2).then(used)
+    }
+
+    /// This direction as a single priority's entry: all its I/Os went
+    /// at `ioprio`.
+    fn as_single_prio(&self, ioprio: u16, lat_percentiles: bool) -> PrioStats {
+        let (lat, hist) = if lat_percentiles {
+            (self.lat, &self.lat_hist)
+        } else {
+            (self.clat, &self.clat_hist)
+        };
+        PrioStats {
+            ioprio,
+            lat,
+            hist: hist.clone(),
         }
     }
 
@@ -259,11 +315,13 @@ pub struct JobResult {
     /// the librados client), so jobs can tell whether they shared one.
     pub connection: Option<String>,
     pub report: Arc<ReportOptions>,
+    /// The job's own I/O priority (prio/prioclass).
+    pub ioprio: u16,
 }
 
 impl JobResult {
     pub fn new(cfg: &JobConfig) -> Self {
-        JobResult {
+        let mut result = JobResult {
             name: cfg.name.clone(),
             group: cfg.group,
             pid: 0,
@@ -290,7 +348,16 @@ impl JobResult {
             slowest: Default::default(),
             connection: None,
             report: cfg.report.clone(),
+            ioprio: cfg.default_ioprio,
+        };
+        if let Some(cmdprio) = &cfg.cmdprio {
+            for (dir, list) in result.dirs.iter_mut().zip(&cmdprio.priorities) {
+                if !list.is_empty() {
+                    dir.prios = Some(list.iter().map(|&p| PrioStats::new(p)).collect());
+                }
+            }
         }
+        result
     }
 
     /// Records the error that ends the job (the first one counts):
@@ -423,6 +490,7 @@ impl JobResult {
     /// CPU use and runtimes add up, latencies combine, each direction's
     /// runtime is the longest, and the first error is kept.
     pub fn absorb(&mut self, other: &JobResult) {
+        self.absorb_prios(other);
         for (mine, theirs) in self.dirs.iter_mut().zip(&other.dirs) {
             mine.absorb(theirs);
         }
@@ -482,6 +550,76 @@ impl JobResult {
         {
             *mine += theirs;
         }
+    }
+
+    /// fio's per-priority latencies of a group: kept when any member
+    /// sends I/Os at several priorities or the members' own priorities
+    /// differ; a member at one priority adds its latencies under it.
+    fn absorb_prios(&mut self, other: &JobResult) {
+        let split = |r: &JobResult| r.dirs.iter().any(|d| d.prios.is_some());
+        if !split(self) && !split(other) && self.ioprio == other.ioprio {
+            return;
+        }
+        let lat_percentiles = self.report.lat_percentiles;
+        for d in 0..2 {
+            let (ioprio, mine) = (self.ioprio, &mut self.dirs[d]);
+            if mine.prios.is_none() {
+                mine.prios = Some(vec![mine.as_single_prio(ioprio, lat_percentiles)]);
+            }
+            let theirs = &other.dirs[d];
+            let single;
+            let theirs = match &theirs.prios {
+                Some(list) => list.as_slice(),
+                None => {
+                    single = [theirs.as_single_prio(other.ioprio, other.report.lat_percentiles)];
+                    &single[..]
+                }
+            };
+            let list = mine.prios.as_mut().expect("set above");
+            for t in theirs {
+                match list.iter_mut().find(|p| p.ioprio == t.ioprio) {
+                    Some(p) => {
+                        p.lat.merge(&t.lat);
+                        p.hist.merge(&t.hist);
+                    }
+                    None => list.push(t.clone()),
+                }
+            }
+        }
+    }
+
+    /// All directions as one (unified_rw_reporting's `mixed`), with the
+    /// per-priority latencies of every direction merged as fio merges
+    /// them (a direction without its own list counts at the job's
+    /// priority).
+    pub fn mixed(&self) -> DirStats {
+        let mut mixed = DirStats::folded(&self.dirs);
+        if self.dirs.iter().all(|d| d.prios.is_none()) {
+            return mixed;
+        }
+        let lat_percentiles = self.report.lat_percentiles;
+        let mut list: Vec<PrioStats> = Vec::new();
+        for d in &self.dirs {
+            let single;
+            let entries = match &d.prios {
+                Some(l) => l.as_slice(),
+                None => {
+                    single = [d.as_single_prio(self.ioprio, lat_percentiles)];
+                    &single[..]
+                }
+            };
+            for e in entries {
+                match list.iter_mut().find(|p| p.ioprio == e.ioprio) {
+                    Some(p) => {
+                        p.lat.merge(&e.lat);
+                        p.hist.merge(&e.hist);
+                    }
+                    None => list.push(e.clone()),
+                }
+            }
+        }
+        mixed.prios = Some(list);
+        mixed
     }
 
     /// Bytes moved and I/Os issued in all directions: fio prints a job's
