@@ -378,6 +378,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Read the bs pair as sequential,random sizes instead of read,write",
     )
     .def("0")
+    .runs()
     .parent("blocksize"),
     OptDef::new(
         "randrepeat",
@@ -1202,6 +1203,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Whether thinktime_blocks counts issued or completed I/Os",
     )
     .def("complete")
+    .runs()
     .parent("thinktime"),
     OptDef::new(
         "thinktime_iotime",
@@ -1210,6 +1212,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Also pause after this much time spent on I/O, whichever limit comes first",
     )
     .def("0")
+    .runs()
     .seconds()
     .time()
     .parent("thinktime"),

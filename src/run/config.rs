@@ -44,6 +44,9 @@ pub struct JobConfig {
     /// Keep drawn block sizes as they are instead of rounding them down
     /// to a multiple of the smallest (bs_unaligned).
     pub bs_unaligned: bool,
+    /// bs_is_seq_rand: the read sizes serve sequential I/Os and the write
+    /// sizes random ones, whatever the I/O's direction.
+    pub bs_is_seq_rand: bool,
     /// Bytes of the region the job works on in each file.
     pub size: u64,
     /// Where the region starts in the file.
@@ -100,6 +103,16 @@ pub struct JobConfig {
     pub think_spin: Duration,
     pub think_sleep: Duration,
     pub think_blocks: u64,
+    /// thinktime_blocks_type=issue: the blocks are counted as issued
+    /// rather than completed.
+    pub think_counts_issues: bool,
+    /// thinktime_iotime: also pause once this long has passed since the
+    /// last pause (the first period starts at the job's start and includes
+    /// one think time, as in fio).
+    pub think_iotime: Duration,
+    /// With thinktime_iotime, fio counts blocks only when thinktime_blocks
+    /// was set explicitly (its default of 1 would pause after every I/O).
+    pub think_blocks_set: bool,
     /// Sync the file after every this many writes (0: never), with
     /// fsync or, for `fdatasync`, fdatasync.
     pub fsync_blocks: u64,
@@ -952,6 +965,7 @@ impl JobConfig {
             time_based,
             read_percent,
             bs_unaligned: job.flag("bs_unaligned"),
+            bs_is_seq_rand: job.flag("bs_is_seq_rand"),
             direct: direct(job),
             // pre_read fills the page cache: dropping it would undo that.
             invalidate: job.flag("invalidate") && !job.flag("pre_read"),
@@ -1018,6 +1032,12 @@ impl JobConfig {
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
             think_blocks,
+            think_counts_issues: matches!(
+                job.value("thinktime_blocks_type"),
+                Some(Value::Word { word: "issue", .. })
+            ),
+            think_iotime: Duration::from_micros(job.num("thinktime_iotime").unwrap_or(0)),
+            think_blocks_set: job.setting("thinktime_blocks").is_some(),
             fsync_blocks: job.num("fsync").unwrap_or(0),
             fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
             end_fsync: job.flag("end_fsync"),

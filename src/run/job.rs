@@ -549,7 +549,47 @@ fn run_io(
     // Why the I/O in flight is being drained, when it is not for a
     // periodic sync or a new pass.
     let mut quiesce: Option<Quiesce> = None;
+    let thinks = !cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero();
+    // The direction of the I/O just handed out, while its pause is to be
+    // weighed, with the completions counted when it was the last one.
+    let mut think_after: Option<(usize, Option<u64>)> = None;
+    // The block count and the time of the last pause.
+    let mut think_last_blocks = 0u64;
+    let mut think_last_time = start;
     'run: loop {
+        if let Some((d, completed)) = think_after.take()
+            && quiesce.is_none()
+        {
+            let (ios, _) = issued(&work);
+            let blocks = if cfg.think_counts_issues {
+                ios
+            } else {
+                completed.unwrap_or(ios.saturating_sub((in_flight + unsubmitted.len()) as u64))
+            };
+            let mut stall = false;
+            let mut count_blocks = true;
+            let mut now = clock;
+            if !cfg.think_iotime.is_zero() {
+                now = clock::now();
+                let period = cfg.think_iotime + cfg.think_spin + cfg.think_sleep;
+                if now.saturating_sub(think_last_time) >= nanos(period) {
+                    stall = true;
+                } else {
+                    count_blocks = cfg.think_blocks_set;
+                }
+            }
+            stall |= count_blocks && blocks >= think_last_blocks + cfg.think_blocks;
+            if stall {
+                // The block count before the I/O in flight drains, as fio
+                // keeps it.
+                think_last_blocks = blocks;
+                if !cfg.think_iotime.is_zero() {
+                    think_last_time = now;
+                }
+                quiesce = Some(Quiesce::Think(d));
+                draining = true;
+            }
+        }
         // rate_min and rate_iops_min, as fio checks them between I/Os.
         if let Some(check) = &mut floor_check
             && clock >= ramp_end
@@ -662,6 +702,19 @@ fn run_io(
                     continue;
                 }
                 Quiesce::Depth => {}
+                Quiesce::Think(d) => {
+                    let thought = think(cfg.think_spin, cfg.think_sleep);
+                    // The next I/O starts once the job has thought:
+                    // thinking is no part of its latency.
+                    clock = clock::now();
+                    if cfg.rate_ignore_thinktime {
+                        rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
+                        if let Some(p) = &mut poisson {
+                            p.delay(d, thought);
+                        }
+                    }
+                    continue;
+                }
                 Quiesce::FinalWindow => {
                     // fio starts the statistics, and the runtime, over
                     // for the window at the depth found.
@@ -1041,28 +1094,6 @@ fn run_io(
                         (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
                     }
                 }
-                // The cheap test first: the division is only for jobs
-                // that think.
-                if (!cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero())
-                    && issued_ios.is_multiple_of(cfg.think_blocks)
-                {
-                    let thought = think(cfg.think_spin, cfg.think_sleep);
-                    // The I/O starts once the job has thought, as fio's
-                    // thinks after the previous one: thinking is no part
-                    // of its latency.
-                    clock = clock::now();
-                    slot.prepared = clock;
-                    slot.submitted = Some(clock);
-                    if cfg.rate_ignore_thinktime {
-                        let d = dir as usize;
-                        rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
-                        if let Some(p) = &mut poisson {
-                            p.delay(d, thought);
-                        }
-                        // The schedule moves on by the time thought.
-                        slot.intended = slot.intended.map(|t| t + thought * 1000);
-                    }
-                }
             }
             if let Some(w) = &mut iolog {
                 if handed_to_busy {
@@ -1084,6 +1115,9 @@ fn run_io(
                 slot.prepared = now;
                 slot.submitted = Some(now);
             }
+            // fio weighs a pause after each I/O it hands out (and any reap
+            // a full queue needs), before it looks for the next one.
+            think_after = thinks.then_some((dir as usize, None));
             // verify_only: the writes are only replayed, to know what to check.
             let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
             let queued = if replay {
@@ -1154,6 +1188,16 @@ fn run_io(
                 || (may_be_busy && eng.busy())
                 || cfg.reap_after_each_io;
             let last = !may_issue(clock, &work, budget);
+            // fio weighs the pause after the last I/O before it reaps
+            // what is in flight (unless the queue is full): count the
+            // completions now.
+            if last
+                && !full
+                && let Some((_, completed)) = &mut think_after
+            {
+                let (ios, _) = issued(&work);
+                *completed = Some(ios.saturating_sub((in_flight + unsubmitted.len()) as u64));
+            }
             if unsubmitted.len() < cfg.batch_submit && !full && !last {
                 continue;
             }
@@ -1483,6 +1527,9 @@ fn file_op_sample(
 enum Quiesce {
     /// Flow control held it back: it sleeps flow_sleep after.
     Flow,
+    /// Think time is due (after an I/O of this direction): the job pauses
+    /// once nothing is in flight, as fio's thinktime does.
+    Think(usize),
     /// latency_target lowered the depth.
     Depth,
     /// latency_target settled on a depth: the statistics start over.

@@ -291,8 +291,10 @@ impl Placer {
         if new_offset {
             self.until_new_offset = cfg.new_offset_every;
         }
+        let mut is_random = false;
         let (rel, from_map) = if new_offset && cfg.pattern.random && should_be_random(cfg, d, draws)
         {
+            is_random = true;
             place.random(cfg, d, draws)?
         } else if new_offset || !cfg.repeat_offset {
             match place.sequential(cfg, d) {
@@ -316,12 +318,19 @@ impl Placer {
         // does (a fixed size is not checked).
         let end = place.io_size + place.first_start;
         let fits = |len: u64| at + len <= end;
-        let bs = &cfg.bs[d];
+        // bs_is_seq_rand: the size (and its draws) follow how the offset
+        // was found, not the direction.
+        let size_dir = match (cfg.bs_is_seq_rand, is_random) {
+            (false, _) => d,
+            (true, false) => Dir::Read as usize,
+            (true, true) => Dir::Write as usize,
+        };
+        let bs = &cfg.bs[size_dir];
         if bs.min() != bs.max() && !fits(bs.min()) {
             return None;
         }
         let mut len = bs
-            .pick(&mut draws.sizes[d], cfg.bs_unaligned, fits)
+            .pick(&mut draws.sizes[size_dir], cfg.bs_unaligned, fits)
             .min(room);
         if at + len > place.file_len {
             return None;
@@ -329,7 +338,7 @@ impl Placer {
         if let (Some(map), true) = (&mut place.map, from_map) {
             // fio marks the map in units of this direction's smallest
             // size, whatever the map's own unit.
-            let unit = bs.min().max(1);
+            let unit = cfg.bs[d].min().max(1);
             let got = map.claim(divide(rel, unit), divide(len + unit - 1, unit));
             len = len.min(got * unit);
         }

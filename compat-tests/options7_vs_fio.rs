@@ -1,0 +1,109 @@
+//! Options that ferrio once parsed but refused (issue 7), run by ferrio
+//! beside fio 3.33 on the same job files: the pauses think time takes,
+//! the size of each I/O, and what else each option changes.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Outcome, Scratch, ferrio, fio, json, run};
+use serde_json::Value;
+
+/// Two scratch folders, one per tool, in which job files run in turn.
+struct Pair {
+    fio: Scratch,
+    ferrio: Scratch,
+}
+
+impl Pair {
+    fn new(tag: &str) -> Self {
+        Pair {
+            fio: Scratch::new(&format!("{tag}-fio")),
+            ferrio: Scratch::new(&format!("{tag}-ferrio")),
+        }
+    }
+
+    /// Runs `job` with both tools (JSON output), each in its folder;
+    /// returns (fio's, ferrio's) outcome.
+    fn run(&self, job: &str) -> (Outcome, Outcome) {
+        let env = HashMap::new();
+        let args = ["--output-format=json", "job.fio"];
+        self.fio.write("job.fio", job);
+        self.ferrio.write("job.fio", job);
+        let want = run(fio(), &args, &self.fio.0, &env);
+        let got = run(ferrio(), &args, &self.ferrio.0, &env);
+        assert_eq!(
+            want.code, got.code,
+            "{job}\n{}\n{}",
+            want.stderr, got.stderr
+        );
+        (want, got)
+    }
+
+    /// The same file as each tool wrote it.
+    fn read(&self, name: &str) -> [String; 2] {
+        [&self.fio, &self.ferrio].map(|s| {
+            std::fs::read_to_string(s.0.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+        })
+    }
+}
+
+/// The first job's (read I/Os, runtime in ms).
+fn ios_and_runtime(out: &Outcome) -> (u64, u64) {
+    let doc = json(out);
+    let job = &doc["jobs"][0];
+    let n = |v: &Value| v.as_u64().unwrap();
+    (n(&job["read"]["total_ios"]), n(&job["job_runtime"]))
+}
+
+/// thinktime_blocks_type: counting issued I/Os pauses after every 10th of
+/// 100; counting completions (the null engine at depth 8 completes each
+/// I/O one step late) misses the pause after the last. The number of
+/// pauses shows in the runtime, 30 ms each.
+#[test]
+fn thinktime_blocks_type_counts_pauses_as_fio() {
+    let pair = Pair::new("think-type");
+    for (kind, depth) in [("issue", 8), ("complete", 8), ("complete", 1)] {
+        let job = format!(
+            "[a]\nioengine=null\nsize=1m\nnumber_ios=100\niodepth={depth}\n\
+             thinktime=30ms\nthinktime_blocks=10\nthinktime_blocks_type={kind}\n"
+        );
+        let (want, got) = pair.run(&job);
+        let (want, got) = (ios_and_runtime(&want), ios_and_runtime(&got));
+        assert_eq!(want.0, got.0, "{job}");
+        let pauses = |ms: u64| (ms + 15) / 30;
+        assert_eq!(pauses(want.1), pauses(got.1), "{job}: {want:?} {got:?}");
+    }
+}
+
+/// thinktime_iotime: a 200 ms pause once 100 ms have gone by since the
+/// last (the first period also counts one think time), at 1000 IOPS for a
+/// second: about 500 I/Os where the job would do 1000.
+#[test]
+fn thinktime_iotime_pauses_as_fio() {
+    let pair = Pair::new("think-iotime");
+    let job = "[a]\nioengine=null\nsize=1g\ntime_based\nruntime=1s\nrate_iops=1000\n\
+               rate_ignore_thinktime=1\nthinktime=200ms\nthinktime_iotime=100ms\n";
+    let (want, got) = pair.run(job);
+    let (want, got) = (ios_and_runtime(&want), ios_and_runtime(&got));
+    assert!(want.0.abs_diff(got.0) <= 50, "{want:?} {got:?}");
+    assert!(want.1.abs_diff(got.1) <= 60, "{want:?} {got:?}");
+}
+
+/// bs_is_seq_rand: sequential I/Os take the first size and random ones
+/// the second, whatever their direction. Every I/O's direction, size and
+/// offset (the latency log with offsets) is the same as fio's.
+#[test]
+fn bs_is_seq_rand_sizes_each_io_as_fio() {
+    let pair = Pair::new("bs-seq-rand");
+    let job = "[a]\nioengine=null\nsize=4m\nrw=randrw\npercentage_random=50\nbs=4k,16k\n\
+               bs_is_seq_rand=1\nnumber_ios=200\nwrite_lat_log=a\nlog_offset=1\n";
+    pair.run(job);
+    let [want, got] = pair.read("a_lat.1.log").map(|log| {
+        log.lines()
+            .map(|l| l.split(", ").skip(2).take(3).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(want.len(), 200);
+    assert_eq!(want, got);
+}
