@@ -107,3 +107,27 @@ fn bs_is_seq_rand_sizes_each_io_as_fio() {
     assert_eq!(want.len(), 200);
     assert_eq!(want, got);
 }
+
+/// serialize_overlap: random writes at depth 16 over four blocks. An I/O
+/// that overlaps one in flight waits, so no more than four are ever in
+/// flight; the depth distribution is fio's to the I/O.
+#[test]
+fn serialize_overlap_keeps_overlapping_ios_apart_as_fio() {
+    let pair = Pair::new("serialize-overlap");
+    let job = "[a]\nioengine=libaio\nfilename=s.dat\nsize=16k\nbs=4k\nrw=randwrite\n\
+               norandommap\niodepth=16\nio_size=2m\nserialize_overlap=1\n";
+    let (want, got) = pair.run(job);
+    let [want, got] = [want, got].map(|out| {
+        let doc = json(&out);
+        let job = &doc["jobs"][0];
+        (
+            job["write"]["total_ios"].clone(),
+            job["iodepth_level"].clone(),
+        )
+    });
+    assert_eq!(want, got);
+    assert_eq!(want.0, 512);
+    for deep in ["8", "16", "32", ">=64"] {
+        assert_eq!(want.1[deep].as_f64(), Some(0.0), "{want:?}");
+    }
+}

@@ -223,6 +223,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Delay an I/O that overlaps one still in flight until that one completes",
     )
     .def("0")
+    .runs()
     .parent("iodepth"),
     OptDef::new(
         "io_submit_mode",

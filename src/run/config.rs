@@ -47,6 +47,9 @@ pub struct JobConfig {
     /// bs_is_seq_rand: the read sizes serve sequential I/Os and the write
     /// sizes random ones, whatever the I/O's direction.
     pub bs_is_seq_rand: bool,
+    /// serialize_overlap: an I/O waits while it overlaps one in flight.
+    /// fio drops it for jobs that change no data or run at depth 1.
+    pub serialize_overlap: bool,
     /// Bytes of the region the job works on in each file.
     pub size: u64,
     /// Where the region starts in the file.
@@ -966,6 +969,9 @@ impl JobConfig {
             read_percent,
             bs_unaligned: job.flag("bs_unaligned"),
             bs_is_seq_rand: job.flag("bs_is_seq_rand"),
+            serialize_overlap: job.flag("serialize_overlap")
+                && (job.setting("read_iolog").is_some()
+                    || ((pattern.write || pattern.trim) && iodepth > 1)),
             direct: direct(job),
             // pre_read fills the page cache: dropping it would undo that.
             invalidate: job.flag("invalidate") && !job.flag("pre_read"),

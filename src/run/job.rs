@@ -63,6 +63,8 @@ struct Slot {
     /// Whether it went through an asynchronous engine's queue (only those
     /// have a submission latency).
     queued: bool,
+    /// Handed to an asynchronous engine and not reaped yet.
+    flying: bool,
     /// For a verifying job, the logged block this I/O writes or checks.
     piece: Option<usize>,
     /// The I/O's priority, and its entry in the direction's list of
@@ -130,6 +132,7 @@ impl<'r> Carver<'r> {
             submitted: None,
             intended: None,
             queued: false,
+            flying: false,
             piece: None,
             ioprio: 0,
             prio_index: 0,
@@ -549,6 +552,8 @@ fn run_io(
     // Why the I/O in flight is being drained, when it is not for a
     // periodic sync or a new pass.
     let mut quiesce: Option<Quiesce> = None;
+    // An I/O serialize_overlap held back until the one it overlaps is done.
+    let mut held = None;
     let thinks = !cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero();
     // The direction of the I/O just handed out, while its pause is to be
     // weighed, with the completions counted when it was the last one.
@@ -901,307 +906,328 @@ fn run_io(
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
         if issuing && room && !draining {
-            // verify_backlog: in place of the next I/O, a read that checks
-            // a block written earlier.
-            let backlog = verifying
-                .as_mut()
-                .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
-            let (index, dir, file_index, offset, len, intended) = if let Some((_, block)) = backlog
-            {
-                let Some(index) = free.pop() else { break };
-                let (file, len) = (block.file as usize, u64::from(block.len));
-                (index, Dir::Read, file, block.offset, len, None)
-            } else {
-                let replayed = replayer.as_ref().and_then(Replayer::peek);
-                let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
-                let drawn = if let Some(Step {
-                    action: Action::Io { dir, .. },
-                    ..
-                }) = replayed
-                {
-                    dir
-                } else if cfg.pattern.trim {
-                    Dir::Trim
-                } else if mixed {
-                    [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
-                } else if cfg.pattern.read {
-                    Dir::Read
+            // An I/O held back by serialize_overlap goes first, as it was.
+            let (backlog, (index, dir, file_index, offset, len, intended)) =
+                if let Some(h) = held.take() {
+                    h
                 } else {
-                    Dir::Write
-                };
-                // Rate caps (fio's rate_ddir): a direction ahead of its rate
-                // gives way to the other if that one is due, else the job
-                // sleeps until the earlier of the two is due.
-                let due = |d: Dir| {
-                    let (ios, bytes) = work[d as usize];
-                    // rate_ignore_thinktime: what the job would have issued
-                    // while it thought counts as issued.
-                    let credit = rate_credit[d as usize];
-                    let (ios, bytes) = (
-                        ios + credit / cfg.bs[d as usize].min().max(1),
-                        bytes + credit,
-                    );
-                    start
-                        + match &poisson {
-                            Some(p) => p.due_us(d as usize) * 1000,
-                            None => nanos(
-                                super::config::rate_due(cfg, d as usize, ios, bytes)
-                                    .unwrap_or_default(),
-                            ),
-                        }
-                };
-                let other = if drawn == Dir::Read {
-                    Dir::Write
-                } else {
-                    Dir::Read
-                };
-                // trimwrite: the write that follows each trim goes to the
-                // block just trimmed.
-                let follow = pending_write.take();
-                // Only rate-capped jobs read the clock here; the I/O's
-                // latencies count from after any wait for its turn, as
-                // fio's do.
-                if rate_capped {
-                    clock = clock::now();
-                }
-                let dir = if follow.is_some() {
-                    Dir::Write
-                } else if !rate_capped || due(drawn) <= clock {
-                    drawn
-                } else if mixed && due(other) <= clock {
-                    other
-                } else {
-                    let dir = if !mixed || due(drawn) <= due(other) {
-                        drawn
+                    // verify_backlog: in place of the next I/O, a read that checks
+                    // a block written earlier.
+                    let backlog = verifying
+                        .as_mut()
+                        .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
+                    let io = if let Some((_, block)) = backlog {
+                        let Some(index) = free.pop() else { break };
+                        let (file, len) = (block.file as usize, u64::from(block.len));
+                        (index, Dir::Read, file, block.offset, len, None)
                     } else {
-                        other
-                    };
-                    let waited = wait_until(due(dir), deadline.get(), stop);
-                    // The I/O starts after the wait: its latency must not
-                    // include it (fio sleeps before taking the I/O's time).
-                    clock = clock::now();
-                    if !waited {
-                        continue;
-                    }
-                    dir
-                };
-                // When the schedule meant this I/O to go, had nothing
-                // held it up.
-                let intended =
-                    (rate_capped && follow.is_none() && capped[dir as usize]).then(|| due(dir));
-                let Some(index) = free.pop() else { break };
-                last_was_sync = false;
-                let room = if cfg.time_based {
-                    u64::MAX
-                } else {
-                    budget - issued(&work).1
-                };
-                let (file_index, offset, len) = match (follow, replayed) {
-                    (Some(block), _) => block,
-                    // An engine that moves no data takes I/Os without a
-                    // place or a length.
-                    (None, _) if no_data => (0, 0, 0),
-                    (
-                        None,
-                        Some(Step {
-                            file,
-                            action: Action::Io { offset, len, .. },
+                        let replayed = replayer.as_ref().and_then(Replayer::peek);
+                        let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
+                        let drawn = if let Some(Step {
+                            action: Action::Io { dir, .. },
                             ..
-                        }),
-                    ) => {
-                        // The recorded gap before this I/O (fio waits as
-                        // it hands out the I/O).
-                        if let Some(rp) = &mut replayer
-                            && !rp.take(&|| stop.any())
+                        }) = replayed
                         {
-                            free.push(index);
+                            dir
+                        } else if cfg.pattern.trim {
+                            Dir::Trim
+                        } else if mixed {
+                            [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
+                        } else if cfg.pattern.read {
+                            Dir::Read
+                        } else {
+                            Dir::Write
+                        };
+                        // Rate caps (fio's rate_ddir): a direction ahead of its rate
+                        // gives way to the other if that one is due, else the job
+                        // sleeps until the earlier of the two is due.
+                        let due = |d: Dir| {
+                            let (ios, bytes) = work[d as usize];
+                            // rate_ignore_thinktime: what the job would have issued
+                            // while it thought counts as issued.
+                            let credit = rate_credit[d as usize];
+                            let (ios, bytes) = (
+                                ios + credit / cfg.bs[d as usize].min().max(1),
+                                bytes + credit,
+                            );
+                            start
+                                + match &poisson {
+                                    Some(p) => p.due_us(d as usize) * 1000,
+                                    None => nanos(
+                                        super::config::rate_due(cfg, d as usize, ios, bytes)
+                                            .unwrap_or_default(),
+                                    ),
+                                }
+                        };
+                        let other = if drawn == Dir::Read {
+                            Dir::Write
+                        } else {
+                            Dir::Read
+                        };
+                        // trimwrite: the write that follows each trim goes to the
+                        // block just trimmed.
+                        let follow = pending_write.take();
+                        // Only rate-capped jobs read the clock here; the I/O's
+                        // latencies count from after any wait for its turn, as
+                        // fio's do.
+                        if rate_capped {
                             clock = clock::now();
-                            continue;
                         }
-                        (file, offset, len)
-                    }
-                    (None, _) => {
-                        match next_io(
-                            cfg,
-                            &mut chooser,
-                            &mut placer,
-                            dir,
-                            room,
-                            &mut draws,
-                            &mut iolog,
-                        ) {
-                            Some(io) => io,
-                            None => {
-                                free.push(index);
-                                out_of_offsets = true;
+                        let dir = if follow.is_some() {
+                            Dir::Write
+                        } else if !rate_capped || due(drawn) <= clock {
+                            drawn
+                        } else if mixed && due(other) <= clock {
+                            other
+                        } else {
+                            let dir = if !mixed || due(drawn) <= due(other) {
+                                drawn
+                            } else {
+                                other
+                            };
+                            let waited = wait_until(due(dir), deadline.get(), stop);
+                            // The I/O starts after the wait: its latency must not
+                            // include it (fio sleeps before taking the I/O's time).
+                            clock = clock::now();
+                            if !waited {
                                 continue;
                             }
+                            dir
+                        };
+                        // When the schedule meant this I/O to go, had nothing
+                        // held it up.
+                        let intended = (rate_capped && follow.is_none() && capped[dir as usize])
+                            .then(|| due(dir));
+                        let Some(index) = free.pop() else { break };
+                        last_was_sync = false;
+                        let room = if cfg.time_based {
+                            u64::MAX
+                        } else {
+                            budget - issued(&work).1
+                        };
+                        let (file_index, offset, len) = match (follow, replayed) {
+                            (Some(block), _) => block,
+                            // An engine that moves no data takes I/Os without a
+                            // place or a length.
+                            (None, _) if no_data => (0, 0, 0),
+                            (
+                                None,
+                                Some(Step {
+                                    file,
+                                    action: Action::Io { offset, len, .. },
+                                    ..
+                                }),
+                            ) => {
+                                // The recorded gap before this I/O (fio waits as
+                                // it hands out the I/O).
+                                if let Some(rp) = &mut replayer
+                                    && !rp.take(&|| stop.any())
+                                {
+                                    free.push(index);
+                                    clock = clock::now();
+                                    continue;
+                                }
+                                (file, offset, len)
+                            }
+                            (None, _) => {
+                                match next_io(
+                                    cfg,
+                                    &mut chooser,
+                                    &mut placer,
+                                    dir,
+                                    room,
+                                    &mut draws,
+                                    &mut iolog,
+                                ) {
+                                    Some(io) => io,
+                                    None => {
+                                        free.push(index);
+                                        out_of_offsets = true;
+                                        continue;
+                                    }
+                                }
+                            }
+                        };
+                        if cfg.pattern.trimwrite && dir == Dir::Trim {
+                            pending_write = Some((file_index, offset, len));
                         }
-                    }
+                        (index, dir, file_index, offset, len, intended)
+                    };
+                    (backlog, io)
                 };
-                if cfg.pattern.trimwrite && dir == Dir::Trim {
-                    pending_write = Some((file_index, offset, len));
-                }
-                (index, dir, file_index, offset, len, intended)
-            };
-            // The file engines' operation, when this is the file's first
-            // I/O of the pass (fio's open of the file).
-            match file_ops.then(|| eng.file_op(files[file_index])).flatten() {
-                None => {}
-                Some(Ok(took)) => {
-                    clock = ticker.read();
-                    if clock >= ramp_end && cfg.measure.lat {
-                        let at = ms_between(ramp_end, clock);
-                        file_op_sample(cfg, &mut result, &mut records.logs, took, at);
-                    }
-                }
-                Some(Err(e)) => {
-                    free.push(index);
-                    // fio says no more than its error line does.
-                    result.fail(errno(&e.error), &e.func, String::new());
-                    break 'run;
-                }
-            }
-            let file = files[file_index];
-            let slot = &mut slots[index];
-            slot.file = file_index;
-            slot.dir = dir;
-            slot.offset = offset;
-            slot.len = len as usize;
-            slot.prepared = clock;
-            slot.submitted = Some(clock);
-            slot.intended = intended;
-            slot.piece = backlog.map(|(piece, _)| piece);
-            last_was_read = dir == Dir::Read;
-            if clock >= ramp_end {
-                result.issue(dir);
-            }
-            // Backlog reads are not part of the job's amount of I/O.
-            if backlog.is_none() {
-                work[dir as usize].0 += 1;
-                work[dir as usize].1 += len;
-                if let Some(p) = &mut poisson {
-                    p.issued(dir as usize);
-                }
-                let issued_ios = issued(&work).0;
-                if dir == Dir::Write {
-                    match (&mut verifying, &mut content) {
-                        (Some(v), _) => {
-                            let numberio = work[Dir::Write as usize].0 - 1;
-                            slot.piece = Some(v.stamp(slot.buf(), file_index, offset, numberio));
-                        }
-                        (None, Some(content)) => content.fill(slot.buf()),
-                        (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
-                    }
-                }
-            }
-            if let Some(w) = &mut iolog {
-                if handed_to_busy {
-                    w.io(file_index, dir, offset, len);
-                    handed_to_busy = false;
-                }
-                w.io(file_index, dir, offset, len);
-            }
-            if let Some(rp) = &mut replayer {
-                // With room left behind this I/O, fio looks for the next
-                // one before it reaps anything, and finds the log's end.
-                if !rp.io_left() && in_flight + unsubmitted.len() + 1 < cfg.iodepth {
-                    rp.finish(&|| stop.any());
-                    finished.set(true);
-                    replay_over = true;
-                }
-                let now = clock::now();
-                rp.issued(now);
-                slot.prepared = now;
-                slot.submitted = Some(now);
-            }
-            // fio weighs a pause after each I/O it hands out (and any reap
-            // a full queue needs), before it looks for the next one.
-            think_after = thinks.then_some((dir as usize, None));
-            // verify_only: the writes are only replayed, to know what to check.
-            let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
-            let queued = if replay {
-                Queued::Done(len as i64)
-            } else {
-                let raised = cfg
-                    .cmdprio
-                    .as_ref()
-                    .and_then(|c| c.choose(dir as usize, len, &mut prio_draws));
-                (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.default_ioprio, 0));
-                eng.queue(Request {
-                    slot: index,
-                    file,
-                    offset,
-                    dir,
-                    buf: slot.buf(),
-                    ioprio: raised.map(|r| r.0),
+            // serialize_overlap: an I/O that overlaps one in flight waits,
+            // as it is, until something completes (fio's busy queue).
+            if cfg.serialize_overlap
+                && slots.iter().any(|o| {
+                    o.flying
+                        && o.file == file_index
+                        && offset < o.offset + o.len as u64
+                        && o.offset < offset + len
                 })
-            };
-            match queued {
-                Queued::Pending => {
-                    if submits_in_queue && clock >= ramp_end {
-                        result.done_in_queue_async();
+            {
+                held = Some((backlog, (index, dir, file_index, offset, len, intended)));
+            } else {
+                // The file engines' operation, when this is the file's first
+                // I/O of the pass (fio's open of the file).
+                match file_ops.then(|| eng.file_op(files[file_index])).flatten() {
+                    None => {}
+                    Some(Ok(took)) => {
+                        clock = ticker.read();
+                        if clock >= ramp_end && cfg.measure.lat {
+                            let at = ms_between(ramp_end, clock);
+                            file_op_sample(cfg, &mut result, &mut records.logs, took, at);
+                        }
                     }
-                    slot.queued = true;
-                    unsubmitted.push(index);
-                }
-                Queued::Done(r) => {
-                    // A synchronous engine: this I/O's end is the next one's start.
-                    clock = ticker.read();
-                    if clock >= ramp_end {
-                        result.done_in_queue(counts_each_io);
-                    }
-                    free.push(index);
-                    if !complete(cfg, &mut result, &mut records, slot, r, clock, ramp_end)
-                        || !judge_latency(
-                            cfg,
-                            &mut result,
-                            &mut lat_target,
-                            &mut quiesce,
-                            slot,
-                            r,
-                            clock,
-                        )
-                        || !after_io(
-                            cfg,
-                            &mut result,
-                            &mut verifying,
-                            slot,
-                            r,
-                            "io_u_sync_complete",
-                        )
-                    {
+                    Some(Err(e)) => {
+                        free.push(index);
+                        // fio says no more than its error line does.
+                        result.fail(errno(&e.error), &e.func, String::new());
                         break 'run;
                     }
-                    // An engine's own think time (cpuio's) follows the
-                    // I/O, before the job decides whether to go on.
-                    if let Some(pause) = engine_thinks.then(|| eng.think_time()).flatten() {
-                        think(std::time::Duration::ZERO, pause);
-                        clock = clock::now();
+                }
+                let file = files[file_index];
+                let slot = &mut slots[index];
+                slot.file = file_index;
+                slot.dir = dir;
+                slot.offset = offset;
+                slot.len = len as usize;
+                slot.prepared = clock;
+                slot.submitted = Some(clock);
+                slot.intended = intended;
+                slot.piece = backlog.map(|(piece, _)| piece);
+                last_was_read = dir == Dir::Read;
+                if clock >= ramp_end {
+                    result.issue(dir);
+                }
+                // Backlog reads are not part of the job's amount of I/O.
+                if backlog.is_none() {
+                    work[dir as usize].0 += 1;
+                    work[dir as usize].1 += len;
+                    if let Some(p) = &mut poisson {
+                        p.issued(dir as usize);
                     }
+                    let issued_ios = issued(&work).0;
+                    if dir == Dir::Write {
+                        match (&mut verifying, &mut content) {
+                            (Some(v), _) => {
+                                let numberio = work[Dir::Write as usize].0 - 1;
+                                slot.piece =
+                                    Some(v.stamp(slot.buf(), file_index, offset, numberio));
+                            }
+                            (None, Some(content)) => content.fill(slot.buf()),
+                            (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
+                        }
+                    }
+                }
+                if let Some(w) = &mut iolog {
+                    if handed_to_busy {
+                        w.io(file_index, dir, offset, len);
+                        handed_to_busy = false;
+                    }
+                    w.io(file_index, dir, offset, len);
+                }
+                if let Some(rp) = &mut replayer {
+                    // With room left behind this I/O, fio looks for the next
+                    // one before it reaps anything, and finds the log's end.
+                    if !rp.io_left() && in_flight + unsubmitted.len() + 1 < cfg.iodepth {
+                        rp.finish(&|| stop.any());
+                        finished.set(true);
+                        replay_over = true;
+                    }
+                    let now = clock::now();
+                    rp.issued(now);
+                    slot.prepared = now;
+                    slot.submitted = Some(now);
+                }
+                // fio weighs a pause after each I/O it hands out (and any reap
+                // a full queue needs), before it looks for the next one.
+                think_after = thinks.then_some((dir as usize, None));
+                // verify_only: the writes are only replayed, to know what to check.
+                let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
+                let queued = if replay {
+                    Queued::Done(len as i64)
+                } else {
+                    let raised = cfg
+                        .cmdprio
+                        .as_ref()
+                        .and_then(|c| c.choose(dir as usize, len, &mut prio_draws));
+                    (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.default_ioprio, 0));
+                    eng.queue(Request {
+                        slot: index,
+                        file,
+                        offset,
+                        dir,
+                        buf: slot.buf(),
+                        ioprio: raised.map(|r| r.0),
+                    })
+                };
+                match queued {
+                    Queued::Pending => {
+                        if submits_in_queue && clock >= ramp_end {
+                            result.done_in_queue_async();
+                        }
+                        slot.queued = true;
+                        slot.flying = true;
+                        unsubmitted.push(index);
+                    }
+                    Queued::Done(r) => {
+                        // A synchronous engine: this I/O's end is the next one's start.
+                        clock = ticker.read();
+                        if clock >= ramp_end {
+                            result.done_in_queue(counts_each_io);
+                        }
+                        free.push(index);
+                        if !complete(cfg, &mut result, &mut records, slot, r, clock, ramp_end)
+                            || !judge_latency(
+                                cfg,
+                                &mut result,
+                                &mut lat_target,
+                                &mut quiesce,
+                                slot,
+                                r,
+                                clock,
+                            )
+                            || !after_io(
+                                cfg,
+                                &mut result,
+                                &mut verifying,
+                                slot,
+                                r,
+                                "io_u_sync_complete",
+                            )
+                        {
+                            break 'run;
+                        }
+                        // An engine's own think time (cpuio's) follows the
+                        // I/O, before the job decides whether to go on.
+                        if let Some(pause) = engine_thinks.then(|| eng.think_time()).flatten() {
+                            think(std::time::Duration::ZERO, pause);
+                            clock = clock::now();
+                        }
+                        continue;
+                    }
+                }
+                // Polling for completions (no batch_complete minimum or
+                // maximum), fio reaps after every I/O as if the queue were full.
+                let full = in_flight + unsubmitted.len() >= depth_limit
+                    || (may_be_busy && eng.busy())
+                    || cfg.reap_after_each_io;
+                let last = !may_issue(clock, &work, budget);
+                // fio weighs the pause after the last I/O before it reaps
+                // what is in flight (unless the queue is full): count the
+                // completions now.
+                if last
+                    && !full
+                    && let Some((_, completed)) = &mut think_after
+                {
+                    let (ios, _) = issued(&work);
+                    *completed = Some(ios.saturating_sub((in_flight + unsubmitted.len()) as u64));
+                }
+                if unsubmitted.len() < cfg.batch_submit && !full && !last {
                     continue;
                 }
+                keep_filling = !full && !last;
             }
-            // Polling for completions (no batch_complete minimum or
-            // maximum), fio reaps after every I/O as if the queue were full.
-            let full = in_flight + unsubmitted.len() >= depth_limit
-                || (may_be_busy && eng.busy())
-                || cfg.reap_after_each_io;
-            let last = !may_issue(clock, &work, budget);
-            // fio weighs the pause after the last I/O before it reaps
-            // what is in flight (unless the queue is full): count the
-            // completions now.
-            if last
-                && !full
-                && let Some((_, completed)) = &mut think_after
-            {
-                let (ios, _) = issued(&work);
-                *completed = Some(ios.saturating_sub((in_flight + unsubmitted.len()) as u64));
-            }
-            if unsubmitted.len() < cfg.batch_submit && !full && !last {
-                continue;
-            }
-            keep_filling = !full && !last;
         }
         // Submit what is queued: a full batch, a full queue, the last I/Os,
         // or the I/Os a periodic sync has to wait for.
@@ -1274,6 +1300,7 @@ fn run_io(
             for c in &done {
                 free.push(c.slot);
                 let slot = &mut slots[c.slot];
+                slot.flying = false;
                 if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
                     || !judge_latency(
                         cfg,
