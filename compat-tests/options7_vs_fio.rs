@@ -131,3 +131,40 @@ fn serialize_overlap_keeps_overlapping_ios_apart_as_fio() {
         assert_eq!(want.1[deep].as_f64(), Some(0.0), "{want:?}");
     }
 }
+
+/// lockfile, in each mode (a `:N` after it is read and ignored, as by fio
+/// 3.33): three clones of a job share a file and its lock; each does the
+/// same I/Os in each direction as under fio.
+#[test]
+fn lockfile_runs_and_counts_as_fio() {
+    let pair = Pair::new("lockfile");
+    for mode in [
+        "none",
+        "exclusive",
+        "readwrite",
+        "exclusive:4",
+        "readwrite:2",
+    ] {
+        let job = format!(
+            "[a]\nioengine=psync\nrw=randrw\nfilename=l.dat\nsize=256k\nnumjobs=3\n\
+             lockfile={mode}\n"
+        );
+        let (want, got) = pair.run(&job);
+        let [want, got] = [want, got].map(|out| {
+            let doc = json(&out);
+            doc["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| {
+                    let n = |v: &Value| v.as_u64().unwrap();
+                    let ios = n(&j["read"]["total_ios"]) + n(&j["write"]["total_ios"]);
+                    let bytes = n(&j["read"]["io_bytes"]) + n(&j["write"]["io_bytes"]);
+                    (j["error"].clone(), ios, bytes)
+                })
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(want.len(), 3, "{mode}");
+        assert_eq!(want, got, "{mode}");
+    }
+}

@@ -75,6 +75,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Lock each file around every I/O, and how",
     )
     .def("none")
+    .runs()
     .prio(1)
     .parent("filename"),
     OptDef::new(

@@ -50,6 +50,10 @@ pub struct JobConfig {
     /// serialize_overlap: an I/O waits while it overlaps one in flight.
     /// fio drops it for jobs that change no data or run at depth 1.
     pub serialize_overlap: bool,
+    /// lockfile: `Some(readwrite)` when the job locks its files around
+    /// each I/O, with the number of the job its clones come from (whose
+    /// locks they share).
+    pub lockfile: Option<(bool, u32)>,
     /// Bytes of the region the job works on in each file.
     pub size: u64,
     /// Where the region starts in the file.
@@ -969,6 +973,15 @@ impl JobConfig {
             read_percent,
             bs_unaligned: job.flag("bs_unaligned"),
             bs_is_seq_rand: job.flag("bs_is_seq_rand"),
+            lockfile: match job.value("lockfile") {
+                Some(Value::Word {
+                    word: "exclusive", ..
+                }) => Some((false, origin_number(job))),
+                Some(Value::Word {
+                    word: "readwrite", ..
+                }) => Some((true, origin_number(job))),
+                _ => None,
+            },
             serialize_overlap: job.flag("serialize_overlap")
                 && (job.setting("read_iolog").is_some()
                     || ((pattern.write || pattern.trim) && iodepth > 1)),
@@ -1970,4 +1983,16 @@ fn steady(job: &JobSpec) -> Option<super::steady::SteadyConfig> {
     };
     let ramp = job.num("steadystate_ramp_time").unwrap_or(0);
     super::steady::SteadyConfig::new(word, tail.as_deref()?, dur, ramp)
+}
+
+/// The number of the job a clone was made from: clones follow it, the
+/// first numbered subjob numjobs-1 and the last 1.
+fn origin_number(job: &JobSpec) -> u32 {
+    let numjobs = job.num("numjobs").unwrap_or(1) as u32;
+    let position = if job.subjob == 0 {
+        0
+    } else {
+        numjobs.saturating_sub(job.subjob)
+    };
+    job.number - position
 }

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::clock::{self, LoopClock, Nanos, ms_between, nanos};
+use super::file_lock::FileLocks;
 
 use super::config::{BufferFill, ExitWhat, JobConfig};
 use super::content::Content;
@@ -552,6 +553,9 @@ fn run_io(
     // Why the I/O in flight is being drained, when it is not for a
     // periodic sync or a new pass.
     let mut quiesce: Option<Quiesce> = None;
+    let file_locks = cfg
+        .lockfile
+        .map(|(shared_reads, origin)| FileLocks::new(shared_reads, origin, &cfg.paths));
     // An I/O serialize_overlap held back until the one it overlaps is done.
     let mut held = None;
     let thinks = !cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero();
@@ -1152,6 +1156,7 @@ fn run_io(
                         .as_ref()
                         .and_then(|c| c.choose(dir as usize, len, &mut prio_draws));
                     (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.default_ioprio, 0));
+                    let _held = file_locks.as_ref().map(|l| l.hold(file_index, dir));
                     eng.queue(Request {
                         slot: index,
                         file,

@@ -8,6 +8,7 @@ pub mod content;
 pub mod depth;
 pub mod distribution;
 pub mod errors;
+pub mod file_lock;
 pub mod files;
 pub mod fio_rand;
 pub mod flow;
