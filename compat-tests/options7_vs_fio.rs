@@ -168,3 +168,38 @@ fn lockfile_runs_and_counts_as_fio() {
         assert_eq!(want, got, "{mode}");
     }
 }
+
+/// opendir: the regular files found below a directory (a subdirectory
+/// walked, a symbolic link passed over), in the order fio finds them and
+/// each to its own size: the I/O log (timestamps aside) is fio's, and so
+/// is the line announcing them.
+#[test]
+fn opendir_finds_the_files_fio_finds() {
+    let pair = Pair::new("opendir");
+    for scratch in [&pair.fio, &pair.ferrio] {
+        std::fs::create_dir_all(scratch.0.join("d/sub")).unwrap();
+        for (name, kib) in [("d/f1", 64), ("d/sub/f2", 128), ("d/f3", 32)] {
+            std::fs::write(scratch.0.join(name), vec![0u8; kib * 1024]).unwrap();
+        }
+        std::os::unix::fs::symlink("f1", scratch.0.join("d/link")).unwrap();
+    }
+    let job = "[a]\nioengine=psync\nopendir=d\nrw=read\nbs=4k\nwrite_iolog=io.log\n";
+    let (want, got) = pair.run(job);
+    let announced = |out: &Outcome| out.stdout.lines().next().unwrap_or("").to_string();
+    assert_eq!(announced(&want), "fio: opendir added 3 files");
+    assert_eq!(announced(&want), announced(&got));
+    let n = |out: &Outcome| json(out)["jobs"][0]["read"]["io_bytes"].as_u64();
+    assert_eq!(n(&want), Some(224 * 1024));
+    assert_eq!(n(&want), n(&got));
+    let [want, got] = pair.read("io.log").map(|log| {
+        log.lines()
+            .skip(1)
+            .map(|l| l.split(' ').skip(1).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(want, got);
+    // A directory that is not there fails the job file, as in fio.
+    let (want, got) = pair.run("[a]\nopendir=nowhere\nsize=4k\n");
+    assert_ne!(want.code, 0);
+    assert!(got.stderr.contains("opendir(nowhere)"), "{}", got.stderr);
+}

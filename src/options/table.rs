@@ -83,7 +83,8 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Files,
         "Add every file found below this directory, recursively, to the job",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "rw",
         Choice(&[

@@ -538,7 +538,8 @@ impl JobConfig {
             )));
         }
         let bs = block_sizes(job)?;
-        let named = job.filenames();
+        let mut named = job.filenames();
+        let found = add_dir_files(job, &mut named)?;
         let rbd = job.engine == "rbd";
         let paths: Vec<PathBuf> = if let Some(log) = &replay {
             log.files.clone()
@@ -644,6 +645,9 @@ impl JobConfig {
                 job.name
             )));
         }
+        // Set when each existing file is used to its own end (files of
+        // different sizes keep them, as in fio).
+        let mut own_sizes = false;
         // Bytes per file (the region each file's I/O covers) and in all.
         let (size, total) = match (filesize, job.value("size")) {
             (None, _) if fill_device && job.setting("size").is_none() && size_range.is_none() => {
@@ -664,6 +668,7 @@ impl JobConfig {
             (None, Some(Value::Nums(v))) if v[0] > 0 => (v[0] / files, v[0]),
             // Without a size, fio works on the rest of each named file.
             _ => {
+                own_sizes = known.is_some() && image.is_none() && job.engine != "filecreate";
                 let per_file = known.map_or(0, |s| s.saturating_sub(offset));
                 (per_file, per_file * files)
             }
@@ -703,9 +708,20 @@ impl JobConfig {
                     })
                     .collect()
             }
+            None if own_sizes => paths
+                .iter()
+                .map(|p| {
+                    existing_size(&[p.to_string_lossy().into_owned()])
+                        .map_or(0, |len| len.saturating_sub(offset))
+                })
+                .collect(),
             None => vec![size; paths.len()],
         };
         let (size, total) = match size_range {
+            _ if own_sizes => {
+                let sum = regions.iter().copied().fold(0u64, u64::saturating_add);
+                (regions.iter().copied().max().unwrap_or(0), sum)
+            }
             Some(_) => {
                 let sum = regions.iter().copied().fold(0u64, u64::saturating_add);
                 (regions.iter().copied().max().unwrap_or(0), total.min(sum))
@@ -1047,7 +1063,10 @@ impl JobConfig {
                 .map(|_| "fio: Any use of blockalign= turns off randommap".to_string())
                 .into_iter()
                 .collect(),
-            info: shared_verify_warning(job, &pattern).into_iter().collect(),
+            info: found
+                .into_iter()
+                .chain(shared_verify_warning(job, &pattern))
+                .collect(),
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
             think_blocks,
@@ -1995,4 +2014,42 @@ fn origin_number(job: &JobSpec) -> u32 {
         numjobs.saturating_sub(job.subjob)
     };
     job.number - position
+}
+
+/// opendir: adds every regular file below the directory, recursively and
+/// in the order the directory lists them, after the named files (fio's
+/// parse-time walk; symbolic links and other kinds are passed over).
+/// Returns the line fio prints once for the job as written.
+fn add_dir_files(job: &JobSpec, named: &mut Vec<String>) -> Result<Option<String>, Refusal> {
+    let Some(Value::Text(top)) = job.setting("opendir").map(|s| &s.value) else {
+        return Ok(None);
+    };
+    walk(top, named).map_err(|(func, e)| {
+        Refusal(format!(
+            "job '{}': fio: {func}: {e}\nfio: failed parsing opendir={top}",
+            job.name
+        ))
+    })?;
+    Ok((job.subjob == 0).then(|| format!("fio: opendir added {} files", named.len())))
+}
+
+/// One directory of the opendir walk; on failure, fio's function name
+/// with the error.
+fn walk(dir: &str, named: &mut Vec<String>) -> Result<(), (String, std::io::Error)> {
+    let entries = std::fs::read_dir(dir).map_err(|e| (format!("opendir({dir})"), e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| (format!("opendir({dir})"), e))?;
+        let path = format!("{dir}/{}", entry.file_name().to_string_lossy());
+        let kind = match std::fs::symlink_metadata(&path) {
+            Ok(m) => m.file_type(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(("stat".to_string(), e)),
+        };
+        if kind.is_file() {
+            named.push(path);
+        } else if kind.is_dir() {
+            walk(&path, named)?;
+        }
+    }
+    Ok(())
 }
