@@ -78,7 +78,23 @@ pub struct OpenMode {
     pub create: bool,
     /// O_SYNC or O_DSYNC (fio's `sync`), or 0.
     pub sync_flags: i32,
+    /// write_hint: the expected lifetime of the data written (a kernel
+    /// RWH_WRITE_LIFE_* value), set on each file as it is opened.
+    pub write_hint: Option<u64>,
 }
+
+/// Why opening a file failed in the write hint's fcntl (fio's own
+/// function name for it, with the errno), not in open(2).
+#[derive(Debug)]
+pub struct WriteHintFailed(pub i32);
+
+impl std::fmt::Display for WriteHintFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::io::Error::from_raw_os_error(self.0).fmt(f)
+    }
+}
+
+impl std::error::Error for WriteHintFailed {}
 
 /// fio's engine options that ferrio's engines honour.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -416,6 +416,9 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Carry on without a random map if it cannot be allocated",
     )
+    // ferrio's random map is allocated whole or not at all (an allocation
+    // failure aborts), so carrying on without one never arises.
+    .runs()
     .def("0")
     .parent("norandommap"),
     OptDef::new(
@@ -1360,7 +1363,8 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         IoType,
         "Expected lifetime of written data, passed to the kernel as a hint",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "create_serialize",
         Bool,
@@ -2019,6 +2023,7 @@ pub static OPTIONS: &[OptDef] = &[
         Buffers,
         "Huge page size used with mem=shmhuge or mmaphuge",
     )
+    .runs()
     .def("2097152"),
     OptDef::new(
         "flow_id",

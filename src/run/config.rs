@@ -160,6 +160,8 @@ pub struct JobConfig {
     pub invalidate: bool,
     /// posix_fadvise advice given when the files are opened.
     pub advice: Option<i32>,
+    /// write_hint, when set: the RWH_WRITE_LIFE_* value for each file.
+    pub write_hint: Option<u64>,
     pub random_map: bool,
     /// How random offsets are spread over the file.
     pub distribution: Shape,
@@ -271,6 +273,8 @@ pub struct JobConfig {
     /// Where the I/O buffers live (mem/iomem), and how far past a page
     /// boundary each starts (iomem_align).
     pub mem: super::iomem::MemKind,
+    /// hugepage-size: what huge page buffer memory is rounded up to.
+    pub hugepage_size: usize,
     pub iomem_align: usize,
 }
 
@@ -943,6 +947,7 @@ impl JobConfig {
             overwrite: job.flag("overwrite"),
             pre_read: job.flag("pre_read"),
             mem: super::iomem::MemKind::from_job(job),
+            hugepage_size: job.num("hugepage-size").unwrap_or(2 << 20) as usize,
             iomem_align: job.num("iomem_align").unwrap_or(0) as usize,
             file_append: job.flag("file_append"),
             allow_file_create: job.flag("allow_file_create"),
@@ -1004,6 +1009,13 @@ impl JobConfig {
             direct: direct(job),
             // pre_read fills the page cache: dropping it would undo that.
             invalidate: job.flag("invalidate") && !job.flag("pre_read"),
+            write_hint: match job.setting("write_hint").map(|s| &s.value) {
+                Some(Value::Word { word, .. }) => ["none", "short", "medium", "long", "extreme"]
+                    .iter()
+                    .position(|w| w == word)
+                    .map(|i| i as u64 + 1),
+                _ => None,
+            },
             advice: match job.value("fadvise_hint") {
                 Some(Value::Word { word: "0", .. }) => None,
                 Some(Value::Word { word: "random", .. }) => Some(libc::POSIX_FADV_RANDOM),

@@ -10,9 +10,6 @@ use super::result::JobError;
 use crate::options::Value;
 use crate::plan::JobSpec;
 
-/// fio's default huge page size (its `hugepage-size`).
-const HUGE_PAGE: usize = 4 << 20;
-
 /// How the buffer memory is obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum MemKind {
@@ -83,8 +80,12 @@ fn error(func: &str, e: io::Error, note: Option<&str>) -> JobError {
 impl Region {
     /// `len` bytes of `kind` memory (not for [`MemKind::Malloc`], whose
     /// buffers each slot owns).
-    pub fn new(kind: &MemKind, len: usize) -> Result<Region, JobError> {
-        let round_huge = |n: usize| n.div_ceil(HUGE_PAGE) * HUGE_PAGE;
+    /// Huge page memory is rounded up to `hugepage` bytes with fio's mask
+    /// arithmetic (so a size of 0 asks for nothing, which the kernel
+    /// refuses, as under fio).
+    pub fn new(kind: &MemKind, len: usize, hugepage: usize) -> Result<Region, JobError> {
+        let mask = hugepage.wrapping_sub(1);
+        let round_huge = |n: usize| n.wrapping_add(mask) & !mask;
         match kind {
             MemKind::Malloc => unreachable!("heap buffers are per slot"),
             MemKind::Shm { huge } => {

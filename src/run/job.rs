@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use super::clock::{self, LoopClock, Nanos, ms_between, nanos};
 use super::file_lock::FileLocks;
+use crate::engine::WriteHintFailed;
 
 use super::config::{BufferFill, ExitWhat, JobConfig};
 use super::content::Content;
@@ -300,6 +301,7 @@ fn run_io(
         create: (cfg.create_on_open && cfg.allow_file_create)
             || (cfg.replay.is_some() && cfg.pattern.write),
         sync_flags: cfg.sync_flags,
+        write_hint: cfg.write_hint,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
         Some(Ok(e)) => e,
@@ -342,6 +344,13 @@ fn run_io(
         match eng.open(path, mode) {
             Ok(f) => files.push(f),
             Err(e) => {
+                let hint = e
+                    .get_ref()
+                    .and_then(|i| i.downcast_ref::<WriteHintFailed>());
+                if let Some(WriteHintFailed(code)) = hint {
+                    result.fail(*code, "fcntl write hint", String::new());
+                    return result;
+                }
                 let func = format!("open({})", path.display());
                 result.fail(errno(&e), &func, format!("fio: {func}: {e}"));
                 return result;
@@ -371,7 +380,7 @@ fn run_io(
         MemKind::Malloc => None,
         kind => {
             let stride = Carver::new(None, max_len, cfg.iomem_align).stride;
-            match Region::new(kind, stride * cfg.iodepth) {
+            match Region::new(kind, stride * cfg.iodepth, cfg.hugepage_size) {
                 Ok(r) => Some(r),
                 Err(e) => {
                     result.fail(e.errno, &e.func, e.message);
