@@ -274,3 +274,61 @@ fn softrandommap_runs_as_fio() {
     });
     assert_eq!(want, got);
 }
+
+/// nowait: RWF_NOWAIT on each read. A buffered read of pages not in the
+/// cache (the file was just laid out and its pages dropped) would block,
+/// so the first fails with EAGAIN; direct reads go through. Same outcome
+/// as fio's on each engine that has the option.
+#[test]
+fn nowait_fails_blocking_reads_as_fio() {
+    let pair = Pair::new("nowait");
+    for engine in ["pvsync2", "libaio", "io_uring"] {
+        for direct in [0, 1] {
+            let job = format!(
+                "[a]\nioengine={engine}\nfilename=n.dat\nsize=1m\nrw=read\n\
+                 nowait=1\ndirect={direct}\n"
+            );
+            let (want, got) = pair.run(&job);
+            assert_eq!(error_and_ios(&want), error_and_ios(&got), "{job}");
+        }
+    }
+}
+
+/// hipri_percentage: pvsync2 polls for a share of its I/Os (drawn as fio
+/// draws them); the job runs and counts as under fio.
+#[test]
+fn hipri_percentage_runs_as_fio() {
+    let pair = Pair::new("hipri-pct");
+    for pct in [0, 50, 100] {
+        let job = format!(
+            "[a]\nioengine=pvsync2\nfilename=p.dat\nsize=256k\nrw=randread\n\
+             hipri=1\nhipri_percentage={pct}\n"
+        );
+        let (want, got) = pair.run(&job);
+        assert_eq!(error_and_ios(&want), error_and_ios(&got), "{job}");
+    }
+}
+
+/// thp: fio's mmap engine then maps the file privately (and asks for
+/// huge pages), so what the job writes never reaches the file; without
+/// it the writes land. The file after the job is as fio leaves it.
+#[test]
+fn thp_maps_privately_as_fio() {
+    let pair = Pair::new("thp");
+    for thp in [1, 0] {
+        for scratch in [&pair.fio, &pair.ferrio] {
+            std::fs::write(scratch.0.join("z.dat"), vec![0u8; 256 * 1024]).unwrap();
+        }
+        let job = format!("[a]\nioengine=mmap\nfilename=z.dat\nsize=256k\nrw=write\nthp={thp}\n");
+        let (want, got) = pair.run(&job);
+        assert_eq!(error_and_ios(&want), error_and_ios(&got), "{job}");
+        let untouched = [&pair.fio, &pair.ferrio].map(|s| {
+            std::fs::read(s.0.join("z.dat"))
+                .unwrap()
+                .iter()
+                .all(|&b| b == 0)
+        });
+        assert_eq!(untouched[0], thp == 1, "{job}");
+        assert_eq!(untouched[0], untouched[1], "{job}");
+    }
+}

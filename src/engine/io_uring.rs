@@ -139,6 +139,11 @@ impl Uring {
             };
         }
         let prio = req.ioprio.unwrap_or(self.options.default_ioprio);
+        let rw_flags = if self.options.nowait {
+            super::psync::RWF_NOWAIT
+        } else {
+            0
+        };
         let fixed = self.buffers_registered && !self.options.vectored;
         let entry = match (req.dir, fixed, self.options.vectored) {
             (Dir::Trim, ..) => {
@@ -149,12 +154,14 @@ impl Uring {
                 with_fd!(|fd| opcode::ReadFixed::new(fd, ptr, len, slot as u16)
                     .offset(req.offset)
                     .ioprio(prio)
+                    .rw_flags(rw_flags)
                     .build())
             }
             (Dir::Write, true, _) => {
                 with_fd!(|fd| opcode::WriteFixed::new(fd, ptr, len, slot as u16)
                     .offset(req.offset)
                     .ioprio(prio)
+                    .rw_flags(rw_flags)
                     .build())
             }
             (dir, false, true) => {
@@ -167,11 +174,13 @@ impl Uring {
                     with_fd!(|fd| opcode::Readv::new(fd, iov, 1)
                         .offset(req.offset)
                         .ioprio(prio)
+                        .rw_flags(rw_flags)
                         .build())
                 } else {
                     with_fd!(|fd| opcode::Writev::new(fd, iov, 1)
                         .offset(req.offset)
                         .ioprio(prio)
+                        .rw_flags(rw_flags)
                         .build())
                 }
             }
@@ -179,12 +188,14 @@ impl Uring {
                 with_fd!(|fd| opcode::Read::new(fd, ptr, len)
                     .offset(req.offset)
                     .ioprio(prio)
+                    .rw_flags(rw_flags)
                     .build())
             }
             (Dir::Write, false, false) => {
                 with_fd!(|fd| opcode::Write::new(fd, ptr, len)
                     .offset(req.offset)
                     .ioprio(prio)
+                    .rw_flags(rw_flags)
                     .build())
             }
         };

@@ -82,6 +82,8 @@ pub struct Libaio {
     polled: bool,
     /// Poll the completion ring from user space (userspace_reap).
     from_ring: bool,
+    /// nowait: RWF_NOWAIT on every read and write.
+    rw_flags: u32,
 }
 
 // SAFETY: the raw pointers only ever point into `iocbs`, which this value
@@ -113,6 +115,7 @@ impl Libaio {
             in_flight: 0,
             polled,
             from_ring,
+            rw_flags: 0,
         })
     }
 }
@@ -155,6 +158,7 @@ impl Engine for Libaio {
             nbytes: req.buf.len() as u64,
             offset: req.offset as i64,
             reqprio: req.ioprio.unwrap_or(0) as i16,
+            rw_flags: self.rw_flags,
             flags: if req.ioprio.is_some() {
                 IOCB_FLAG_IOPRIO
             } else {
@@ -226,6 +230,17 @@ impl Engine for Libaio {
 }
 
 impl Libaio {
+    /// With `on` (the nowait option), reads and writes that would block
+    /// fail with EAGAIN instead.
+    pub fn nowait(mut self, on: bool) -> Self {
+        self.rw_flags = if on {
+            super::psync::RWF_NOWAIT as u32
+        } else {
+            0
+        };
+        self
+    }
+
     /// io_getevents for between `min` and `max` events into `events`;
     /// an interrupted call counts as none.
     fn get_events(&mut self, min: usize, max: usize) -> io::Result<usize> {

@@ -1,4 +1,5 @@
-//! fio's `mmap` engine: each file is mapped shared into memory once, reads
+//! fio's `mmap` engine: each file is mapped shared (private with `thp`)
+//! into memory once, reads
 //! and writes are copies to and from the mapping, and syncs are msync.
 //! Every I/O completes inside `queue`, as with the sync engines.
 //!
@@ -37,6 +38,18 @@ impl Drop for Mapping {
 #[derive(Default)]
 pub struct Mmap {
     files: Vec<Mapping>,
+    /// thp: map privately and ask for transparent huge pages, as fio does
+    /// (so writes stay in the job's private copy, never in the file).
+    thp: bool,
+}
+
+impl Mmap {
+    pub fn new(thp: bool) -> Self {
+        Mmap {
+            files: Vec::new(),
+            thp,
+        }
+    }
 }
 
 impl Engine for Mmap {
@@ -62,13 +75,22 @@ impl Engine for Mmap {
                 std::ptr::null_mut(),
                 len,
                 protection,
-                libc::MAP_SHARED,
+                if self.thp {
+                    libc::MAP_PRIVATE
+                } else {
+                    libc::MAP_SHARED
+                },
                 file.as_raw_fd(),
                 0,
             )
         };
         if ptr == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
+        }
+        if self.thp {
+            // Advice only: fio ignores a refusal.
+            // SAFETY: advice over exactly the mapping just made.
+            unsafe { libc::madvise(ptr, len, libc::MADV_HUGEPAGE) };
         }
         self.files.push(Mapping {
             file,

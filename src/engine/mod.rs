@@ -109,6 +109,13 @@ pub struct EngineOptions {
     pub sq_poll_cpu: Option<u32>,
     /// io_uring and pvsync2: polled completions (hipri).
     pub polled: bool,
+    /// pvsync2: the percentage of I/Os that poll (hipri_percentage).
+    pub hipri_percentage: u64,
+    /// io_uring, libaio and pvsync2: reads and writes that would block
+    /// fail with EAGAIN instead (RWF_NOWAIT).
+    pub nowait: bool,
+    /// mmap: private mappings on transparent huge pages (thp).
+    pub thp: bool,
     /// io_uring: READV/WRITEV rather than READ/WRITE (nonvectored=0).
     pub vectored: bool,
     /// io_uring: issue every N-th entry asynchronously (0: none).
@@ -397,7 +404,7 @@ pub fn create(
 ) -> Option<io::Result<Box<dyn Engine>>> {
     let engine: io::Result<Box<dyn Engine>> = match name {
         "null" => Ok(Box::new(null::Null::new(depth))),
-        "mmap" => Ok(Box::new(mmap::Mmap::default())),
+        "mmap" => Ok(Box::new(mmap::Mmap::new(options.thp))),
         "psync" => Ok(Box::new(psync::Psync::new(psync::Calls::Positional))),
         "sync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenTransfer))),
         "vsync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenVectored))),
@@ -405,15 +412,17 @@ pub fn create(
             psync::Calls::PositionalVectored,
         ))),
         "pvsync2" => {
-            let engine = psync::Psync::new(psync::Calls::PositionalVectored2);
-            Ok(Box::new(if options.polled {
-                engine.polled()
-            } else {
-                engine
-            }))
+            let mut engine = psync::Psync::new(psync::Calls::PositionalVectored2);
+            if options.polled {
+                engine = engine.polled(options.hipri_percentage);
+            }
+            if options.nowait {
+                engine = engine.nowait();
+            }
+            Ok(Box::new(engine))
         }
         "libaio" => libaio::Libaio::new(depth, options.poll_completions, options.userspace_reap)
-            .map(|e| Box::new(e) as Box<dyn Engine>),
+            .map(|e| Box::new(e.nowait(options.nowait)) as Box<dyn Engine>),
         "posixaio" => Ok(Box::new(posixaio::PosixAio::new(depth))),
         "io_uring" => {
             io_uring::Uring::new(depth, options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)

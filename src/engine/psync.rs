@@ -8,6 +8,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 use super::{Dir, Engine, OpenMode, Queued, Request};
+use crate::run::fio_rand::FioRng;
 
 /// Linux's O_DIRECT flag.
 const O_DIRECT: i32 = 0o40000;
@@ -25,12 +26,18 @@ pub enum Calls {
 pub struct Psync {
     calls: Calls,
     files: Vec<File>,
-    /// preadv2/pwritev2 flags (RWF_HIPRI for pvsync2's hipri).
+    /// preadv2/pwritev2 flags every transfer gets (RWF_NOWAIT).
     flags: i32,
+    /// pvsync2's hipri: the share of transfers (hipri_percentage) that
+    /// poll for their completion, drawn per I/O from fio's generator
+    /// seeded as its engine seeds it.
+    hipri: Option<(FioRng, u64)>,
 }
 
 /// Linux's RWF_HIPRI: poll for the completion.
 const RWF_HIPRI: i32 = 1;
+/// Linux's RWF_NOWAIT: fail with EAGAIN rather than wait.
+pub const RWF_NOWAIT: i32 = 8;
 
 impl Psync {
     pub fn new(calls: Calls) -> Self {
@@ -38,12 +45,20 @@ impl Psync {
             calls,
             files: Vec::new(),
             flags: 0,
+            hipri: None,
         }
     }
 
-    /// pvsync2 with `hipri`: every transfer polls for its completion.
-    pub fn polled(mut self) -> Self {
-        self.flags = RWF_HIPRI;
+    /// pvsync2 with `hipri`: `percentage` of the transfers poll for their
+    /// completion.
+    pub fn polled(mut self, percentage: u64) -> Self {
+        self.hipri = Some((FioRng::new(1, false), percentage));
+        self
+    }
+
+    /// pvsync2 with `nowait`: transfers that would block fail instead.
+    pub fn nowait(mut self) -> Self {
+        self.flags |= RWF_NOWAIT;
         self
     }
 }
@@ -158,6 +173,12 @@ impl Engine for Psync {
 
     fn queue(&mut self, req: Request<'_>) -> Queued {
         let file = &mut self.files[req.file];
+        let mut flags = self.flags;
+        if let Some((rng, percentage)) = &mut self.hipri
+            && rng.between(1, 100) <= *percentage
+        {
+            flags |= RWF_HIPRI;
+        }
         let r = match (self.calls, req.dir) {
             (Calls::Positional, Dir::Read) => file.read_at(req.buf, req.offset),
             (Calls::Positional, Dir::Write) => file.write_at(req.buf, req.offset),
@@ -181,7 +202,7 @@ impl Engine for Psync {
                 dir,
                 req.buf,
                 req.offset,
-                (self.calls == Calls::PositionalVectored2).then_some(self.flags),
+                (self.calls == Calls::PositionalVectored2).then_some(flags),
             ),
             (_, Dir::Trim) => {
                 return Queued::Done(super::discard(file.as_raw_fd(), req.offset, req.buf.len()));

@@ -2256,6 +2256,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Percentage of I/Os that get the high-priority flag",
     )
+    .runs()
     .def("100")
     .max(100)
     .engines(&["pvsync2"]),
@@ -2272,6 +2273,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Fail with EAGAIN instead of blocking (RWF_NOWAIT)",
     )
+    .runs()
     .engines(&["io_uring", "io_uring_cmd", "libaio", "pvsync2"]),
     OptDef::new(
         "force_async",
@@ -2403,6 +2405,7 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Ask for transparent huge pages on the mapping",
     )
+    .runs()
     .engines(&["mmap"]),
     OptDef::new("readfua", Bool, Ioengine, "Set Force Unit Access on reads")
         .def("0")

@@ -1293,6 +1293,9 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
         sq_poll: on("sqthread_poll"),
         sq_poll_cpu: set("sqthread_poll_cpu").map(|c| c as u32),
         polled: on("hipri"),
+        hipri_percentage: set("hipri_percentage").unwrap_or(100),
+        nowait: on("nowait"),
+        thp: on("thp"),
         // fio's default (-1) finds READ/WRITE supported: non-vectored.
         vectored: job
             .setting("nonvectored")
