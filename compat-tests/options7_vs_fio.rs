@@ -332,3 +332,33 @@ fn thp_maps_privately_as_fio() {
         assert_eq!(untouched[0], untouched[1], "{job}");
     }
 }
+
+/// log_alternate_epoch (and log_unix_epoch) stamp log entries with the
+/// job's start on the clock log_alternate_epoch_clock_id names (Unix time
+/// by default, 1 the monotonic clock); the clock id alone changes
+/// nothing. The first entry's time is fio's, within the seconds between
+/// the two runs.
+#[test]
+fn log_alternate_epoch_stamps_as_fio() {
+    let pair = Pair::new("alt-epoch");
+    for extra in [
+        "log_alternate_epoch=1\n",
+        "log_alternate_epoch=1\nlog_alternate_epoch_clock_id=1\n",
+        "log_unix_epoch=1\nlog_alternate_epoch_clock_id=1\n",
+        "log_alternate_epoch_clock_id=1\n",
+    ] {
+        let job = format!("[a]\nioengine=null\nsize=64k\nwrite_lat_log=e\n{extra}");
+        pair.run(&job);
+        let [want, got] = pair.read("e_lat.1.log").map(|log| {
+            let first = log.lines().next().unwrap_or("").to_string();
+            first
+                .split(',')
+                .next()
+                .unwrap()
+                .trim()
+                .parse::<u64>()
+                .unwrap()
+        });
+        assert!(want.abs_diff(got) < 10_000, "{job}: {want} {got}");
+    }
+}

@@ -1669,13 +1669,15 @@ pub static OPTIONS: &[OptDef] = &[
         Bool,
         Logging,
         "Stamp log entries with the clock set by log_alternate_epoch_clock_id",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "log_alternate_epoch_clock_id",
         Int,
         Logging,
         "clock_gettime clock id whose epoch log timestamps use",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "block_error_percentiles",
         Bool,

@@ -1455,7 +1455,8 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
         prio: job.flag("log_prio"),
         hist_ms: job.num("log_hist_msec").unwrap_or(0),
         hist_coarseness: job.num("log_hist_coarseness").unwrap_or(0).min(6) as u32,
-        unix_epoch: job.flag("log_unix_epoch"),
+        epoch_clock: (job.flag("log_unix_epoch") || job.flag("log_alternate_epoch"))
+            .then(|| job.num("log_alternate_epoch_clock_id").unwrap_or(0) as libc::clockid_t),
         shared: !per_job,
         epoch_ms: 0,
     }

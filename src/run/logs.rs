@@ -32,9 +32,11 @@ pub struct LogPlan {
     pub prio: bool,
     pub hist_ms: u64,
     pub hist_coarseness: u32,
-    /// Stamp entries with Unix time rather than time since the job's
-    /// start (log_unix_epoch).
-    pub unix_epoch: bool,
+    /// Stamp entries with a clock's own time (in ms) at the job's start
+    /// added (log_unix_epoch or log_alternate_epoch): the
+    /// clock_gettime clock, log_alternate_epoch_clock_id (0, Unix time,
+    /// by default), whichever of the two options asked.
+    pub epoch_clock: Option<libc::clockid_t>,
     /// File names without the job number (per_job_logs=0): shared.
     pub shared: bool,
     /// Milliseconds added to every time stamp: set when the job starts.
@@ -241,10 +243,15 @@ impl JobLogs {
             return None;
         }
         let mut plan = plan.clone();
-        if plan.unix_epoch {
-            plan.epoch_ms = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64);
+        if let Some(clock) = plan.epoch_clock {
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: clock_gettime writes one timespec into `ts`; an
+            // unknown clock leaves it zero, as fio's unchecked call does.
+            unsafe { libc::clock_gettime(clock, &mut ts) };
+            plan.epoch_ms = ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000;
         }
         let lat = |p: &Option<PathBuf>| p.as_ref().map(|_| Log::new(plan.lat_avg_ms, 0));
         Some(JobLogs {
