@@ -335,3 +335,43 @@ fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
     };
     assert_eq!(outcome(ferrio()), outcome(fio()));
 }
+
+/// `unlink=1` removes only regular files, as fio's does: a job writing to
+/// a character device (a private copy of /dev/null's node, made in the
+/// test's directory) leaves the node in place in both tools, with the
+/// same bytes written. Needs root for mknod; skipped otherwise.
+#[test]
+fn unlink_leaves_device_nodes_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mknod needs root");
+        return;
+    }
+    for tool in [fio(), ferrio()] {
+        let s = Scratch::new("unlink-node");
+        let node = s.0.join("null-node");
+        let c = std::ffi::CString::new(node.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path; /dev/null's device numbers (1, 3).
+        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        assert_eq!(made, 0, "mknod");
+        s.write(
+            "job.fio",
+            "[w]\nfilename=null-node\nioengine=psync\nrw=write\nbs=4k\nsize=64k\nunlink=1\n",
+        );
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(doc["jobs"][0]["write"]["io_bytes"], 65536, "{tool}");
+        let kind = std::fs::symlink_metadata(&node).map(|m| m.file_type().is_char_device());
+        assert!(
+            kind.unwrap_or(false),
+            "{tool} removed or replaced the device node"
+        );
+    }
+}

@@ -1383,7 +1383,10 @@ fn run_io(
         result.fail(errno(&e), "write iolog", text);
     }
     if cfg.unlink {
-        for path in &cfg.paths {
+        // Only regular files, as in fio: a job on a device or /dev/null
+        // must never remove the node.
+        let regular = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+        for path in cfg.paths.iter().filter(|p| regular(p)) {
             if let Err(e) = std::fs::remove_file(path) {
                 result.fail(
                     errno(&e),
