@@ -68,6 +68,9 @@ pub struct JobConfig {
     pub dedupe_peers: Option<super::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
+    /// Remove the job's regular files before every loop after the first
+    /// (unlink_each_loop); the loop's open creates a writing job's anew.
+    pub unlink_each_loop: bool,
     /// When this job ends, stop other jobs as `exit_what` says. fio's
     /// `exitall` is one switch for the whole run: set in any job, it
     /// applies to every job's end ([`super::prepare`] spreads it).
@@ -984,6 +987,7 @@ impl JobConfig {
             buffer_shape,
             dedupe_peers: None,
             unlink: job.flag("unlink"),
+            unlink_each_loop: job.flag("unlink_each_loop"),
             exitall: job.flag("exitall"),
             exitall_on_error: job.flag("exitall_on_error"),
             exit_what: match job.value("exit_what") {

@@ -843,6 +843,14 @@ fn run_io(
                     }
                     chooser.restart();
                     pass_start = issued(&work).1;
+                    if cfg.unlink_each_loop
+                        && !cfg.time_based
+                        && let Err((code, func, text)) =
+                            unlink_and_reopen(cfg, eng.as_mut(), mode, &mut files)
+                    {
+                        result.fail(code, &func, text);
+                        break 'run;
+                    }
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
                             if let Err(e) = eng.invalidate(path) {
@@ -1473,6 +1481,43 @@ fn run_io(
         }
     }
     result
+}
+
+/// unlink_each_loop between two loops: fio removes the job's regular
+/// files, then opens them as any loop does, which creates a writing job's
+/// files empty (nothing is laid out again) and fails a reading job's.
+/// The handles of the removed files stay with the engine, which has no
+/// way to close one before the job ends.
+fn unlink_and_reopen(
+    cfg: &JobConfig,
+    eng: &mut dyn Engine,
+    mode: OpenMode,
+    files: &mut [usize],
+) -> Result<(), (i32, String, String)> {
+    for path in &cfg.paths {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file())
+            && let Err(e) = std::fs::remove_file(path)
+        {
+            let text = format!("fio: unlink of {} failed: {e}", path.display());
+            return Err((errno(&e), "unlink_all_files".to_string(), text));
+        }
+    }
+    // fio opens a writing job's files with O_CREAT when it may create them.
+    let mode = OpenMode {
+        create: mode.create || (cfg.pattern.write && cfg.allow_file_create),
+        ..mode
+    };
+    for (file, path) in files.iter_mut().zip(&cfg.paths) {
+        match eng.open(path, mode) {
+            Ok(f) => *file = f,
+            Err(e) => {
+                // fio says no more than its error line does.
+                let func = format!("open({})", path.display());
+                return Err((errno(&e), func, String::new()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The file, offset and length of the next I/O: fio's set_io_u_file,
