@@ -459,6 +459,14 @@ impl JobConfig {
                 job.name
             )));
         }
+        if pending.contains(&"stats") {
+            return Err(Refusal(format!(
+                "job '{}': stats=0 is not run by ferrio: fio 3.33 then reports the job \
+                 as an unnamed, zeroed entry of group 4294967295 (and nothing in normal \
+                 output), which is no report to match; run it with fio",
+                job.name
+            )));
+        }
         if !pending.is_empty() {
             return Err(Refusal(format!(
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
@@ -623,7 +631,10 @@ impl JobConfig {
         let fill_device = job.flag("fill_device");
         if fill_device && pattern.read {
             return Err(Refusal(format!(
-                "job '{}': fill_device on a job that reads is not run by ferrio yet",
+                "job '{}': fill_device on a job that reads is not run by ferrio: fio 3.33 \
+                 first rewrites its files (without a size, with writes until the \
+                 filesystem is full; with one, replacing even a longer file), then \
+                 reads them; run it with fio",
                 job.name
             )));
         }
