@@ -388,3 +388,79 @@ fn unlink_each_loop_removes_and_reopens_files_as_fio_does() {
         assert_eq!(outcome(ferrio()), outcome(fio()), "rw={rw} {extra}");
     }
 }
+
+/// The most of a job's files (`j.0.N`) open at once in an strace log of
+/// openat and close calls.
+fn open_files_at_once(trace: &str) -> usize {
+    let mut open = std::collections::HashSet::new();
+    let mut most = 0;
+    for line in trace.lines() {
+        if line.contains("openat(AT_FDCWD, \"j.0.") {
+            if let Some(fd) = line
+                .rsplit("= ")
+                .next()
+                .and_then(|f| f.trim().parse::<u32>().ok())
+            {
+                open.insert(fd.to_string());
+                most = most.max(open.len());
+            }
+        } else if let Some(at) = line.find("close(") {
+            let fd = line[at + 6..].split(')').next().unwrap_or("");
+            if line.trim_end().ends_with("= 0") {
+                open.remove(fd);
+            }
+        }
+    }
+    most
+}
+
+/// openfiles below nrfiles: fio opens a file only when the job comes to
+/// it and closes it when done, so no more than openfiles are open at
+/// once. Compared (under strace): the most of the job's files open at
+/// once, and the offsets issued (from the lat log).
+#[test]
+fn openfiles_opens_files_lazily_as_fio_does() {
+    if run(
+        "strace",
+        &["-V"],
+        std::path::Path::new("/"),
+        &HashMap::new(),
+    )
+    .code
+        != 0
+    {
+        eprintln!("skipped: no strace");
+        return;
+    }
+    for options in [
+        "rw=read\nnrfiles=6\nopenfiles=2\n",
+        "rw=randread\nnrfiles=6\nopenfiles=2\nfile_service_type=roundrobin\n",
+        "rw=randread\nnrfiles=6\nopenfiles=4\nfile_service_type=zipf:1.2\n",
+        "rw=randwrite\nnrfiles=5\nopenfiles=3\nfile_service_type=random\n",
+    ] {
+        let job = format!("{}bs=4k\nfilesize=32k\n{options}", logged(None, ""));
+        let outcome = |tool: &str| {
+            let s = Scratch::new("files");
+            s.write("job.fio", &job);
+            let args = [
+                "-f",
+                "-qq",
+                "-e",
+                "trace=openat,close",
+                "-o",
+                "trace.txt",
+                tool,
+                "--output=/dev/null",
+                "job.fio",
+            ];
+            let out = run("strace", &args, &s.0, &HashMap::new());
+            assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+            let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
+            (open_files_at_once(&trace), issued(&s))
+        };
+        let (want, got) = (outcome(fio()), outcome(ferrio()));
+        assert!(want.0 > 0, "{options}: no file opened under strace");
+        assert_eq!(got.0, want.0, "{options}: most files open at once");
+        assert_eq!(got.1, want.1, "{options}: offsets");
+    }
+}

@@ -34,8 +34,7 @@ use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
 use crate::verify::pattern::repeat_into;
 
-/// The engine handle of a replay's file its log has not opened yet.
-const UNOPENED: usize = usize::MAX;
+use super::lazy_open::{LazyOpen, UNOPENED};
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
@@ -351,13 +350,32 @@ fn run_io(
         },
         None => None,
     };
+    // Each file's length, found before the job opens any (as fio sizes
+    // its files before it opens them).
+    let lens: Vec<u64> = cfg
+        .paths
+        .iter()
+        .zip(&cfg.regions)
+        .map(|(p, &region)| file_length(cfg, p, region))
+        .collect();
     // Engine handles of the job's files, and one placement per file.
     let mut files = Vec::with_capacity(cfg.paths.len());
     // A replay opens each file when its log says.
     if cfg.replay.is_some() {
         files.resize(cfg.paths.len(), UNOPENED);
     }
-    for path in cfg.paths.iter().filter(|_| cfg.replay.is_none()) {
+    // With openfiles below the file count, fio opens each file only when
+    // the job comes to it.
+    let mut lazy = LazyOpen::new(cfg);
+    let at_start = LazyOpen::at_start(&lazy, cfg.paths.len());
+    for (i, path) in cfg.paths.iter().enumerate() {
+        if cfg.replay.is_some() {
+            break;
+        }
+        if i >= at_start {
+            files.push(UNOPENED);
+            continue;
+        }
         match eng.open(path, mode) {
             Ok(f) => files.push(f),
             Err(e) => {
@@ -433,12 +451,6 @@ fn run_io(
     }
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let lens: Vec<u64> = cfg
-        .paths
-        .iter()
-        .zip(&cfg.regions)
-        .map(|(p, &region)| file_length(cfg, p, region))
-        .collect();
     let mut placer = Placer::new(cfg, &lens);
     // fio's real_file_size of each regular file: a short transfer that
     // reaches it ends there instead of asking for the rest.
@@ -784,6 +796,14 @@ fn run_io(
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
                     let target = replayed.unwrap_or_else(|| chooser.pick().unwrap_or(0));
+                    if let Some(l) = &mut lazy
+                        && let Err(e) =
+                            l.ensure(eng.as_mut(), &mut files, target, &cfg.paths[target], mode)
+                    {
+                        let func = format!("open({})", cfg.paths[target].display());
+                        result.fail(errno(&e), &func, String::new());
+                        break;
+                    }
                     if let Some(w) = &mut iolog {
                         // fio's sync goes in the I/O unit freed last.
                         let offset = free.last().map_or(0, |&i| slots[i].offset);
@@ -843,10 +863,15 @@ fn run_io(
                     }
                     chooser.restart();
                     pass_start = issued(&work).1;
+                    // fio closes the files between loops (openfiles: and
+                    // opens each again when the job comes to it).
+                    if let Some(l) = &mut lazy {
+                        l.close_all(eng.as_mut(), &mut files);
+                    }
                     if cfg.unlink_each_loop
                         && !cfg.time_based
                         && let Err((code, func, text)) =
-                            unlink_and_reopen(cfg, eng.as_mut(), mode, &mut files)
+                            unlink_and_reopen(cfg, eng.as_mut(), mode, &mut files, at_start)
                     {
                         result.fail(code, &func, text);
                         break 'run;
@@ -1040,6 +1065,22 @@ fn run_io(
                 }
                 (index, dir, file_index, offset, len, intended)
             };
+            if let Some(l) = &mut lazy {
+                while let Some(f) = chooser.take_retired() {
+                    l.retire(f);
+                }
+                l.flush(eng.as_mut(), &mut files);
+                let path = &cfg.paths[file_index];
+                if let Err(e) = l.ensure(eng.as_mut(), &mut files, file_index, path, mode) {
+                    free.push(index);
+                    let func = format!("open({})", path.display());
+                    result.fail(errno(&e), &func, String::new());
+                    break 'run;
+                }
+                if resumed.is_none() {
+                    l.issued(file_index);
+                }
+            }
             // The file engines' operation, when this is the file's first
             // I/O of the pass (fio's open of the file).
             match (file_ops && resumed.is_none())
@@ -1191,6 +1232,9 @@ fn run_io(
                         ends_at_eof = true;
                         r = 0;
                     }
+                    if let Some(l) = &mut lazy {
+                        l.ended(eng.as_mut(), &mut files, file_index);
+                    }
                     free.push(index);
                     // Nothing transferred at all (a read at the end of a
                     // file created on open, say): fio fails the job with
@@ -1316,6 +1360,9 @@ fn run_io(
                     requeued.push(c.slot);
                     continue;
                 }
+                if let Some(l) = &mut lazy {
+                    l.ended(eng.as_mut(), &mut files, slot.file);
+                }
                 free.push(c.slot);
                 if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
                     || !judge_latency(
@@ -1370,6 +1417,16 @@ fn run_io(
     {
         let in_write_order = placer.files.iter().all(Placement::has_map);
         let rest = v.rest(in_write_order);
+        // The read-back may go to any file: open those closed (openfiles).
+        if let Some(l) = &mut lazy {
+            for (file, path) in cfg.paths.iter().enumerate() {
+                if let Err(e) = l.ensure(eng.as_mut(), &mut files, file, path, mode) {
+                    let func = format!("open({})", path.display());
+                    result.fail(errno(&e), &func, String::new());
+                    break;
+                }
+            }
+        }
         let mut pass = Pass {
             cfg,
             eng: eng.as_mut(),
@@ -1383,7 +1440,9 @@ fn run_io(
             counts_submits,
             iolog: &mut iolog,
         };
-        pass.check_all(v, &rest, stop);
+        if !pass.result.failed() {
+            pass.check_all(v, &rest, stop);
+        }
         verify_took = Some(clock::now().saturating_sub(writes_end));
     }
     let end = clock::now();
@@ -1486,14 +1545,22 @@ fn run_io(
 /// unlink_each_loop between two loops: fio removes the job's regular
 /// files, then opens them as any loop does, which creates a writing job's
 /// files empty (nothing is laid out again) and fails a reading job's.
-/// The handles of the removed files stay with the engine, which has no
-/// way to close one before the job ends.
+/// Only the `first` files are opened (openfiles); the rest as the job
+/// comes to them.
 fn unlink_and_reopen(
     cfg: &JobConfig,
     eng: &mut dyn Engine,
     mode: OpenMode,
     files: &mut [usize],
+    first: usize,
 ) -> Result<(), (i32, String, String)> {
+    // fio closes the files before it removes them.
+    for file in files.iter_mut() {
+        if *file != UNOPENED {
+            eng.close(*file);
+            *file = UNOPENED;
+        }
+    }
     for path in &cfg.paths {
         if std::fs::metadata(path).is_ok_and(|m| m.is_file())
             && let Err(e) = std::fs::remove_file(path)
@@ -1507,7 +1574,7 @@ fn unlink_and_reopen(
         create: mode.create || (cfg.pattern.write && cfg.allow_file_create),
         ..mode
     };
-    for (file, path) in files.iter_mut().zip(&cfg.paths) {
+    for (file, path) in files.iter_mut().zip(&cfg.paths).take(first) {
         match eng.open(path, mode) {
             Ok(f) => *file = f,
             Err(e) => {
