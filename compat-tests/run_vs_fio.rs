@@ -854,17 +854,14 @@ fn trims_run_as_in_fio() {
 fn options_set_to_their_defaults_run_as_in_fio() {
     // Options ferrio does not run yet are accepted when they are set to
     // fio's default, which changes nothing.
-    let job = "[d]\nioengine=psync\nfilename=data\nsize=1m\nrw=read\nunlink_each_loop=0\nverify=0\nfallocate=native\n";
+    let job = "[d]\nioengine=psync\nfilename=data\nsize=1m\nrw=read\nstats=1\nverify=0\nfallocate=native\n";
     let (want, got, code, err) = both(job);
     assert_eq!(code, 0, "{err}");
     assert_eq!(ios(&got, 0, "read"), ios(&want, 0, "read"));
     // Set to anything else, they are still refused, by name.
-    let (_, got) = run_both(
-        &job.replace("unlink_each_loop=0", "unlink_each_loop=1"),
-        |_| {},
-    );
+    let (_, got) = run_both(&job.replace("stats=1", "stats=0"), |_| {});
     assert_eq!(got.code, 1);
-    assert!(got.stderr.contains("unlink_each_loop"), "{}", got.stderr);
+    assert!(got.stderr.contains("stats=0"), "{}", got.stderr);
 }
 
 #[test]
