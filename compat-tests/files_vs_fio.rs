@@ -375,3 +375,132 @@ fn unlink_leaves_device_nodes_alone() {
         );
     }
 }
+
+/// unlink_each_loop: before each loop after the first fio removes the
+/// job's files and opens them again, which creates a writer's files empty
+/// (no layout: a mixed job's reads of them then find nothing) and fails a
+/// reader's open. Compared: exit status, error, bytes and I/Os of each
+/// direction, stderr, and the files left.
+#[test]
+fn unlink_each_loop_removes_and_reopens_files_as_fio_does() {
+    for (rw, extra) in [
+        ("write", "nrfiles=2\n"),
+        ("read", ""),
+        ("randrw", ""),
+        ("randrw", "ioengine=libaio\niodepth=4\n"),
+    ] {
+        let job = format!(
+            "[j]\nioengine=psync\nsize=64k\nbs=4k\nrw={rw}\nloops=3\nunlink_each_loop=1\n{extra}"
+        );
+        let outcome = |tool: &str| {
+            let s = Scratch::new("files");
+            s.write("job.fio", &job);
+            let out = run(
+                tool,
+                &["--output-format=json", "job.fio"],
+                &s.0,
+                &HashMap::new(),
+            );
+            let doc: Value =
+                serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+            let j = &doc["jobs"][0];
+            let figures: Vec<u64> = ["read", "write"]
+                .iter()
+                .flat_map(|d| [&j[d]["io_bytes"], &j[d]["total_ios"]])
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            // fio's line names its source file; the rest must agree.
+            let stderr = out.stderr.replace("file:backend.c:471, ", "");
+            let stderr = stderr.replace("file:filesetup.c:805, ", "");
+            let stderr: String = stderr
+                .lines()
+                .map(|l| l.split(", err=").last().unwrap_or(l).to_string())
+                .collect();
+            let left = files_left(&s);
+            (
+                out.code,
+                j["error"].as_u64().unwrap(),
+                figures,
+                stderr,
+                left,
+            )
+        };
+        assert_eq!(outcome(ferrio()), outcome(fio()), "rw={rw} {extra}");
+    }
+}
+
+/// The most of a job's files (`j.0.N`) open at once in an strace log of
+/// openat and close calls.
+fn open_files_at_once(trace: &str) -> usize {
+    let mut open = std::collections::HashSet::new();
+    let mut most = 0;
+    for line in trace.lines() {
+        if line.contains("openat(AT_FDCWD, \"j.0.") {
+            if let Some(fd) = line
+                .rsplit("= ")
+                .next()
+                .and_then(|f| f.trim().parse::<u32>().ok())
+            {
+                open.insert(fd.to_string());
+                most = most.max(open.len());
+            }
+        } else if let Some(at) = line.find("close(") {
+            let fd = line[at + 6..].split(')').next().unwrap_or("");
+            if line.trim_end().ends_with("= 0") {
+                open.remove(fd);
+            }
+        }
+    }
+    most
+}
+
+/// openfiles below nrfiles: fio opens a file only when the job comes to
+/// it and closes it when done, so no more than openfiles are open at
+/// once. Compared (under strace): the most of the job's files open at
+/// once, and the offsets issued (from the lat log).
+#[test]
+fn openfiles_opens_files_lazily_as_fio_does() {
+    if run(
+        "strace",
+        &["-V"],
+        std::path::Path::new("/"),
+        &HashMap::new(),
+    )
+    .code
+        != 0
+    {
+        eprintln!("skipped: no strace");
+        return;
+    }
+    for options in [
+        "rw=read\nnrfiles=6\nopenfiles=2\n",
+        "rw=randread\nnrfiles=6\nopenfiles=2\nfile_service_type=roundrobin\n",
+        "rw=randread\nnrfiles=6\nopenfiles=4\nfile_service_type=zipf:1.2\n",
+        "rw=randwrite\nnrfiles=5\nopenfiles=3\nfile_service_type=random\n",
+    ] {
+        let job = format!("{}bs=4k\nfilesize=32k\n{options}", logged(None, ""));
+        let outcome = |tool: &str| {
+            let s = Scratch::new("files");
+            s.write("job.fio", &job);
+            let args = [
+                "-f",
+                "-qq",
+                "-e",
+                "trace=openat,close",
+                "-o",
+                "trace.txt",
+                tool,
+                "--output=/dev/null",
+                "job.fio",
+            ];
+            let out = run("strace", &args, &s.0, &HashMap::new());
+            assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+            let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
+            (open_files_at_once(&trace), issued(&s))
+        };
+        let (want, got) = (outcome(fio()), outcome(ferrio()));
+        assert!(want.0 > 0, "{options}: no file opened under strace");
+        assert_eq!(got.0, want.0, "{options}: most files open at once");
+        assert_eq!(got.1, want.1, "{options}: offsets");
+    }
+}

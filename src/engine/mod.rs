@@ -6,6 +6,7 @@
 pub mod cpuio;
 pub mod exec;
 pub mod falloc;
+pub mod file_table;
 pub mod fileops;
 pub mod ftruncate;
 pub mod io_uring;
@@ -205,6 +206,10 @@ pub trait Engine: Send {
     fn file_op(&mut self, _file: usize) -> Option<Result<u64, FileOpError>> {
         None
     }
+    /// Closes a file the job is done with (openfiles below the file
+    /// count); its handle is not used again. Engines without descriptors
+    /// of their own have nothing to close.
+    fn close(&mut self, _file: usize) {}
     /// A new pass over the files begins (fio closes and reopens them).
     fn new_pass(&mut self) {}
     /// The pause the engine asks for after each of its I/Os completes,

@@ -1479,6 +1479,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Remove the job's files after every loop",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "exitall",

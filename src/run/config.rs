@@ -68,6 +68,9 @@ pub struct JobConfig {
     pub dedupe_peers: Option<super::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
+    /// Remove the job's regular files before every loop after the first
+    /// (unlink_each_loop); the loop's open creates a writing job's anew.
+    pub unlink_each_loop: bool,
     /// When this job ends, stop other jobs as `exit_what` says. fio's
     /// `exitall` is one switch for the whole run: set in any job, it
     /// applies to every job's end ([`super::prepare`] spreads it).
@@ -456,6 +459,14 @@ impl JobConfig {
                 job.name
             )));
         }
+        if pending.contains(&"stats") {
+            return Err(Refusal(format!(
+                "job '{}': stats=0 is not run by ferrio: fio 3.33 then reports the job \
+                 as an unnamed, zeroed entry of group 4294967295 (and nothing in normal \
+                 output), which is no report to match; run it with fio",
+                job.name
+            )));
+        }
         if !pending.is_empty() {
             return Err(Refusal(format!(
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
@@ -620,7 +631,10 @@ impl JobConfig {
         let fill_device = job.flag("fill_device");
         if fill_device && pattern.read {
             return Err(Refusal(format!(
-                "job '{}': fill_device on a job that reads is not run by ferrio yet",
+                "job '{}': fill_device on a job that reads is not run by ferrio: fio 3.33 \
+                 first rewrites its files (without a size, with writes until the \
+                 filesystem is full; with one, replacing even a longer file), then \
+                 reads them; run it with fio",
                 job.name
             )));
         }
@@ -984,6 +998,7 @@ impl JobConfig {
             buffer_shape,
             dedupe_peers: None,
             unlink: job.flag("unlink"),
+            unlink_each_loop: job.flag("unlink_each_loop"),
             exitall: job.flag("exitall"),
             exitall_on_error: job.flag("exitall_on_error"),
             exit_what: match job.value("exit_what") {

@@ -16,6 +16,7 @@ pub mod iomem;
 pub mod job;
 pub mod latency_target;
 pub mod layout;
+pub mod lazy_open;
 pub mod lfsr;
 pub mod live;
 pub mod logs;
