@@ -1111,6 +1111,13 @@ fn run_io(
                     slot.queued = true;
                     unsubmitted.push(index);
                 }
+                Queued::Done(0) if eng.ended() => {
+                    // The other end closed the link (net): the job is
+                    // done, and this I/O never happened, as in fio.
+                    slot.submitted = None;
+                    free.push(index);
+                    break 'run;
+                }
                 Queued::Done(r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = ticker.read();
