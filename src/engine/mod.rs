@@ -221,6 +221,10 @@ pub trait Engine: Send {
     fn ended(&self) -> bool {
         false
     }
+    /// Reads that never arrived (a UDP reader's lost messages).
+    fn dropped(&self) -> u64 {
+        0
+    }
 }
 
 /// Engines that time no I/O (fio's FIO_NOSTATS): their I/Os count, but

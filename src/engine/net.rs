@@ -711,11 +711,6 @@ impl Net {
             (Dir::Trim, _) => -i64::from(libc::EINVAL),
         }
     }
-
-    /// Datagrams the reader found missing.
-    pub fn dropped(&self) -> u64 {
-        self.dropped
-    }
 }
 
 impl Engine for Net {
@@ -806,6 +801,10 @@ impl Engine for Net {
 
     fn ended(&self) -> bool {
         self.ended
+    }
+
+    fn dropped(&self) -> u64 {
+        self.dropped
     }
 }
 

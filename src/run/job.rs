@@ -1115,6 +1115,9 @@ fn run_io(
                     // The other end closed the link (net): the job is
                     // done, and this I/O never happened, as in fio.
                     slot.submitted = None;
+                    if clock >= ramp_end {
+                        result.unissue(dir);
+                    }
                     free.push(index);
                     break 'run;
                 }
@@ -1368,6 +1371,7 @@ fn run_io(
         }
     }
     result.connection = eng.connection();
+    result.dir_mut(Dir::Read).dropped = eng.dropped();
     result.slowest.name(|file, offset| {
         let object = files.get(file).and_then(|&f| eng.object_of(f, offset));
         let path = cfg.paths.get(file).map(|p| p.display().to_string());
