@@ -340,6 +340,7 @@ fn bind_listener(o: &NetOptions) -> io::Result<OwnedFd> {
     };
     let fd = socket(domain, kind)?;
     let raw = fd.as_raw_fd();
+    patient(raw)?;
     let addr = if o.proto == Proto::Unix {
         let path = o.host.as_deref().unwrap_or_default();
         // fio replaces a stale socket file.
@@ -388,10 +389,10 @@ fn wait(fd: RawFd, events: i16) -> io::Result<()> {
     };
     loop {
         // SAFETY: one pollfd.
-        let r = unsafe { libc::poll(&mut p, 1, -1) };
+        let r = unsafe { libc::poll(&mut p, 1, PATIENCE_MS) };
         if r < 0 {
             let e = last();
-            if e.kind() == io::ErrorKind::Interrupted {
+            if e.kind() == io::ErrorKind::Interrupted && !stopped() {
                 continue;
             }
             return Err(context(e, "poll"));
@@ -399,6 +400,37 @@ fn wait(fd: RawFd, events: i16) -> io::Result<()> {
         if r > 0 {
             return Ok(());
         }
+        if stopped() {
+            return Err(context(io::Error::from_raw_os_error(libc::EINTR), "poll"));
+        }
+    }
+}
+
+/// How long a socket call blocks before the engine looks whether the run
+/// was stopped (a peer that never comes must not hold a job forever
+/// against SIGINT/SIGTERM).
+const PATIENCE_MS: i32 = 200;
+
+fn stopped() -> bool {
+    crate::run::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Bounds each blocking call on the socket to [`PATIENCE_MS`].
+fn patient(fd: RawFd) -> io::Result<()> {
+    let t = libc::timeval {
+        tv_sec: 0,
+        tv_usec: libc::suseconds_t::from(PATIENCE_MS) * 1000,
+    };
+    setopt(fd, libc::SOL_SOCKET, libc::SO_RCVTIMEO, t, "setsockopt")?;
+    setopt(fd, libc::SOL_SOCKET, libc::SO_SNDTIMEO, t, "setsockopt")
+}
+
+/// Whether a failed socket call is worth another try: interrupted, or
+/// timed out while the run goes on.
+fn retry(e: &io::Error) -> bool {
+    match e.kind() {
+        io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => !stopped(),
+        _ => false,
     }
 }
 
@@ -486,6 +518,7 @@ impl Net {
         }
         // SAFETY: the descriptor is new and ours.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        patient(fd.as_raw_fd())?;
         if self.o.nodelay && self.o.proto.tcp() {
             setopt(
                 fd.as_raw_fd(),
@@ -508,6 +541,7 @@ impl Net {
         };
         let fd = socket(domain, kind)?;
         let raw = fd.as_raw_fd();
+        patient(raw)?;
         if self.o.nodelay && self.o.proto.tcp() {
             setopt(
                 raw,
@@ -567,22 +601,24 @@ impl Net {
         if !self.o.proto.udp() && !self.o.pingpong && self.sent + (buf.len() as u64) < self.o.size {
             flags |= libc::MSG_MORE;
         }
-        loop {
-            let n = self.send_to(fd, buf, flags);
-            if n > 0 {
-                self.sent += n as u64;
-                return n as i64;
-            }
+        let mut done = 0;
+        while done < buf.len() {
+            let n = self.send_to(fd, &buf[done..], flags);
             if n < 0 {
                 let e = last();
-                if e.kind() != io::ErrorKind::WouldBlock && e.kind() != io::ErrorKind::Interrupted {
-                    return neg(e);
+                if retry(&e) {
+                    continue;
                 }
-            }
-            if let Err(e) = wait(fd, libc::POLLOUT) {
                 return neg(e);
             }
+            done += n as usize;
+            // A datagram goes whole or not at all.
+            if self.o.proto.udp() {
+                break;
+            }
         }
+        self.sent += done as u64;
+        done as i64
     }
 
     fn recv(&mut self, fd: RawFd, buf: &mut [u8]) -> i64 {
@@ -592,7 +628,7 @@ impl Net {
             let n = unsafe { libc::recv(fd, buf[done..].as_mut_ptr().cast(), buf.len() - done, 0) };
             if n < 0 {
                 let e = last();
-                if e.kind() == io::ErrorKind::Interrupted {
+                if retry(&e) {
                     continue;
                 }
                 return neg(e);
@@ -649,14 +685,24 @@ impl Net {
         let (out, inn) = (out.as_raw_fd(), inn.as_raw_fd());
         let mut done = 0;
         while done < buf.len() {
-            let n = match super::splice::user_to_pipe(inn, &buf[done..]) {
+            let mut n = match super::splice::user_to_pipe(inn, &buf[done..]) {
                 Ok(n) => n,
                 Err(e) => return e,
             };
-            if let Err(e) = super::splice::splice_all(out, None, fd, None, n) {
-                return e;
+            while n > 0 {
+                let null = std::ptr::null_mut();
+                // SAFETY: splice from our pipe into the socket.
+                let m = unsafe { libc::splice(out, null, fd, null, n, libc::SPLICE_F_MOVE) };
+                if m < 0 {
+                    let e = last();
+                    if retry(&e) {
+                        continue;
+                    }
+                    return neg(e);
+                }
+                n -= m as usize;
+                done += m as usize;
             }
-            done += n;
         }
         self.sent += done as u64;
         done as i64
@@ -681,7 +727,11 @@ impl Net {
                 )
             };
             if n < 0 {
-                return neg(last());
+                let e = last();
+                if retry(&e) {
+                    continue;
+                }
+                return neg(e);
             }
             if n == 0 {
                 break;
@@ -737,19 +787,25 @@ impl Engine for Net {
                 // SAFETY: the sender's address is stored for replies.
                 let mut st: libc::sockaddr_storage = unsafe { zeroed() };
                 let mut len = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-                // SAFETY: `m` and `st` are valid for the call.
-                let n = unsafe {
-                    libc::recvfrom(
-                        raw,
-                        m.as_mut_ptr().cast(),
-                        m.len(),
-                        libc::MSG_WAITALL,
-                        (&mut st as *mut libc::sockaddr_storage).cast(),
-                        &mut len,
-                    )
-                };
-                if n < 0 {
-                    return Err(context(last(), "recvfrom udp link open"));
+                loop {
+                    // SAFETY: `m` and `st` are valid for the call.
+                    let n = unsafe {
+                        libc::recvfrom(
+                            raw,
+                            m.as_mut_ptr().cast(),
+                            m.len(),
+                            libc::MSG_WAITALL,
+                            (&mut st as *mut libc::sockaddr_storage).cast(),
+                            &mut len,
+                        )
+                    };
+                    if n >= 0 {
+                        break;
+                    }
+                    let e = last();
+                    if !retry(&e) {
+                        return Err(context(e, "recvfrom udp link open"));
+                    }
                 }
                 if m != Self::control(LINK_OPEN) {
                     return Err(io::Error::new(

@@ -79,24 +79,12 @@ pub fn user_to_pipe(pipe_in: RawFd, src: &[u8]) -> Result<usize, i64> {
     }
 }
 
-/// Splices exactly `len` bytes from `from` to `to`, with optional file
-/// offsets on either side.
-pub fn splice_all(
-    from: RawFd,
-    mut from_off: Option<&mut i64>,
-    to: RawFd,
-    mut to_off: Option<&mut i64>,
-    mut len: usize,
-) -> Result<(), i64> {
+/// Splices exactly `len` bytes from the pipe's read end into the file
+/// at `off`, moving `off` on.
+fn splice_all(from: RawFd, to: RawFd, off: &mut i64, mut len: usize) -> Result<(), i64> {
     while len > 0 {
-        let fo = from_off
-            .as_deref_mut()
-            .map_or(std::ptr::null_mut(), |o| o as *mut i64);
-        let tof = to_off
-            .as_deref_mut()
-            .map_or(std::ptr::null_mut(), |o| o as *mut i64);
-        // SAFETY: the offsets are null or point at live i64s.
-        let n = unsafe { libc::splice(from, fo, to, tof, len, 0) };
+        // SAFETY: `off` points at a live i64.
+        let n = unsafe { libc::splice(from, std::ptr::null_mut(), to, off, len, 0) };
         if n < 0 {
             return Err(neg_errno());
         }
@@ -148,7 +136,7 @@ impl Splice {
         let mut done = 0;
         while done < buf.len() {
             let n = user_to_pipe(inn, &buf[done..])?;
-            splice_all(out, None, fd, Some(&mut off), n)?;
+            splice_all(out, fd, &mut off, n)?;
             done += n;
         }
         Ok(done)
