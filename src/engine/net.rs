@@ -57,8 +57,8 @@ impl Proto {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NetOptions {
     pub proto: Proto,
-    /// hostname= (or filename=): where to connect, the multicast group,
-    /// or the unix socket's path.
+    /// hostname= (or filename=): where to connect, or the unix socket's
+    /// path.
     pub host: Option<String>,
     /// The port, already moved on by the clone's number as fio does.
     pub port: u32,
@@ -67,8 +67,6 @@ pub struct NetOptions {
     pub pingpong: bool,
     pub window_size: u32,
     pub mss: u32,
-    pub interface: Option<String>,
-    pub ttl: u32,
     /// netsplice rather than net.
     pub splice: bool,
     /// Whether the job reads, writes (fio's td_read/td_write).
@@ -114,21 +112,15 @@ impl NetOptions {
                 return bad("UNIX sockets need host/filename");
             }
         }
-        if self.listens() && self.proto != Proto::Unix {
-            match &self.host {
-                Some(h) if self.proto.udp() && multicast(h).is_some() => {
-                    return bad("UDP multicast is not supported by ferrio");
-                }
-                Some(_) => return bad("hostname not valid for non-multicast inbound network IO"),
-                None => {}
-            }
-        } else if !self.listens() && self.proto.udp() {
-            if let Some(h) = &self.host
-                && multicast(h).is_some()
-            {
-                return bad("UDP multicast is not supported by ferrio");
-            }
-        } else if !self.listens() && self.host.is_none() {
+        // Multicast (with its interface and ttl) is not carried out: refused
+        // rather than sent as unicast.
+        if self.proto.udp() && self.host.as_deref().and_then(multicast).is_some() {
+            return bad("UDP multicast is not supported by ferrio");
+        }
+        if self.listens() && self.proto != Proto::Unix && self.host.is_some() {
+            return bad("hostname not valid for non-multicast inbound network IO");
+        }
+        if !self.listens() && self.host.is_none() {
             return bad("connect with no host to connect to (no hostname= set)");
         }
         Ok(())

@@ -1297,8 +1297,6 @@ fn net_options(job: &JobSpec, pattern: Pattern, size: u64) -> engine::net::NetOp
         pingpong: job.flag("pingpong"),
         window_size: job.num("window_size").unwrap_or(0) as u32,
         mss: job.num("mss").unwrap_or(0) as u32,
-        interface: text_option(job, "interface"),
-        ttl: job.num("ttl").unwrap_or(1) as u32,
         splice: job.engine == "netsplice",
         reads: pattern.read,
         writes: pattern.write,
