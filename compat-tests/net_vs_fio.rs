@@ -325,3 +325,35 @@ fn net_reports_in_bits_unless_unit_base_says_bytes() {
         }
     }
 }
+
+#[test]
+fn netsplice_moves_what_net_moves() {
+    // fio 3.33's own netsplice stalls on this kernel (its jobs never end),
+    // so ferrio's netsplice is held to fio's net on the same transfer.
+    let _turn = one_at_a_time();
+    let env = HashMap::new();
+    let mut docs = Vec::new();
+    for (bin, engine) in [(fio(), "net"), (ferrio(), "netsplice")] {
+        let dir = Scratch::new("netsplice");
+        let job = TCP
+            .replace("ioengine=net", &format!("ioengine={engine}"))
+            .replace("PORT", &free_port(false).to_string());
+        dir.write("job.fio", &job);
+        let out = run(bin, &["--output-format=json", "job.fio"], &dir.0, &env);
+        assert_eq!(out.code, 0, "{bin} {engine}: {}", out.stderr);
+        docs.push(json(&out));
+    }
+    let (w, g) = (&docs[0], &docs[1]);
+    for key in ["total_ios", "io_bytes", "short_ios"] {
+        assert_eq!(
+            figure(w, "sender", "write", key),
+            figure(g, "sender", "write", key),
+            "{key}"
+        );
+    }
+    assert_eq!(
+        figure(g, "receiver", "read", "io_bytes"),
+        figure(w, "sender", "write", "io_bytes")
+    );
+    assert_eq!(error_of(g, "receiver"), 0);
+}

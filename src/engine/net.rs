@@ -869,3 +869,72 @@ impl Drop for Net {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tcp_sender() -> NetOptions {
+        NetOptions {
+            host: Some("127.0.0.1".into()),
+            port: 8888,
+            writes: true,
+            ..NetOptions::default()
+        }
+    }
+
+    #[test]
+    fn fio_init_checks() {
+        let refused = |o: NetOptions| o.check().unwrap_err().to_string();
+        assert!(tcp_sender().check().is_ok());
+        let o = NetOptions {
+            port: 0,
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("requires port"));
+        let o = NetOptions {
+            random: true,
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("can't be random"));
+        let o = NetOptions {
+            host: None,
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("no host"));
+        let o = NetOptions {
+            listen: true,
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("hostname not valid"));
+        let o = NetOptions {
+            proto: Proto::Udp,
+            reads: true,
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("read OR write"));
+        let o = NetOptions {
+            proto: Proto::Udp,
+            host: Some("239.0.0.1".into()),
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("multicast"));
+        let o = NetOptions {
+            proto: Proto::Unix,
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("not valid with unix"));
+    }
+
+    #[test]
+    fn control_messages_in_fio_byte_order() {
+        assert_eq!(
+            Net::control(LINK_OPEN),
+            [0x6c, 0x69, 0x6e, 0x6b, 0, 0, 0, 0x98]
+        );
+        assert_eq!(
+            Net::control(LINK_CLOSE),
+            [0x6b, 0x6e, 0x69, 0x6c, 0x89, 0, 0, 0]
+        );
+    }
+}
