@@ -12,11 +12,13 @@ pub mod ftruncate;
 pub mod io_uring;
 pub mod libaio;
 pub mod mmap;
+pub mod net;
 pub mod null;
 pub mod posixaio;
 pub mod psync;
 pub mod rados;
 pub mod rbd;
+pub mod splice;
 
 use std::io;
 use std::path::Path;
@@ -113,6 +115,8 @@ pub struct EngineOptions {
     pub stat_call: fileops::StatCall,
     /// exec: the program to run, and how.
     pub exec: exec::ExecOptions,
+    /// net and netsplice: the link's settings.
+    pub net: net::NetOptions,
     /// io_uring: the job's own I/O priority (prio/prioclass), sent with
     /// every I/O since a polling kernel thread would not inherit it.
     pub default_ioprio: u16,
@@ -217,6 +221,15 @@ pub trait Engine: Send {
     fn think_time(&self) -> Option<std::time::Duration> {
         None
     }
+    /// Whether the other end closed the link (the net engines): an I/O
+    /// that then moved nothing ends the job, without failing it.
+    fn ended(&self) -> bool {
+        false
+    }
+    /// Reads that never arrived (a UDP reader's lost messages).
+    fn dropped(&self) -> u64 {
+        0
+    }
 }
 
 /// Engines that time no I/O (fio's FIO_NOSTATS): their I/Os count, but
@@ -235,7 +248,10 @@ pub fn reports_io_errors(name: &str) -> bool {
 /// Engines with no files on a disk to lay out or watch (fio's
 /// FIO_DISKLESSIO).
 pub fn diskless(name: &str) -> bool {
-    matches!(name, "null" | "cpuio" | "exec" | "filecreate")
+    matches!(
+        name,
+        "null" | "cpuio" | "exec" | "filecreate" | "net" | "netsplice"
+    )
 }
 
 /// Engines that move no data at all (fio's FIO_NOIO): their I/Os have
@@ -369,6 +385,9 @@ pub const ENGINES: &[&str] = &[
     "filedelete",
     "cpuio",
     "exec",
+    "net",
+    "netsplice",
+    "splice",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -420,6 +439,10 @@ pub fn create(
         "filedelete" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Delete))),
         "cpuio" => cpuio::CpuIo::new(options.cpu).map(|e| Box::new(e) as Box<dyn Engine>),
         "exec" => exec::Exec::new(options.exec.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
+        "net" | "netsplice" => {
+            net::Net::new(options.net.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
+        }
+        "splice" => splice::Splice::new().map(|e| Box::new(e) as Box<dyn Engine>),
         _ => return None,
     };
     Some(engine)

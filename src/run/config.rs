@@ -1079,6 +1079,7 @@ impl JobConfig {
             error_dump: job.flag("error_dump"),
             engine_options: EngineOptions {
                 default_ioprio,
+                net: net_options(job, pattern, size),
                 ..engine_options
             },
             io_stats: engine::times_io(&job.engine),
@@ -1284,6 +1285,38 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
             _ => engine::fileops::StatCall::Stat,
         },
         default_ioprio: 0,
+        net: engine::net::NetOptions::default(),
+    }
+}
+
+/// The net engines' settings: hostname (or the file name) and port,
+/// the port moved on by the clone's number as fio does.
+fn net_options(job: &JobSpec, pattern: Pattern, size: u64) -> engine::net::NetOptions {
+    use engine::net::Proto;
+    if !matches!(job.engine.as_str(), "net" | "netsplice") {
+        return engine::net::NetOptions::default();
+    }
+    let port = job.num("port").unwrap_or(0) as u32;
+    engine::net::NetOptions {
+        proto: match job.value("protocol") {
+            Some(Value::Word { word: "tcpv6", .. }) => Proto::TcpV6,
+            Some(Value::Word { word: "udp", .. }) => Proto::Udp,
+            Some(Value::Word { word: "udpv6", .. }) => Proto::UdpV6,
+            Some(Value::Word { word: "unix", .. }) => Proto::Unix,
+            _ => Proto::Tcp,
+        },
+        host: text_option(job, "hostname").or_else(|| job.filenames().first().cloned()),
+        port: if port == 0 { 0 } else { port + job.subjob },
+        listen: job.flag("listen"),
+        nodelay: job.flag("nodelay"),
+        pingpong: job.flag("pingpong"),
+        window_size: job.num("window_size").unwrap_or(0) as u32,
+        mss: job.num("mss").unwrap_or(0) as u32,
+        splice: job.engine == "netsplice",
+        reads: pattern.read,
+        writes: pattern.write,
+        random: pattern.random,
+        size,
     }
 }
 

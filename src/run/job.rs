@@ -1214,6 +1214,16 @@ fn run_io(
                     slot.queued = true;
                     unsubmitted.push(index);
                 }
+                Queued::Done(0) if eng.ended() => {
+                    // The other end closed the link (net): the job is
+                    // done, and this I/O never happened, as in fio.
+                    slot.submitted = None;
+                    if clock >= ramp_end {
+                        result.unissue(dir);
+                    }
+                    free.push(index);
+                    break 'run;
+                }
                 Queued::Done(mut r) => {
                     // A synchronous engine: this I/O's end is the next one's start.
                     clock = ticker.read();
@@ -1507,6 +1517,7 @@ fn run_io(
         }
     }
     result.connection = eng.connection();
+    result.dir_mut(Dir::Read).dropped = eng.dropped();
     result.slowest.name(|file, offset| {
         let object = files.get(file).and_then(|&f| eng.object_of(f, offset));
         let path = cfg.paths.get(file).map(|p| p.display().to_string());

@@ -237,6 +237,13 @@ pub fn run(
                 observer.engine_line(&options.exec.banner());
             }
         }
+        // fio's listeners are bound in their setup, before any job of the
+        // group opens its files (a sender connects as it opens its own).
+        for (cfg, ready) in members.iter().zip(&laid_out) {
+            if ready.is_ok() && matches!(cfg.engine.as_str(), "net" | "netsplice") {
+                crate::engine::net::prebind(&cfg.engine_options.net);
+            }
+        }
         let group_stop = AtomicBool::new(false);
         let io_done = AtomicBool::new(false);
         // fio's test for cpuio's exit_on_io_done: no job that does I/O
