@@ -335,3 +335,172 @@ fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
     };
     assert_eq!(outcome(ferrio()), outcome(fio()));
 }
+
+/// `unlink=1` removes only regular files, as fio's does: a job writing to
+/// a character device (a private copy of /dev/null's node, made in the
+/// test's directory) leaves the node in place in both tools, with the
+/// same bytes written. Needs root for mknod; skipped otherwise.
+#[test]
+fn unlink_leaves_device_nodes_alone() {
+    use std::os::unix::fs::FileTypeExt;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mknod needs root");
+        return;
+    }
+    for tool in [fio(), ferrio()] {
+        let s = Scratch::new("unlink-node");
+        let node = s.0.join("null-node");
+        let c = std::ffi::CString::new(node.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path; /dev/null's device numbers (1, 3).
+        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        assert_eq!(made, 0, "mknod");
+        s.write(
+            "job.fio",
+            "[w]\nfilename=null-node\nioengine=psync\nrw=write\nbs=4k\nsize=64k\nunlink=1\n",
+        );
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(doc["jobs"][0]["write"]["io_bytes"], 65536, "{tool}");
+        let kind = std::fs::symlink_metadata(&node).map(|m| m.file_type().is_char_device());
+        assert!(
+            kind.unwrap_or(false),
+            "{tool} removed or replaced the device node"
+        );
+    }
+}
+
+/// unlink_each_loop: before each loop after the first fio removes the
+/// job's files and opens them again, which creates a writer's files empty
+/// (no layout: a mixed job's reads of them then find nothing) and fails a
+/// reader's open. Compared: exit status, error, bytes and I/Os of each
+/// direction, stderr, and the files left.
+#[test]
+fn unlink_each_loop_removes_and_reopens_files_as_fio_does() {
+    for (rw, extra) in [
+        ("write", "nrfiles=2\n"),
+        ("read", ""),
+        ("randrw", ""),
+        ("randrw", "ioengine=libaio\niodepth=4\n"),
+    ] {
+        let job = format!(
+            "[j]\nioengine=psync\nsize=64k\nbs=4k\nrw={rw}\nloops=3\nunlink_each_loop=1\n{extra}"
+        );
+        let outcome = |tool: &str| {
+            let s = Scratch::new("files");
+            s.write("job.fio", &job);
+            let out = run(
+                tool,
+                &["--output-format=json", "job.fio"],
+                &s.0,
+                &HashMap::new(),
+            );
+            let doc: Value =
+                serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+            let j = &doc["jobs"][0];
+            let figures: Vec<u64> = ["read", "write"]
+                .iter()
+                .flat_map(|d| [&j[d]["io_bytes"], &j[d]["total_ios"]])
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            // fio's line names its source file; the rest must agree.
+            let stderr = out.stderr.replace("file:backend.c:471, ", "");
+            let stderr = stderr.replace("file:filesetup.c:805, ", "");
+            let stderr: String = stderr
+                .lines()
+                .map(|l| l.split(", err=").last().unwrap_or(l).to_string())
+                .collect();
+            let left = files_left(&s);
+            (
+                out.code,
+                j["error"].as_u64().unwrap(),
+                figures,
+                stderr,
+                left,
+            )
+        };
+        assert_eq!(outcome(ferrio()), outcome(fio()), "rw={rw} {extra}");
+    }
+}
+
+/// The most of a job's files (`j.0.N`) open at once in an strace log of
+/// openat and close calls.
+fn open_files_at_once(trace: &str) -> usize {
+    let mut open = std::collections::HashSet::new();
+    let mut most = 0;
+    for line in trace.lines() {
+        if line.contains("openat(AT_FDCWD, \"j.0.") {
+            if let Some(fd) = line
+                .rsplit("= ")
+                .next()
+                .and_then(|f| f.trim().parse::<u32>().ok())
+            {
+                open.insert(fd.to_string());
+                most = most.max(open.len());
+            }
+        } else if let Some(at) = line.find("close(") {
+            let fd = line[at + 6..].split(')').next().unwrap_or("");
+            if line.trim_end().ends_with("= 0") {
+                open.remove(fd);
+            }
+        }
+    }
+    most
+}
+
+/// openfiles below nrfiles: fio opens a file only when the job comes to
+/// it and closes it when done, so no more than openfiles are open at
+/// once. Compared (under strace): the most of the job's files open at
+/// once, and the offsets issued (from the lat log).
+#[test]
+fn openfiles_opens_files_lazily_as_fio_does() {
+    if run(
+        "strace",
+        &["-V"],
+        std::path::Path::new("/"),
+        &HashMap::new(),
+    )
+    .code
+        != 0
+    {
+        eprintln!("skipped: no strace");
+        return;
+    }
+    for options in [
+        "rw=read\nnrfiles=6\nopenfiles=2\n",
+        "rw=randread\nnrfiles=6\nopenfiles=2\nfile_service_type=roundrobin\n",
+        "rw=randread\nnrfiles=6\nopenfiles=4\nfile_service_type=zipf:1.2\n",
+        "rw=randwrite\nnrfiles=5\nopenfiles=3\nfile_service_type=random\n",
+    ] {
+        let job = format!("{}bs=4k\nfilesize=32k\n{options}", logged(None, ""));
+        let outcome = |tool: &str| {
+            let s = Scratch::new("files");
+            s.write("job.fio", &job);
+            let args = [
+                "-f",
+                "-qq",
+                "-e",
+                "trace=openat,close",
+                "-o",
+                "trace.txt",
+                tool,
+                "--output=/dev/null",
+                "job.fio",
+            ];
+            let out = run("strace", &args, &s.0, &HashMap::new());
+            assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+            let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
+            (open_files_at_once(&trace), issued(&s))
+        };
+        let (want, got) = (outcome(fio()), outcome(ferrio()));
+        assert!(want.0 > 0, "{options}: no file opened under strace");
+        assert_eq!(got.0, want.0, "{options}: most files open at once");
+        assert_eq!(got.1, want.1, "{options}: offsets");
+    }
+}

@@ -125,7 +125,9 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         sections: args.all("section"),
         env,
         loader,
-        dry_run: parse_only || args.has("showcmd"),
+        // --explain shows the plan, as --parse-only checks it: the values
+        // fio checks only when a job is about to run are not checked yet.
+        dry_run: parse_only || args.has("showcmd") || args.has("explain"),
         showcmd: args.has("showcmd"),
         max_jobs: max_jobs(args)?,
     };

@@ -3,17 +3,18 @@
 //! allocates without changing the size (KEEP_SIZE), and a trim punches
 //! a hole.
 
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use super::file_table::FileTable;
 use super::{Dir, Engine, OpenMode, Queued, Request};
 
 #[derive(Default)]
 pub struct Falloc {
-    files: Vec<File>,
+    files: FileTable,
 }
 
 impl Engine for Falloc {
@@ -34,8 +35,11 @@ impl Engine for Falloc {
         if mode.invalidate {
             super::drop_cached_pages(path)?;
         }
-        self.files.push(file);
-        Ok(self.files.len() - 1)
+        Ok(self.files.push(file))
+    }
+
+    fn close(&mut self, file: usize) {
+        self.files.close(file);
     }
 
     fn queue(&mut self, req: Request<'_>) -> Queued {

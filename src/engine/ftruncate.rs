@@ -2,16 +2,16 @@
 //! write's offset, and moves no data. Reads and trims fail with EINVAL,
 //! as in fio.
 
-use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
+use super::file_table::FileTable;
 use super::{Dir, Engine, OpenMode, Queued, Request};
 
 #[derive(Default)]
 pub struct Ftruncate {
-    files: Vec<File>,
+    files: FileTable,
 }
 
 impl Engine for Ftruncate {
@@ -20,8 +20,11 @@ impl Engine for Ftruncate {
     }
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        self.files.push(super::psync::open_file(path, mode)?);
-        Ok(self.files.len() - 1)
+        Ok(self.files.push(super::psync::open_file(path, mode)?))
+    }
+
+    fn close(&mut self, file: usize) {
+        self.files.close(file);
     }
 
     fn queue(&mut self, req: Request<'_>) -> Queued {

@@ -12,7 +12,7 @@
 //! buffer untouched until its completion has been reaped, and its buffers
 //! for the whole job.
 
-use std::fs::File;
+use super::file_table::FileTable;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -33,7 +33,7 @@ unsafe impl Send for IoVecs {}
 
 pub struct Uring {
     ring: IoUring,
-    files: Vec<File>,
+    files: FileTable,
     in_flight: usize,
     options: EngineOptions,
     /// How many of the files are registered: `None` until the first
@@ -100,7 +100,7 @@ impl Uring {
         };
         Ok(Uring {
             ring,
-            files: Vec::new(),
+            files: FileTable::default(),
             in_flight: 0,
             options,
             registered_files: None,
@@ -116,7 +116,7 @@ impl Uring {
     /// lookup per I/O, so ferrio registers them even when the job did not
     /// ask (`registerfiles`); only a job that asked fails without them.
     fn register_files(&mut self) -> io::Result<()> {
-        let fds: Vec<i32> = self.files.iter().map(|f| f.as_raw_fd()).collect();
+        let fds: Vec<i32> = self.files.open().map(|f| f.as_raw_fd()).collect();
         let registered = self.ring.submitter().register_files(&fds);
         self.registered_files = Some(if registered.is_ok() { fds.len() } else { 0 });
         match registered {
@@ -216,8 +216,19 @@ impl Engine for Uring {
     }
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        self.files.push(open_file(path, mode)?);
-        Ok(self.files.len() - 1)
+        Ok(self.files.push(open_file(path, mode)?))
+    }
+
+    fn close(&mut self, file: usize) {
+        // A registered file is taken out of the ring's table too, or the
+        // ring would keep it open.
+        if file < self.registered_files.unwrap_or(0) {
+            let _ = self
+                .ring
+                .submitter()
+                .register_files_update(file as u32, &[-1]);
+        }
+        self.files.close(file);
     }
 
     fn register_buffers(&mut self, buffers: &[libc::iovec]) -> io::Result<()> {

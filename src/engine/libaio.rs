@@ -10,7 +10,7 @@
 //! unsafe code is here. The runner keeps each request's buffer untouched
 //! until its completion has been reaped, which is what kernel AIO needs.
 
-use std::fs::File;
+use super::file_table::FileTable;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -70,7 +70,7 @@ const IOCB_CMD_PWRITE: u16 = 1;
 
 pub struct Libaio {
     ctx: libc::c_ulong,
-    files: Vec<File>,
+    files: FileTable,
     /// One control block per slot, stable in memory while in flight.
     iocbs: Vec<Iocb>,
     /// Pointers to the control blocks queued since the last commit.
@@ -108,7 +108,7 @@ impl Libaio {
         }
         Ok(Libaio {
             ctx,
-            files: Vec::new(),
+            files: FileTable::default(),
             iocbs: vec![Iocb::default(); depth],
             pending: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
@@ -136,8 +136,11 @@ impl Engine for Libaio {
     }
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        self.files.push(open_file(path, mode)?);
-        Ok(self.files.len() - 1)
+        Ok(self.files.push(open_file(path, mode)?))
+    }
+
+    fn close(&mut self, file: usize) {
+        self.files.close(file);
     }
 
     fn queue(&mut self, req: Request<'_>) -> Queued {

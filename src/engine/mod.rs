@@ -6,16 +6,19 @@
 pub mod cpuio;
 pub mod exec;
 pub mod falloc;
+pub mod file_table;
 pub mod fileops;
 pub mod ftruncate;
 pub mod io_uring;
 pub mod libaio;
 pub mod mmap;
+pub mod net;
 pub mod null;
 pub mod posixaio;
 pub mod psync;
 pub mod rados;
 pub mod rbd;
+pub mod splice;
 
 use std::io;
 use std::path::Path;
@@ -135,6 +138,8 @@ pub struct EngineOptions {
     pub stat_call: fileops::StatCall,
     /// exec: the program to run, and how.
     pub exec: exec::ExecOptions,
+    /// net and netsplice: the link's settings.
+    pub net: net::NetOptions,
     /// io_uring: the job's own I/O priority (prio/prioclass), sent with
     /// every I/O since a polling kernel thread would not inherit it.
     pub default_ioprio: u16,
@@ -228,12 +233,25 @@ pub trait Engine: Send {
     fn file_op(&mut self, _file: usize) -> Option<Result<u64, FileOpError>> {
         None
     }
+    /// Closes a file the job is done with (openfiles below the file
+    /// count); its handle is not used again. Engines without descriptors
+    /// of their own have nothing to close.
+    fn close(&mut self, _file: usize) {}
     /// A new pass over the files begins (fio closes and reopens them).
     fn new_pass(&mut self) {}
     /// The pause the engine asks for after each of its I/Os completes,
     /// in place of the job's think time (cpuio's).
     fn think_time(&self) -> Option<std::time::Duration> {
         None
+    }
+    /// Whether the other end closed the link (the net engines): an I/O
+    /// that then moved nothing ends the job, without failing it.
+    fn ended(&self) -> bool {
+        false
+    }
+    /// Reads that never arrived (a UDP reader's lost messages).
+    fn dropped(&self) -> u64 {
+        0
     }
 }
 
@@ -253,7 +271,10 @@ pub fn reports_io_errors(name: &str) -> bool {
 /// Engines with no files on a disk to lay out or watch (fio's
 /// FIO_DISKLESSIO).
 pub fn diskless(name: &str) -> bool {
-    matches!(name, "null" | "cpuio" | "exec" | "filecreate")
+    matches!(
+        name,
+        "null" | "cpuio" | "exec" | "filecreate" | "net" | "netsplice"
+    )
 }
 
 /// Engines that move no data at all (fio's FIO_NOIO): their I/Os have
@@ -387,6 +408,9 @@ pub const ENGINES: &[&str] = &[
     "filedelete",
     "cpuio",
     "exec",
+    "net",
+    "netsplice",
+    "splice",
 ];
 
 /// Whether ferrio has an engine of this name.
@@ -440,6 +464,10 @@ pub fn create(
         "filedelete" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Delete))),
         "cpuio" => cpuio::CpuIo::new(options.cpu).map(|e| Box::new(e) as Box<dyn Engine>),
         "exec" => exec::Exec::new(options.exec.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
+        "net" | "netsplice" => {
+            net::Net::new(options.net.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
+        }
+        "splice" => splice::Splice::new().map(|e| Box::new(e) as Box<dyn Engine>),
         _ => return None,
     };
     Some(engine)

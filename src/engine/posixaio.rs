@@ -8,7 +8,7 @@
 //! code is here. The runner keeps each request's buffer untouched until
 //! its completion has been reaped, which is what POSIX AIO needs.
 
-use std::fs::File;
+use super::file_table::FileTable;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -21,7 +21,7 @@ use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
 const SUSPEND_ENTRIES: usize = 8;
 
 pub struct PosixAio {
-    files: Vec<File>,
+    files: FileTable,
     /// One control block per slot, boxed so that its address stays put
     /// while glibc works on it.
     blocks: Box<[libc::aiocb]>,
@@ -42,7 +42,7 @@ impl PosixAio {
         // SAFETY: an all-zero aiocb is a valid, idle control block.
         let idle: libc::aiocb = unsafe { std::mem::zeroed() };
         PosixAio {
-            files: Vec::new(),
+            files: FileTable::default(),
             blocks: vec![idle; depth].into_boxed_slice(),
             in_flight: vec![false; depth],
             pending: 0,
@@ -106,8 +106,11 @@ impl Engine for PosixAio {
     }
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        self.files.push(open_file(path, mode)?);
-        Ok(self.files.len() - 1)
+        Ok(self.files.push(open_file(path, mode)?))
+    }
+
+    fn close(&mut self, file: usize) {
+        self.files.close(file);
     }
 
     fn queue(&mut self, req: Request<'_>) -> Queued {

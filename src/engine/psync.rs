@@ -1,6 +1,7 @@
 //! The synchronous engines: `psync` (pread/pwrite at an offset) and
 //! `sync` (seek, then read/write). Each I/O completes inside `queue`.
 
+use super::file_table::FileTable;
 use std::fs::{File, OpenOptions};
 use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
@@ -25,7 +26,7 @@ pub enum Calls {
 
 pub struct Psync {
     calls: Calls,
-    files: Vec<File>,
+    files: FileTable,
     /// preadv2/pwritev2 flags every transfer gets (RWF_NOWAIT).
     flags: i32,
     /// pvsync2's hipri: the share of transfers (hipri_percentage) that
@@ -43,7 +44,7 @@ impl Psync {
     pub fn new(calls: Calls) -> Self {
         Psync {
             calls,
-            files: Vec::new(),
+            files: FileTable::default(),
             flags: 0,
             hipri: None,
         }
@@ -167,8 +168,11 @@ impl Engine for Psync {
     }
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        self.files.push(open_file(path, mode)?);
-        Ok(self.files.len() - 1)
+        Ok(self.files.push(open_file(path, mode)?))
+    }
+
+    fn close(&mut self, file: usize) {
+        self.files.close(file);
     }
 
     fn queue(&mut self, req: Request<'_>) -> Queued {

@@ -1489,6 +1489,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Remove the job's files after every loop",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "exitall",
@@ -2299,7 +2300,8 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Host to connect to, or address to accept connections on",
     )
-    .engines(&["net", "netsplice", "rdma"]),
+    .engines(&["net", "netsplice", "rdma"])
+    .runs(),
     OptDef::new(
         "cpuload",
         Int,
@@ -2559,7 +2561,8 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .min(1)
     .max(65535)
-    .engines(&["net", "netsplice", "rdma"]),
+    .engines(&["net", "netsplice", "rdma"])
+    .runs(),
     OptDef::new(
         "protocol",
         Choice(&[
@@ -2574,35 +2577,40 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["proto"])
     .def("tcp")
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "nodelay",
         Bool,
         Ioengine,
         "Set TCP_NODELAY so small writes go out at once",
     )
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "listen",
         Flag,
         Ioengine,
         "Accept incoming connections instead of connecting",
     )
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "pingpong",
         Flag,
         Ioengine,
         "Receiver answers every message, so timing covers the round trip",
     )
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "interface",
         Text(&[]),
         Ioengine,
         "Network interface (name or address) for UDP multicast",
     )
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "ttl",
         Int,
@@ -2610,21 +2618,24 @@ pub static OPTIONS: &[OptDef] = &[
         "How many router hops multicast packets may cross (IP TTL)",
     )
     .def("1")
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "window_size",
         Int,
         Ioengine,
         "Socket buffer size for sending and receiving",
     )
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "mss",
         Int,
         Ioengine,
         "Largest TCP segment the socket may send (TCP_MAXSEG)",
     )
-    .engines(&["net", "netsplice"]),
+    .engines(&["net", "netsplice"])
+    .runs(),
     OptDef::new(
         "verb",
         Choice(&[

@@ -316,7 +316,7 @@ fn direction(r: &JobResult, d: &DirStats, group_agg: u64, plus: bool) -> Obj {
         .int("runtime", d.runtime_ms)
         .int("total_ios", d.issued)
         .int("short_ios", d.short)
-        .int("drop_ios", 0)
+        .int("drop_ios", d.dropped)
         .obj(
             "slat_ns",
             latency(r, &d.slat, &d.slat_hist, opts.slat_percentiles, plus),

@@ -133,8 +133,17 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
     let [rd, wr, tr] = &r.dirs;
     let _ = writeln!(
         out,
-        "     issued rwts: total={},{},{},{} short={},{},{},0 dropped=0,0,0,0",
-        rd.issued, wr.issued, tr.issued, r.syncs, rd.short, wr.short, tr.short
+        "     issued rwts: total={},{},{},{} short={},{},{},0 dropped={},{},{},0",
+        rd.issued,
+        wr.issued,
+        tr.issued,
+        r.syncs,
+        rd.short,
+        wr.short,
+        tr.short,
+        rd.dropped,
+        wr.dropped,
+        tr.dropped
     );
     if opts.continue_on_error {
         let _ = writeln!(

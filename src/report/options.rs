@@ -102,7 +102,13 @@ impl ReportOptions {
             } else {
                 1024
             },
-            bits: job.num("unit_base") == Some(1),
+            // Left to decide, fio reports in bits for the engines that
+            // say they count bits (net, not netsplice).
+            bits: match job.num("unit_base") {
+                Some(1) => true,
+                Some(8) => false,
+                _ => job.engine == "net",
+            },
             unified,
             continue_on_error: !matches!(
                 job.value("continue_on_error"),

@@ -56,6 +56,7 @@ fn save_dir(d: &DirStats) -> Obj {
         .int("bytes", d.bytes)
         .int("issued", d.issued)
         .int("short", d.short)
+        .int("dropped", d.dropped)
         .int("runtime_ms", d.runtime_ms)
         .str("slat", &latency_moments(&d.slat))
         .str("clat", &latency_moments(&d.clat))
@@ -232,6 +233,8 @@ fn restore_dir(f: &Field) -> Result<DirStats, String> {
         bytes: f.int("bytes")?,
         issued: f.int("issued")?,
         short: f.int("short")?,
+        // Results saved before ferrio counted dropped messages lack it.
+        dropped: f.int("dropped").unwrap_or(0),
         runtime_ms: f.int("runtime_ms")?,
         slat: parse_latency_moments(&f.text("slat")?)?,
         clat: parse_latency_moments(&f.text("clat")?)?,

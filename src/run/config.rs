@@ -78,6 +78,9 @@ pub struct JobConfig {
     pub dedupe_peers: Option<super::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
+    /// Remove the job's regular files before every loop after the first
+    /// (unlink_each_loop); the loop's open creates a writing job's anew.
+    pub unlink_each_loop: bool,
     /// When this job ends, stop other jobs as `exit_what` says. fio's
     /// `exitall` is one switch for the whole run: set in any job, it
     /// applies to every job's end ([`super::prepare`] spreads it).
@@ -480,6 +483,14 @@ impl JobConfig {
                 job.name
             )));
         }
+        if pending.contains(&"stats") {
+            return Err(Refusal(format!(
+                "job '{}': stats=0 is not run by ferrio: fio 3.33 then reports the job \
+                 as an unnamed, zeroed entry of group 4294967295 (and nothing in normal \
+                 output), which is no report to match; run it with fio",
+                job.name
+            )));
+        }
         if !pending.is_empty() {
             return Err(Refusal(format!(
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
@@ -645,7 +656,10 @@ impl JobConfig {
         let fill_device = job.flag("fill_device");
         if fill_device && pattern.read {
             return Err(Refusal(format!(
-                "job '{}': fill_device on a job that reads is not run by ferrio yet",
+                "job '{}': fill_device on a job that reads is not run by ferrio: fio 3.33 \
+                 first rewrites its files (without a size, with writes until the \
+                 filesystem is full; with one, replacing even a longer file), then \
+                 reads them; run it with fio",
                 job.name
             )));
         }
@@ -1045,6 +1059,7 @@ impl JobConfig {
             buffer_shape,
             dedupe_peers: None,
             unlink: job.flag("unlink"),
+            unlink_each_loop: job.flag("unlink_each_loop"),
             exitall: job.flag("exitall"),
             exitall_on_error: job.flag("exitall_on_error"),
             exit_what: match job.value("exit_what") {
@@ -1134,6 +1149,7 @@ impl JobConfig {
             error_dump: job.flag("error_dump"),
             engine_options: EngineOptions {
                 default_ioprio,
+                net: net_options(job, pattern, size),
                 ..engine_options
             },
             io_stats: engine::times_io(&job.engine),
@@ -1342,6 +1358,38 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
             _ => engine::fileops::StatCall::Stat,
         },
         default_ioprio: 0,
+        net: engine::net::NetOptions::default(),
+    }
+}
+
+/// The net engines' settings: hostname (or the file name) and port,
+/// the port moved on by the clone's number as fio does.
+fn net_options(job: &JobSpec, pattern: Pattern, size: u64) -> engine::net::NetOptions {
+    use engine::net::Proto;
+    if !matches!(job.engine.as_str(), "net" | "netsplice") {
+        return engine::net::NetOptions::default();
+    }
+    let port = job.num("port").unwrap_or(0) as u32;
+    engine::net::NetOptions {
+        proto: match job.value("protocol") {
+            Some(Value::Word { word: "tcpv6", .. }) => Proto::TcpV6,
+            Some(Value::Word { word: "udp", .. }) => Proto::Udp,
+            Some(Value::Word { word: "udpv6", .. }) => Proto::UdpV6,
+            Some(Value::Word { word: "unix", .. }) => Proto::Unix,
+            _ => Proto::Tcp,
+        },
+        host: text_option(job, "hostname").or_else(|| job.filenames().first().cloned()),
+        port: if port == 0 { 0 } else { port + job.subjob },
+        listen: job.flag("listen"),
+        nodelay: job.flag("nodelay"),
+        pingpong: job.flag("pingpong"),
+        window_size: job.num("window_size").unwrap_or(0) as u32,
+        mss: job.num("mss").unwrap_or(0) as u32,
+        splice: job.engine == "netsplice",
+        reads: pattern.read,
+        writes: pattern.write,
+        random: pattern.random,
+        size,
     }
 }
 

@@ -29,6 +29,9 @@ pub struct FileChooser {
     in_use: Vec<bool>,
     in_use_count: usize,
     limit: usize,
+    /// Files left since the caller last asked (only kept with a limit
+    /// below the file count, where they are closed).
+    retired: Vec<usize>,
 }
 
 impl FileChooser {
@@ -61,6 +64,7 @@ impl FileChooser {
             in_use: vec![false; files],
             in_use_count: 0,
             limit: if limit == 0 { files } else { limit.min(files) },
+            retired: Vec::with_capacity(files),
         }
     }
 
@@ -136,11 +140,19 @@ impl FileChooser {
         if self.in_use[file] {
             self.in_use[file] = false;
             self.in_use_count -= 1;
+            if self.limit < self.done.len() {
+                self.retired.push(file);
+            }
         }
         if !self.service.skewed() && !self.done[file] {
             self.done[file] = true;
             self.done_count += 1;
         }
+    }
+
+    /// A file that left use since the last call, if any.
+    pub fn take_retired(&mut self) -> Option<usize> {
+        self.retired.pop()
     }
 
     /// A new pass: every file is back in play, and the turn starts over.
@@ -149,6 +161,7 @@ impl FileChooser {
         self.done_count = 0;
         self.in_use.iter_mut().for_each(|u| *u = false);
         self.in_use_count = 0;
+        self.retired.clear();
         self.current = None;
         self.left = 0;
     }

@@ -36,8 +36,7 @@ use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
 use crate::verify::pattern::repeat_into;
 
-/// The engine handle of a replay's file its log has not opened yet.
-const UNOPENED: usize = usize::MAX;
+use super::lazy_open::{LazyOpen, UNOPENED};
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;
@@ -54,6 +53,9 @@ struct Slot {
     dir: Dir,
     offset: u64,
     len: usize,
+    /// How far into the buffer the I/O starts: past what a short transfer
+    /// already moved, when fio hands the rest back to the engine.
+    skip: usize,
     /// Which of the job's files the I/O goes to.
     file: usize,
     /// When the I/O was prepared, and when it was handed to the device.
@@ -130,6 +132,7 @@ impl<'r> Carver<'r> {
             dir: Dir::Read,
             offset: 0,
             len: 0,
+            skip: 0,
             prepared: 0,
             submitted: None,
             intended: None,
@@ -178,10 +181,29 @@ impl Slot {
     /// The buffer for the current I/O.
     #[inline]
     fn buf(&mut self) -> &mut [u8] {
-        debug_assert!(self.len <= self.cap);
+        debug_assert!(self.skip + self.len <= self.cap);
+        let skip = self.skip.min(self.cap);
         // SAFETY: `base` points at `cap` bytes that only this slot uses,
-        // alive as long as the slot (see `Carver`), and len <= cap.
-        unsafe { std::slice::from_raw_parts_mut(self.base, self.len.min(self.cap)) }
+        // alive as long as the slot (see `Carver`), and skip + len <= cap.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.base.add(skip), self.len.min(self.cap - skip))
+        }
+    }
+
+    /// After a transfer of `r` bytes: whether it fell short of the I/O
+    /// (some bytes moved, not all, of a read or write). If so the slot now
+    /// holds the rest of the I/O, as fio's io_u does before it requeues it,
+    /// and the direction counts one short I/O.
+    fn shortened(&mut self, r: i64, result: &mut JobResult) -> bool {
+        let moved = r.max(0) as usize;
+        if moved == 0 || moved >= self.len || self.dir == Dir::Trim {
+            return false;
+        }
+        self.offset += moved as u64;
+        self.skip += moved;
+        self.len -= moved;
+        result.dir_mut(self.dir).short += 1;
+        true
     }
 }
 
@@ -334,13 +356,32 @@ fn run_io(
         },
         None => None,
     };
+    // Each file's length, found before the job opens any (as fio sizes
+    // its files before it opens them).
+    let lens: Vec<u64> = cfg
+        .paths
+        .iter()
+        .zip(&cfg.regions)
+        .map(|(p, &region)| file_length(cfg, p, region))
+        .collect();
     // Engine handles of the job's files, and one placement per file.
     let mut files = Vec::with_capacity(cfg.paths.len());
     // A replay opens each file when its log says.
     if cfg.replay.is_some() {
         files.resize(cfg.paths.len(), UNOPENED);
     }
-    for path in cfg.paths.iter().filter(|_| cfg.replay.is_none()) {
+    // With openfiles below the file count, fio opens each file only when
+    // the job comes to it.
+    let mut lazy = LazyOpen::new(cfg);
+    let at_start = LazyOpen::at_start(&lazy, cfg.paths.len());
+    for (i, path) in cfg.paths.iter().enumerate() {
+        if cfg.replay.is_some() {
+            break;
+        }
+        if i >= at_start {
+            files.push(UNOPENED);
+            continue;
+        }
         match eng.open(path, mode) {
             Ok(f) => files.push(f),
             Err(e) => {
@@ -423,13 +464,20 @@ fn run_io(
     }
     let mut free: Vec<usize> = (0..cfg.iodepth).rev().collect();
     let mut done: Vec<Completion> = Vec::with_capacity(cfg.iodepth);
-    let lens: Vec<u64> = cfg
+    let mut placer = Placer::new(cfg, &lens);
+    // fio's real_file_size of each regular file: a short transfer that
+    // reaches it ends there instead of asking for the rest.
+    let real_sizes: Vec<u64> = cfg
         .paths
         .iter()
-        .zip(&cfg.regions)
-        .map(|(p, &region)| file_length(cfg, p, region))
+        .map(|p| match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => m.len(),
+            _ => u64::MAX,
+        })
         .collect();
-    let mut placer = Placer::new(cfg, &lens);
+    // I/Os cut short, waiting to hand the engine the rest (fio's requeued
+    // io_us, which go before any new I/O).
+    let mut requeued: Vec<usize> = Vec::with_capacity(cfg.iodepth);
     let mut chooser = FileChooser::new(cfg, files.len());
     // Set when every file ran out of offsets before the pass's bytes were
     // done, and when no further pass follows (the job is over).
@@ -819,6 +867,14 @@ fn run_io(
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
                     let target = replayed.unwrap_or_else(|| chooser.pick().unwrap_or(0));
+                    if let Some(l) = &mut lazy
+                        && let Err(e) =
+                            l.ensure(eng.as_mut(), &mut files, target, &cfg.paths[target], mode)
+                    {
+                        let func = format!("open({})", cfg.paths[target].display());
+                        result.fail(errno(&e), &func, String::new());
+                        break;
+                    }
                     if let Some(w) = &mut iolog {
                         // fio's sync goes in the I/O unit freed last.
                         let offset = free.last().map_or(0, |&i| slots[i].offset);
@@ -878,6 +934,19 @@ fn run_io(
                     }
                     chooser.restart();
                     pass_start = issued(&work).1;
+                    // fio closes the files between loops (openfiles: and
+                    // opens each again when the job comes to it).
+                    if let Some(l) = &mut lazy {
+                        l.close_all(eng.as_mut(), &mut files);
+                    }
+                    if cfg.unlink_each_loop
+                        && !cfg.time_based
+                        && let Err((code, func, text)) =
+                            unlink_and_reopen(cfg, eng.as_mut(), mode, &mut files, at_start)
+                    {
+                        result.fail(code, &func, text);
+                        break 'run;
+                    }
                     if cfg.invalidate && cfg.engine != "null" {
                         for path in &cfg.paths {
                             if let Err(e) = eng.invalidate(path) {
@@ -919,9 +988,17 @@ fn run_io(
         // Set when a batch was submitted while the queue has room for more.
         let mut keep_filling = false;
         if issuing && room && !draining {
-            // An I/O held back by serialize_overlap goes first, as it was.
+            // The rest of an I/O cut short goes first, as it stands; then
+            // an I/O held back by serialize_overlap, as it was.
+            let resumed = requeued.pop();
             let (backlog, (index, dir, file_index, offset, len, intended)) =
-                if let Some(h) = held.take() {
+                if let Some(index) = resumed {
+                    let s = &slots[index];
+                    (
+                        None,
+                        (index, s.dir, s.file, s.offset, s.len as u64, s.intended),
+                    )
+                } else if let Some(h) = held.take() {
                     h
                 } else {
                     // verify_backlog: in place of the next I/O, a read that checks
@@ -1078,11 +1155,36 @@ fn run_io(
                         && o.offset < offset + len
                 })
             {
-                held = Some((backlog, (index, dir, file_index, offset, len, intended)));
+                // The rest of a short I/O waits among the requeued ones
+                // (it keeps what it already moved); any other I/O is held.
+                if resumed.is_some() {
+                    requeued.push(index);
+                } else {
+                    held = Some((backlog, (index, dir, file_index, offset, len, intended)));
+                }
             } else {
+                if let Some(l) = &mut lazy {
+                    while let Some(f) = chooser.take_retired() {
+                        l.retire(f);
+                    }
+                    l.flush(eng.as_mut(), &mut files);
+                    let path = &cfg.paths[file_index];
+                    if let Err(e) = l.ensure(eng.as_mut(), &mut files, file_index, path, mode) {
+                        free.push(index);
+                        let func = format!("open({})", path.display());
+                        result.fail(errno(&e), &func, String::new());
+                        break 'run;
+                    }
+                    if resumed.is_none() {
+                        l.issued(file_index);
+                    }
+                }
                 // The file engines' operation, when this is the file's first
                 // I/O of the pass (fio's open of the file).
-                match file_ops.then(|| eng.file_op(files[file_index])).flatten() {
+                match (file_ops && resumed.is_none())
+                    .then(|| eng.file_op(files[file_index]))
+                    .flatten()
+                {
                     None => {}
                     Some(Ok(took)) => {
                         clock = ticker.read();
@@ -1107,13 +1209,21 @@ fn run_io(
                 slot.prepared = clock;
                 slot.submitted = Some(clock);
                 slot.intended = intended;
-                slot.piece = backlog.map(|(piece, _)| piece);
+                if resumed.is_none() {
+                    slot.skip = 0;
+                    slot.piece = backlog.map(|(piece, _)| piece);
+                }
                 last_was_read = dir == Dir::Read;
                 if clock >= ramp_end {
                     result.issue(dir);
                 }
+                // The rest of a short I/O counts as issued again, as in fio.
+                if resumed.is_some() {
+                    work[dir as usize].0 += 1;
+                    work[dir as usize].1 += len;
+                }
                 // Backlog reads are not part of the job's amount of I/O.
-                if backlog.is_none() {
+                if backlog.is_none() && resumed.is_none() {
                     work[dir as usize].0 += 1;
                     work[dir as usize].1 += len;
                     if let Some(p) = &mut poisson {
@@ -1132,7 +1242,9 @@ fn run_io(
                         }
                     }
                 }
-                if let Some(w) = &mut iolog {
+                if let Some(w) = &mut iolog
+                    && resumed.is_none()
+                {
                     if handed_to_busy {
                         w.io(file_index, dir, offset, len);
                         handed_to_busy = false;
@@ -1184,13 +1296,45 @@ fn run_io(
                         slot.flying = true;
                         unsubmitted.push(index);
                     }
-                    Queued::Done(r) => {
+                    Queued::Done(0) if eng.ended() => {
+                        // The other end closed the link (net): the job is
+                        // done, and this I/O never happened, as in fio.
+                        slot.submitted = None;
+                        if clock >= ramp_end {
+                            result.unissue(dir);
+                        }
+                        free.push(index);
+                        break 'run;
+                    }
+                    Queued::Done(mut r) => {
                         // A synchronous engine: this I/O's end is the next one's start.
                         clock = ticker.read();
                         if clock >= ramp_end {
                             result.done_in_queue(counts_each_io);
                         }
+                        // A short transfer: the rest goes back to the engine,
+                        // unless it starts at the file's end, where fio ends
+                        // the I/O with nothing more counted.
+                        let mut ends_at_eof = false;
+                        if !replay && slot.shortened(r, &mut result) {
+                            if slot.offset != real_sizes[file_index] {
+                                requeued.push(index);
+                                continue;
+                            }
+                            ends_at_eof = true;
+                            r = 0;
+                        }
+                        if let Some(l) = &mut lazy {
+                            l.ended(eng.as_mut(), &mut files, file_index);
+                        }
                         free.push(index);
+                        // Nothing transferred at all (a read at the end of a
+                        // file created on open, say): fio fails the job with
+                        // EIO, saying only "full resid".
+                        if r == 0 && slot.len > 0 && !ends_at_eof {
+                            result.fail(libc::EIO, "full resid", String::new());
+                            break 'run;
+                        }
                         if !complete(cfg, &mut result, &mut records, slot, r, clock, ramp_end)
                             || !judge_latency(
                                 cfg,
@@ -1312,9 +1456,18 @@ fn run_io(
             in_flight -= done.len();
             let epoch = if replay_over { Nanos::MAX } else { ramp_end };
             for c in &done {
-                free.push(c.slot);
                 let slot = &mut slots[c.slot];
                 slot.flying = false;
+                // A short transfer short of the file's end: fio hands the
+                // engine the rest before any new I/O.
+                if slot.shortened(c.result, &mut result) && slot.offset < real_sizes[slot.file] {
+                    requeued.push(c.slot);
+                    continue;
+                }
+                if let Some(l) = &mut lazy {
+                    l.ended(eng.as_mut(), &mut files, slot.file);
+                }
+                free.push(c.slot);
                 if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
                     || !judge_latency(
                         cfg,
@@ -1368,6 +1521,16 @@ fn run_io(
     {
         let in_write_order = placer.files.iter().all(Placement::has_map);
         let rest = v.rest(in_write_order);
+        // The read-back may go to any file: open those closed (openfiles).
+        if let Some(l) = &mut lazy {
+            for (file, path) in cfg.paths.iter().enumerate() {
+                if let Err(e) = l.ensure(eng.as_mut(), &mut files, file, path, mode) {
+                    let func = format!("open({})", path.display());
+                    result.fail(errno(&e), &func, String::new());
+                    break;
+                }
+            }
+        }
         let mut pass = Pass {
             cfg,
             eng: eng.as_mut(),
@@ -1381,7 +1544,9 @@ fn run_io(
             counts_submits,
             iolog: &mut iolog,
         };
-        pass.check_all(v, &rest, stop);
+        if !pass.result.failed() {
+            pass.check_all(v, &rest, stop);
+        }
         verify_took = Some(clock::now().saturating_sub(writes_end));
     }
     let end = clock::now();
@@ -1446,6 +1611,7 @@ fn run_io(
         }
     }
     result.connection = eng.connection();
+    result.dir_mut(Dir::Read).dropped = eng.dropped();
     result.slowest.name(|file, offset| {
         let object = files.get(file).and_then(|&f| eng.object_of(f, offset));
         let path = cfg.paths.get(file).map(|p| p.display().to_string());
@@ -1468,7 +1634,10 @@ fn run_io(
         result.fail(errno(&e), "write iolog", text);
     }
     if cfg.unlink {
-        for path in &cfg.paths {
+        // Only regular files, as in fio: a job on a device or /dev/null
+        // must never remove the node.
+        let regular = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+        for path in cfg.paths.iter().filter(|p| regular(p)) {
             if let Err(e) = std::fs::remove_file(path) {
                 result.fail(
                     errno(&e),
@@ -1479,6 +1648,51 @@ fn run_io(
         }
     }
     result
+}
+
+/// unlink_each_loop between two loops: fio removes the job's regular
+/// files, then opens them as any loop does, which creates a writing job's
+/// files empty (nothing is laid out again) and fails a reading job's.
+/// Only the `first` files are opened (openfiles); the rest as the job
+/// comes to them.
+fn unlink_and_reopen(
+    cfg: &JobConfig,
+    eng: &mut dyn Engine,
+    mode: OpenMode,
+    files: &mut [usize],
+    first: usize,
+) -> Result<(), (i32, String, String)> {
+    // fio closes the files before it removes them.
+    for file in files.iter_mut() {
+        if *file != UNOPENED {
+            eng.close(*file);
+            *file = UNOPENED;
+        }
+    }
+    for path in &cfg.paths {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file())
+            && let Err(e) = std::fs::remove_file(path)
+        {
+            let text = format!("fio: unlink of {} failed: {e}", path.display());
+            return Err((errno(&e), "unlink_all_files".to_string(), text));
+        }
+    }
+    // fio opens a writing job's files with O_CREAT when it may create them.
+    let mode = OpenMode {
+        create: mode.create || (cfg.pattern.write && cfg.allow_file_create),
+        ..mode
+    };
+    for (file, path) in files.iter_mut().zip(&cfg.paths).take(first) {
+        match eng.open(path, mode) {
+            Ok(f) => *file = f,
+            Err(e) => {
+                // fio says no more than its error line does.
+                let func = format!("open({})", path.display());
+                return Err((errno(&e), func, String::new()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The file, offset and length of the next I/O: fio's set_io_u_file,
@@ -1751,6 +1965,7 @@ impl Pass<'_, '_> {
                 slot.dir = Dir::Read;
                 slot.offset = block.offset;
                 slot.len = block.len as usize;
+                slot.skip = 0;
                 slot.piece = Some(next);
                 slot.prepared = clock;
                 slot.submitted = Some(clock);
@@ -1861,6 +2076,11 @@ impl Pass<'_, '_> {
         func: &str,
     ) -> bool {
         let slot = &mut self.slots[index];
+        // A read-back that finds nothing is fio's "full resid".
+        if r == 0 && slot.len > 0 {
+            self.result.fail(libc::EIO, "full resid", String::new());
+            return false;
+        }
         if !complete(self.cfg, self.result, self.records, slot, r, at, self.epoch) {
             return false;
         }
@@ -2058,12 +2278,6 @@ fn complete(
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
         return false;
     }
-    // Nothing transferred at all (a read at the end of a file created on
-    // open, say): fio fails the job with EIO, saying only "full resid".
-    if r == 0 && slot.len > 0 {
-        result.fail(libc::EIO, "full resid", String::new());
-        return false;
-    }
     let queued = std::mem::take(&mut slot.queued);
     if at < epoch {
         return true;
@@ -2085,9 +2299,6 @@ fn complete(
     let bytes = r as u64;
     stats.bytes += bytes;
     stats.ios += 1;
-    if bytes < slot.len as u64 {
-        stats.short += 1;
-    }
     let slat = (queued && m.slat).then(|| ns(slot.prepared, submitted));
     if let Some(slat) = slat {
         stats.slat.add(slat);

@@ -17,6 +17,7 @@ pub mod iomem;
 pub mod job;
 pub mod latency_target;
 pub mod layout;
+pub mod lazy_open;
 pub mod lfsr;
 pub mod live;
 pub mod logs;
@@ -235,6 +236,13 @@ pub fn run(
             }
             if cfg.engine == "exec" && options.exec.program.is_some() {
                 observer.engine_line(&options.exec.banner());
+            }
+        }
+        // fio's listeners are bound in their setup, before any job of the
+        // group opens its files (a sender connects as it opens its own).
+        for (cfg, ready) in members.iter().zip(&laid_out) {
+            if ready.is_ok() && matches!(cfg.engine.as_str(), "net" | "netsplice") {
+                crate::engine::net::prebind(&cfg.engine_options.net);
             }
         }
         let group_stop = AtomicBool::new(false);

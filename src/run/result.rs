@@ -21,6 +21,9 @@ pub struct DirStats {
     pub issued: u64,
     /// Completions that moved fewer bytes than asked.
     pub short: u64,
+    /// Messages that never arrived (a UDP reader's gaps in the sender's
+    /// sequence numbers).
+    pub dropped: u64,
     /// Milliseconds spent in the I/O loop, rounded up (0 for a direction
     /// that moved no data).
     pub runtime_ms: u64,
@@ -82,6 +85,7 @@ impl DirStats {
         self.bytes += other.bytes;
         self.issued += other.issued;
         self.short += other.short;
+        self.dropped += other.dropped;
         self.runtime_ms = self.runtime_ms.max(other.runtime_ms);
         self.slat.merge(&other.slat);
         self.clat.merge(&other.clat);
@@ -427,6 +431,12 @@ impl JobResult {
     #[inline]
     pub fn issue(&mut self, dir: Dir) {
         self.dirs[dir as usize].issued += 1;
+    }
+
+    /// Takes back an issue the engine never started (a net link found
+    /// closed), which fio does not count.
+    pub fn unissue(&mut self, dir: Dir) {
+        self.dirs[dir as usize].issued -= 1;
     }
 
     #[inline]

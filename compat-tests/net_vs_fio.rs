@@ -1,0 +1,365 @@
+//! The net engine (a listener and a sender in one job file, over
+//! 127.0.0.1) and the splice engine, run by ferrio beside fio 3.33.
+//!
+//! fio does not wait for its listener before its sender connects (a
+//! sender that comes first is refused, and the listener then waits for
+//! ever), which is why fio's own example delays the sender: these job
+//! files do the same. ferrio binds listeners before the group starts.
+//!
+//! Every run gets ports of its own, found free just before it starts, so
+//! the two tools and the tests running side by side never meet. Each run
+//! is under the helpers' time limit, so a link that never comes up fails
+//! the test instead of hanging it.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Outcome, Scratch, ferrio, fio, json, run};
+use serde_json::Value;
+
+/// One network run at a time: links of runs side by side would share
+/// the loopback's buffers and the CPUs, and a fio pair starved that way
+/// has been seen to stall.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A port nobody listens on right now, of the protocol's kind.
+fn free_port(udp: bool) -> u16 {
+    if udp {
+        std::net::UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .expect("a free UDP port")
+            .port()
+    } else {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .expect("a free TCP port")
+            .port()
+    }
+}
+
+/// Runs a net job file with `bin`. fio's sender sends a closing message
+/// as it closes its socket, without guarding against the receiver having
+/// gone: now and then that kills it with SIGPIPE (and fio then crashes
+/// on a double free). Such a run says nothing about the engine, so it is
+/// tried again, on a fresh port.
+fn run_net(bin: &str, job: &str, args: &[&str], udp: bool) -> (Outcome, Scratch) {
+    let env = HashMap::new();
+    let mut tries = 0;
+    loop {
+        let dir = Scratch::new("net");
+        dir.write("job.fio", &job.replace("PORT", &free_port(udp).to_string()));
+        let mut all = args.to_vec();
+        all.push("job.fio");
+        let out = run(bin, &all, &dir.0, &env);
+        tries += 1;
+        if tries == 3 || !out.stderr.contains("got signal=13") {
+            return (out, dir);
+        }
+    }
+}
+
+/// Runs `job` (with `PORT` replaced by a fresh port each time) with fio,
+/// then with ferrio, each in its own scratch folder.
+fn run_both(job: &str, udp: bool) -> (Outcome, Outcome) {
+    let _turn = one_at_a_time();
+    let mut outs = Vec::new();
+    for bin in [fio(), ferrio()] {
+        outs.push(run_net(bin, job, &["--output-format=json"], udp).0);
+    }
+    let got = outs.pop().unwrap();
+    (outs.pop().unwrap(), got)
+}
+
+/// A job's figure by job name: `dir` is read or write, `key` a field.
+fn figure(doc: &Value, job: &str, dir: &str, key: &str) -> u64 {
+    let j = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == job)
+        .unwrap_or_else(|| panic!("no job {job}"));
+    j[dir][key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{job} {dir} {key}"))
+}
+
+fn error_of(doc: &Value, job: &str) -> u64 {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == job)
+        .unwrap()["error"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Both ended well, every job without error.
+fn both_ok(want: &Outcome, got: &Outcome) -> (Value, Value) {
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    let (w, g) = (json(want), json(got));
+    for job in ["receiver", "sender"] {
+        assert_eq!(error_of(&w, job), 0);
+        assert_eq!(error_of(&g, job), 0, "ferrio {job}");
+    }
+    (w, g)
+}
+
+/// Bandwidths within a factor of 20 of each other: the same order, on
+/// a loopback link shared with whatever else the machine runs.
+fn same_order(want: u64, got: u64, label: &str) {
+    let (a, b) = (want.max(1) as f64, got.max(1) as f64);
+    assert!(
+        a / b < 20.0 && b / a < 20.0,
+        "{label}: fio {want} KiB/s, ferrio {got} KiB/s"
+    );
+}
+
+const TCP: &str = "[global]
+ioengine=net
+port=PORT
+protocol=tcp
+bs=64k
+size=64m
+
+[receiver]
+listen
+rw=read
+
+[sender]
+hostname=127.0.0.1
+startdelay=300ms
+rw=write
+";
+
+#[test]
+fn tcp_listener_and_sender_in_one_file() {
+    let (want, got) = run_both(TCP, false);
+    let (w, g) = both_ok(&want, &got);
+    // The sender's side is exact: 1024 sends of 64 KiB.
+    for key in ["total_ios", "io_bytes", "short_ios"] {
+        assert_eq!(
+            figure(&w, "sender", "write", key),
+            figure(&g, "sender", "write", key),
+            "sender {key}"
+        );
+        assert_eq!(figure(&g, "sender", "read", key), 0);
+        assert_eq!(figure(&g, "receiver", "write", key), 0);
+    }
+    // fio counts a receive that came back short and the rest of it as two
+    // I/Os; ferrio completes each receive whole. Both take in what was
+    // sent, in at least as many receives as sends.
+    let sent = figure(&w, "sender", "write", "io_bytes");
+    assert_eq!(figure(&g, "receiver", "read", "io_bytes"), sent);
+    assert!(figure(&w, "receiver", "read", "io_bytes") <= sent);
+    let fio_reads = figure(&w, "receiver", "read", "total_ios");
+    let reads = figure(&g, "receiver", "read", "total_ios");
+    assert!(
+        fio_reads >= 1024 && reads >= 1024,
+        "fio {fio_reads}, ferrio {reads}"
+    );
+    same_order(
+        figure(&w, "sender", "write", "bw"),
+        figure(&g, "sender", "write", "bw"),
+        "sender bw",
+    );
+    // fio tells of the wait on its standard output, before the report.
+    for out in [&want, &got] {
+        assert!(out.stdout.starts_with("fio: waiting for connection\n"));
+    }
+}
+
+#[test]
+fn udp_reader_and_writer() {
+    let job = "[global]
+ioengine=net
+port=PORT
+protocol=udp
+bs=4k
+size=4m
+
+[receiver]
+rw=read
+
+[sender]
+hostname=127.0.0.1
+startdelay=300ms
+rw=write
+rate=50m
+";
+    let (want, got) = run_both(job, true);
+    let (w, g) = both_ok(&want, &got);
+    for key in ["total_ios", "io_bytes"] {
+        assert_eq!(
+            figure(&w, "sender", "write", key),
+            figure(&g, "sender", "write", key),
+            "sender {key}"
+        );
+    }
+    // Datagrams may be lost: the reader's messages and the ones it found
+    // missing never come to more than were sent, and the link's close
+    // message ends it in both tools.
+    for doc in [&w, &g] {
+        let read = figure(doc, "receiver", "read", "total_ios");
+        let dropped = figure(doc, "receiver", "read", "drop_ios");
+        assert!(
+            read > 0 && read + dropped <= 1024,
+            "{read} + {dropped}: {doc}"
+        );
+        assert_eq!(figure(doc, "receiver", "read", "io_bytes"), read * 4096);
+    }
+}
+
+#[test]
+fn pingpong_round_trips() {
+    let job = TCP
+        .replace("bs=64k\nsize=64m", "bs=4k\nsize=4m\npingpong=1")
+        .replace("protocol=tcp", "protocol=tcp\nnodelay=1");
+    let (want, got) = run_both(&job, false);
+    let (w, g) = both_ok(&want, &got);
+    // Each message goes and comes back inside one I/O: the answers are
+    // not counted as I/Os of their own.
+    for (job, dir) in [("receiver", "read"), ("sender", "write")] {
+        for key in ["total_ios", "io_bytes"] {
+            assert_eq!(
+                figure(&w, job, dir, key),
+                figure(&g, job, dir, key),
+                "{job} {key}"
+            );
+        }
+        let other = if dir == "read" { "write" } else { "read" };
+        assert_eq!(figure(&g, job, other, "total_ios"), 0);
+    }
+    same_order(
+        figure(&w, "sender", "write", "bw"),
+        figure(&g, "sender", "write", "bw"),
+        "pingpong bw",
+    );
+}
+
+#[test]
+fn net_setup_refusals_fail_the_job_as_in_fio() {
+    // A UDP job that both reads and writes, and random I/O on a socket.
+    for (extra, what) in [
+        ("protocol=udp\nrw=rw\n", "read OR write"),
+        ("rw=randwrite\nhostname=127.0.0.1\n", "can't be random"),
+    ] {
+        let job = format!("[j]\nioengine=net\nport=PORT\nsize=1m\n{extra}");
+        let (want, got) = run_both(&job, false);
+        assert_ne!(want.code, 0);
+        assert_ne!(got.code, 0, "ferrio took {extra:?}");
+        assert!(want.stderr.contains(what), "fio: {}", want.stderr);
+        assert!(got.stderr.contains(what), "ferrio: {}", got.stderr);
+    }
+}
+
+#[test]
+fn splice_writes_then_reads_a_file() {
+    let job = "[global]
+ioengine=splice
+filename=data
+size=8m
+bs=64k
+buffer_pattern=0x5a17ce11
+
+[write]
+rw=write
+
+[read]
+stonewall
+rw=read
+
+[mixed]
+stonewall
+rw=randrw
+bs=16k
+randrepeat=1
+";
+    let env = HashMap::new();
+    let (a, b) = (Scratch::new("splicefio"), Scratch::new("spliceferrio"));
+    let mut docs = Vec::new();
+    for (bin, dir) in [(fio(), &a), (ferrio(), &b)] {
+        dir.write("job.fio", job);
+        let out = run(bin, &["--output-format=json", "job.fio"], &dir.0, &env);
+        assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+        docs.push(json(&out));
+    }
+    let (w, g) = (&docs[0], &docs[1]);
+    for job in ["write", "read", "mixed"] {
+        for dir in ["read", "write"] {
+            for key in ["total_ios", "io_bytes", "short_ios"] {
+                assert_eq!(
+                    figure(w, job, dir, key),
+                    figure(g, job, dir, key),
+                    "{job} {dir} {key}"
+                );
+            }
+        }
+        assert_eq!(error_of(g, job), 0);
+    }
+    let (fa, fb) = (
+        std::fs::read(a.0.join("data")).unwrap(),
+        std::fs::read(b.0.join("data")).unwrap(),
+    );
+    assert_eq!(fa.len(), 8 << 20);
+    assert_eq!(fa.len(), fb.len());
+    assert!(fa == fb, "the files' contents differ");
+}
+
+#[test]
+fn net_reports_in_bits_unless_unit_base_says_bytes() {
+    // fio's net engine counts bits unless unit_base says otherwise.
+    let _turn = one_at_a_time();
+    for (engine, unit, want_bits) in [("net", "", true), ("net", "unit_base=8\n", false)] {
+        let job = format!(
+            "[global]\nioengine={engine}\nport=PORT\nbs=4k\nsize=1m\n{unit}\
+             [receiver]\nlisten\nrw=read\n[sender]\nhostname=127.0.0.1\nstartdelay=300ms\nrw=write\n"
+        );
+        for bin in [fio(), ferrio()] {
+            let (out, _dir) = run_net(bin, &job, &[], false);
+            assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
+            let line = out
+                .stdout
+                .lines()
+                .find(|l| l.trim_start().starts_with("READ: bw="))
+                .unwrap_or_else(|| panic!("{bin}: no READ line"));
+            assert_eq!(
+                line.contains("bit/s"),
+                want_bits,
+                "{bin} {engine} {unit:?}: {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn netsplice_moves_what_net_moves() {
+    // fio 3.33's own netsplice stalls on this kernel (its jobs never end),
+    // so ferrio's netsplice is held to fio's net on the same transfer.
+    let _turn = one_at_a_time();
+    let mut docs = Vec::new();
+    for (bin, engine) in [(fio(), "net"), (ferrio(), "netsplice")] {
+        let job = TCP.replace("ioengine=net", &format!("ioengine={engine}"));
+        let (out, _dir) = run_net(bin, &job, &["--output-format=json"], false);
+        assert_eq!(out.code, 0, "{bin} {engine}: {}", out.stderr);
+        docs.push(json(&out));
+    }
+    let (w, g) = (&docs[0], &docs[1]);
+    for key in ["total_ios", "io_bytes", "short_ios"] {
+        assert_eq!(
+            figure(w, "sender", "write", key),
+            figure(g, "sender", "write", key),
+            "{key}"
+        );
+    }
+    assert_eq!(
+        figure(g, "receiver", "read", "io_bytes"),
+        figure(w, "sender", "write", "io_bytes")
+    );
+    assert_eq!(error_of(g, "receiver"), 0);
+}
