@@ -69,6 +69,9 @@ const KINDS: &[&str] = &[
     "verify=crc32",
     "verify=crc64",
     "verify=sha1",
+    "verify=crc16",
+    "verify=crc7",
+    "verify=crc7;rw=randwrite;verify_interval=512",
     "verify=sha512",
     "verify=sha3-224",
     "verify=sha3-512",
@@ -129,6 +132,11 @@ fn corrupted_data_fails_with_fios_error_messages_and_status() {
             "verify=sha256",
             Box::new(|p| overwrite(p, 8192 + 100, b"XXXX")),
         ),
+        (
+            "verify=crc16",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        ("verify=crc7", Box::new(|p| overwrite(p, 4096 + 41, b"X"))),
         // The magic number of a header.
         ("verify=md5", Box::new(|p| overwrite(p, 16384, b"ZZ"))),
         // A block copied over another: its header names the wrong offset.
