@@ -285,13 +285,76 @@ fn verify_jobs_issue_the_reads_and_writes_fio_issues() {
     }
 }
 
+/// The directions of a write_iolog's I/O lines, as runs of one direction
+/// (count, "read" or "write").
+fn io_runs(log: &str) -> Vec<(usize, String)> {
+    let mut runs: Vec<(usize, String)> = Vec::new();
+    for dir in log
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|d| *d == "read" || *d == "write")
+    {
+        match runs.last_mut() {
+            Some((n, d)) if d == dir => *n += 1,
+            _ => runs.push((1, dir.to_string())),
+        }
+    }
+    runs
+}
+
+#[test]
+fn blocks_written_more_than_once_are_verified_as_fio_does() {
+    // fio checks after each of its loops; without a random map only the
+    // latest write over a block is kept; its loops over io_size count the
+    // verify reads; a synchronous engine's random writes without a map
+    // make one loop. Compared: I/Os per direction, and the runs of reads
+    // and writes in the job's write_iolog.
+    let cases = [
+        "rw=write;loops=2",
+        "rw=randwrite;loops=3",
+        "rw=randwrite;norandommap=1",
+        "rw=randwrite;norandommap=1;loops=2",
+        "rw=randwrite;norandommap=1;loops=3;bsrange=1k-8k;verify_interval=1k",
+        "rw=write;io_size=1m",
+        "rw=randwrite;io_size=512k",
+        "rw=randwrite;norandommap=1;io_size=512k",
+        "rw=write;io_size=128k;loops=2",
+        "rw=write;io_size=96k;loops=3;verify_backlog=7",
+        "rw=randwrite;loops=2;verify=crc7;verify_backlog=5",
+    ];
+    let runs: Vec<(&str, &str)> = ["psync", "libaio"]
+        .iter()
+        .flat_map(|e| cases.iter().map(move |c| (*e, *c)))
+        .collect();
+    common::parallel(&runs, |&(engine, options)| {
+        let text = format!(
+            "[v]\nioengine={engine}\nfilename=data\nbs=4k\nsize=256k\nverify=crc32c\nwrite_iolog=io.log\n{}\n",
+            options.replace(';', "\n")
+        );
+        let seen = |tool: &str| {
+            let dir = Scratch::new("verifyloops");
+            let out = run_job(tool, &dir, "job.fio", &text);
+            assert_eq!(out.code, 0, "{tool} {engine} {options}: {}", out.stderr);
+            let doc = json(&out);
+            let job = &doc["jobs"][0];
+            assert_eq!(job["error"], 0, "{tool} {engine} {options}");
+            let log = std::fs::read_to_string(dir.0.join("io.log")).unwrap();
+            (
+                ["read", "write"].map(|d| job[d]["total_ios"].as_u64().unwrap()),
+                io_runs(&log),
+                messages(&out),
+            )
+        };
+        let (want, got) = (seen(fio()), seen(ferrio()));
+        assert_eq!(got, want, "{engine} {options}: I/Os, runs, stderr");
+    });
+}
+
 #[test]
 fn verify_setups_ferrio_cannot_run_yet_are_refused() {
     for options in [
         "rw=randrw;verify=md5",
-        "rw=write;verify=crc16",
-        "rw=write;verify=md5;loops=2",
-        "rw=write;verify=md5;verify_async=2",
+        "rw=write;verify=md5;time_based=1;runtime=1",
     ] {
         let dir = Scratch::new("verifyrefuse");
         let out = run_job(ferrio(), &dir, "job.fio", &job(options, ""));

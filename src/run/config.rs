@@ -776,6 +776,7 @@ impl JobConfig {
             Err(_) if setup_failure.is_some() => None,
             other => other?,
         };
+        let norandommap_note = norandommap_verify_warning(job, &bs);
         if replay.is_some() && verify.is_some() {
             return Err(Refusal(format!(
                 "job '{}': verify with read_iolog is not run by ferrio yet",
@@ -1008,11 +1009,13 @@ impl JobConfig {
             max_latency_ns: per_dir(job, "max_latency").map(|us| us.saturating_mul(1000)),
             flow: None,
             flow_sleep: Duration::from_micros(job.num("flow_sleep").unwrap_or(0)),
-            notices: job
-                .setting("ba")
-                .filter(|_| pattern.random && !job.flag("norandommap"))
-                .map(|_| "fio: Any use of blockalign= turns off randommap".to_string())
+            notices: norandommap_note
                 .into_iter()
+                .chain(
+                    job.setting("ba")
+                        .filter(|_| pattern.random && !job.flag("norandommap"))
+                        .map(|_| "fio: Any use of blockalign= turns off randommap".to_string()),
+                )
                 .collect(),
             info: shared_verify_warning(job, &pattern).into_iter().collect(),
             think_spin: Duration::from_micros(think_spin),
@@ -1798,12 +1801,7 @@ pub fn make_filename(format: &str, job: &str, jobnum: u32, filenum: u64) -> Stri
 /// verifying writer share their files, so one may overwrite what another
 /// will check: unless each clone gets its own files by name.
 fn shared_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
-    // As verify_spec reads them: verify_pattern alone verifies too.
-    let verifies = match job.setting("verify").map(|s| &s.value) {
-        Some(Value::Word { word: "0", .. }) => false,
-        Some(_) => true,
-        None => job.setting("verify_pattern").is_some(),
-    };
+    let verifies = verifies(job);
     let own_files = job.setting("filename").is_none()
         && job.flag("unique_filename")
         && match job.value("filename_format") {
@@ -1822,6 +1820,26 @@ fn shared_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
         "fio: multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures."
             .to_string()
     })
+}
+
+/// Whether the job verifies, as verify_spec reads it: verify_pattern
+/// alone verifies too.
+fn verifies(job: &JobSpec) -> bool {
+    match job.setting("verify").map(|s| &s.value) {
+        Some(Value::Word { word: "0", .. }) => false,
+        Some(_) => true,
+        None => job.setting("verify_pattern").is_some(),
+    }
+}
+
+/// fio's warning (init.c, for every job and clone) that without a random
+/// map, blocks of varying sizes overlap and only the latest is checked.
+fn norandommap_verify_warning(job: &JobSpec, bs: &[BlockSizes; 3]) -> Option<String> {
+    let fixed = bs.iter().all(|b| b.min() == b.max())
+        && bs[0].min() == bs[1].min()
+        && bs[0].min() == bs[2].min();
+    (job.flag("norandommap") && verifies(job) && !fixed)
+        .then(|| "fio: norandommap given for variable block sizes, verify limited".to_string())
 }
 
 fn cfg_time_based(job: &JobSpec) -> bool {
@@ -1874,11 +1892,10 @@ fn verify_spec(
     if (rw.read && rw.write) || rw.trim {
         return not_yet("on a job that mixes reads and writes, or trims");
     }
-    let rewrites = job.num("loops").unwrap_or(1) > 1 || job.setting("io_size").is_some();
-    if rw.write && (time_based || rewrites) {
-        return not_yet(
-            "of writes with time_based, loops or io_size (blocks written more than once)",
-        );
+    // fio's loop over io_size counts the verify reads, and a time-based
+    // writer verifies only through an engine that queues its I/O.
+    if rw.write && time_based {
+        return not_yet("of writes with time_based");
     }
     let (min_w, max_w) = (bs[1].min(), bs[1].max());
     let mut interval = job.num("verify_interval").unwrap_or(0);

@@ -423,6 +423,26 @@ fn run_io(
     let mut out_of_offsets = false;
     let finished = std::cell::Cell::new(false);
     let mut passes = 0u64;
+    // Bytes of the pass queued to be completed later (fio's bytes_issued
+    // in do_io), and the time spent in verify passes between loops.
+    let mut loop_queued = 0u64;
+    let mut verify_spent: Nanos = 0;
+    // Random offsets without a map never run out.
+    let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
+    // fio's bytes per loop (do_io's total_bytes): the size, io_size if
+    // more for random writes without a map, and the size again for the
+    // reads of a verify backlog.
+    let loop_bytes = {
+        let base = if endless && cfg.io_size_given {
+            cfg.size.max(cfg.pass_bytes)
+        } else {
+            cfg.size
+        };
+        let backlog = cfg.verify.as_ref().is_some_and(|v| v.backlog > 0);
+        base + if backlog { cfg.size } else { 0 }
+    };
+    // Bytes read by verify_backlog and the verify passes.
+    let mut verify_moved = 0u64;
     // trimwrite's write to come: (file, offset, length) of the last trim.
     let mut pending_write: Option<(usize, u64, u64)> = None;
     // Queued but not yet submitted, and submitted but not yet reaped.
@@ -781,21 +801,81 @@ fn run_io(
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
-                    passes += 1;
                     // A pass that ran out of offsets is followed by another
                     // only as fio's keep_running allows.
                     // A pass that issued nothing would repeat forever.
                     let idle = issued(&work).1 == pass_start;
-                    let another = cfg.time_based
-                        || passes < cfg.loops
-                        || (cfg.io_size_given
-                            && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64);
-                    if out_of_offsets && (idle || !another) {
+                    // fio's loop (its do_io) ends when the files' offsets
+                    // run out, when the job's bytes are done, or once
+                    // its size was queued to an engine that completes
+                    // I/O later (fio does not count what a synchronous
+                    // engine completes); a pass of ferrio's may be less.
+                    let loop_over = out_of_offsets
+                        || (!endless && !cfg.io_size_given)
+                        || issued(&work).1 >= cfg.io_bytes
+                        || loop_queued >= loop_bytes;
+                    // A verifying writer checks its blocks at the end of
+                    // each loop; then the reads count in fio's
+                    // keep_running as much as the writes.
+                    let verifier = verifying
+                        .as_ref()
+                        .is_some_and(|v| cfg.pattern.write && v.spec.read_back && !v.spec.only);
+                    let verifies = verifier && loop_over;
+                    // A pass within one of fio's loops is not a loop.
+                    if loop_over || !verifier {
+                        passes += 1;
+                    }
+                    if verifies && !idle {
+                        loop_queued = 0;
+                        if let Some(v) = &mut verifying {
+                            let rest = v.rest();
+                            verify_moved += rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
+                            let began = clock::now();
+                            let mut pass = Pass {
+                                cfg,
+                                eng: eng.as_mut(),
+                                files: &files,
+                                slots: &mut slots,
+                                result: &mut result,
+                                records: &mut records,
+                                epoch: ramp_end,
+                                deadline: deadline.get(),
+                                counts_each_io,
+                                counts_submits,
+                                iolog: &mut iolog,
+                            };
+                            pass.check_all(v, &rest, stop);
+                            clock = clock::now();
+                            verify_spent += clock.saturating_sub(began);
+                        }
+                        if result.error.is_some() || stop.any() {
+                            break 'run;
+                        }
+                    }
+                    let another = if verifies {
+                        let moved = issued(&work).1 + verify_moved;
+                        passes < cfg.loops
+                            || (cfg.io_size_given
+                                && cfg.pass_bytes.saturating_sub(moved) >= max_len as u64)
+                    } else {
+                        cfg.time_based
+                            || passes < cfg.loops
+                            || (cfg.io_size_given
+                                && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
+                    };
+                    if (out_of_offsets || verifies) && (idle || !another) {
                         finished.set(true);
                         draining = false;
                         continue;
                     }
                     out_of_offsets = false;
+                    // Within one of fio's loops the writes go on from
+                    // where they are.
+                    if verifier && !loop_over {
+                        pass_start = issued(&work).1;
+                        draining = false;
+                        continue;
+                    }
                     // fio closes the files between loops (and logs it), but
                     // not when a time-based job starts its files over.
                     if let Some(w) = &mut iolog
@@ -1024,7 +1104,9 @@ fn run_io(
                 result.issue(dir);
             }
             // Backlog reads are not part of the job's amount of I/O.
-            if backlog.is_none() {
+            if backlog.is_some() {
+                verify_moved += len;
+            } else {
                 work[dir as usize].0 += 1;
                 work[dir as usize].1 += len;
                 if let Some(p) = &mut poisson {
@@ -1035,7 +1117,9 @@ fn run_io(
                     match (&mut verifying, &mut content) {
                         (Some(v), _) => {
                             let numberio = work[Dir::Write as usize].0 - 1;
-                            slot.piece = Some(v.stamp(slot.buf(), file_index, offset, numberio));
+                            let mapped = placer.files[file_index].has_map();
+                            slot.piece =
+                                Some(v.stamp(slot.buf(), file_index, offset, numberio, mapped));
                         }
                         (None, Some(content)) => content.fill(slot.buf()),
                         (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
@@ -1105,6 +1189,7 @@ fn run_io(
             };
             match queued {
                 Queued::Pending => {
+                    loop_queued += len;
                     if submits_in_queue && clock >= ramp_end {
                         result.done_in_queue_async();
                     }
@@ -1281,8 +1366,7 @@ fn run_io(
         && !stop.any()
         && time_left
     {
-        let in_write_order = placer.files.iter().all(Placement::has_map);
-        let rest = v.rest(in_write_order);
+        let rest = v.rest();
         let mut pass = Pass {
             cfg,
             eng: eng.as_mut(),
@@ -1299,10 +1383,17 @@ fn run_io(
         pass.check_all(v, &rest, stop);
         verify_took = Some(clock::now().saturating_sub(writes_end));
     }
+    // The verify passes between loops count in the reads' runtime, not
+    // the writes'.
+    if verify_spent > 0 {
+        verify_took = Some(verify_took.unwrap_or(0) + verify_spent);
+    }
     let end = clock::now();
     progress.set_state(State::Finishing);
     result.finish(std::time::Duration::from_nanos(
-        writes_end.saturating_sub(ramp_end),
+        writes_end
+            .saturating_sub(ramp_end)
+            .saturating_sub(verify_spent),
     ));
     if let Some(took) = verify_took {
         result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
