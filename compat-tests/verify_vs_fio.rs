@@ -285,6 +285,49 @@ fn verify_jobs_issue_the_reads_and_writes_fio_issues() {
     }
 }
 
+#[test]
+fn verify_async_finds_what_synchronous_verify_finds() {
+    // Helpers do the checking: the same failures, reported as fio's
+    // helpers report them (func=async_verify, flags without
+    // IO_U_F_IN_CUR_DEPTH). How many reads are issued before the job
+    // notices a fatal failure depends on the threads, in fio as well.
+    let corrupt = |p: &Path| {
+        overwrite(p, 8192 + 300, b"XXXX");
+        overwrite(p, 40960 + 300, b"XXXX");
+    };
+    for options in [
+        "verify=crc32c;verify_async=2",
+        "verify=md5;verify_async=1;verify_async_cpus=0",
+    ] {
+        // One bad block: a second could be reported or not, by the
+        // threads' timing.
+        let one = |p: &Path| overwrite(p, 8192 + 300, b"XXXX");
+        let outs = write_then_check(fio(), &[fio(), ferrio()], options, one);
+        let (want, got) = (&outs[0], &outs[1]);
+        assert_eq!(got.code, want.code, "{options}: exit status");
+        let (wd, gd) = (json(want), json(got));
+        assert_eq!(wd["jobs"][0]["error"], 84, "{options}");
+        assert_eq!(gd["jobs"][0]["error"], 84, "{options}");
+        assert_eq!(messages(got), messages(want), "{options}: stderr");
+    }
+    // Going on after errors, every block is checked: all failures count.
+    let options = "verify=crc32c;verify_async=2;continue_on_error=verify";
+    let outs = write_then_check(fio(), &[fio(), ferrio()], options, corrupt);
+    let (want, got) = (&outs[0], &outs[1]);
+    assert_eq!(got.code, want.code, "exit status");
+    let (wd, gd) = (json(want), json(got));
+    for key in ["error", "total_err", "first_error"] {
+        assert_eq!(gd["jobs"][0][key], wd["jobs"][0][key], "{key}");
+    }
+    assert_eq!(gd["jobs"][0]["read"]["total_ios"], 64);
+    let sorted = |o: &Outcome| {
+        let mut m = messages(o);
+        m.sort();
+        m
+    };
+    assert_eq!(sorted(got), sorted(want));
+}
+
 /// The directions of a write_iolog's I/O lines, as runs of one direction
 /// (count, "read" or "write").
 fn io_runs(log: &str) -> Vec<(usize, String)> {
@@ -321,6 +364,8 @@ fn blocks_written_more_than_once_are_verified_as_fio_does() {
         "rw=write;io_size=128k;loops=2",
         "rw=write;io_size=96k;loops=3;verify_backlog=7",
         "rw=randwrite;loops=2;verify=crc7;verify_backlog=5",
+        "rw=write;loops=2;verify_async=2",
+        "rw=randwrite;verify_async=3;verify_backlog=5;iodepth=4;verify_async_cpus=0",
     ];
     let runs: Vec<(&str, &str)> = ["psync", "libaio"]
         .iter()

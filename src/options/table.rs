@@ -800,6 +800,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Number of helper threads that check completed reads",
     )
+    .runs()
     .def("0")
     .parent("verify"),
     OptDef::new(
@@ -825,6 +826,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "CPUs the verify helper threads may run on",
     )
+    .runs()
     .parent("verify_async")
     .check(Check::CpuList),
     OptDef::new(

@@ -1934,6 +1934,11 @@ fn verify_spec(
         thread: job.number as u16,
         dump: job.flag("verify_dump"),
         dump_dir: None,
+        offload_threads: job.num("verify_async").unwrap_or(0) as usize,
+        offload_cpus: match job.value("verify_async_cpus") {
+            Some(Value::Text(t)) if !t.trim().is_empty() => Some(super::sched::cpu_list(t)),
+            _ => None,
+        },
     }))
 }
 

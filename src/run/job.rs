@@ -1353,6 +1353,9 @@ fn run_io(
         }
         in_flight -= done.len().min(in_flight);
     }
+    if let Some(v) = &mut verifying {
+        settle(cfg, &mut result, v);
+    }
     let writes_end = clock::now();
     // The read-back pass over the blocks not checked yet (fio's
     // do_verify); its time is the read direction's runtime.
@@ -1653,10 +1656,23 @@ fn after_io(
         (None, _) => return true,
     };
     let logged = slot.piece.is_some();
+    let func = if v.offloaded() { "async_verify" } else { func };
     match v.check(slot.buf(), &block, logged) {
         Ok(()) => true,
         Err(text) => verify_failed(cfg, result, text, func, r),
     }
+}
+
+/// verify_async: waits for the helpers to finish what they were handed,
+/// and treats each failure they found as the job's; false when one ends
+/// the job.
+fn settle(cfg: &JobConfig, result: &mut JobResult, v: &mut Verifying<'_>) -> bool {
+    while let Some(text) = v.settle() {
+        if !verify_failed(cfg, result, text, "async_verify", 0) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Records a failed check: fio's EILSEQ, which ends the job unless
@@ -1851,6 +1867,7 @@ impl Pass<'_, '_> {
             }
             in_flight -= done.len().min(in_flight);
         }
+        settle(cfg, self.result, v);
     }
 
     /// Accounts and checks one finished read-back; false when the job ends.
@@ -1868,6 +1885,7 @@ impl Pass<'_, '_> {
             return false;
         }
         let Some(piece) = slot.piece else { return true };
+        let func = if v.offloaded() { "async_verify" } else { func };
         match v.check(slot.buf(), &rest[piece], true) {
             Ok(()) => true,
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),

@@ -3,11 +3,13 @@
 //! when to check some while writing. Only jobs that set `verify` have one.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 use crate::verify::{Block, VerifySpec, Written};
 
 use super::config::JobConfig;
 use super::offsets::Rng;
+use super::verify_async::Offload;
 
 /// Salt for the stream of per-block seeds stored in headers.
 const SEED_SALT: u64 = 0x7665_7269_6679;
@@ -29,12 +31,24 @@ pub struct Verifying<'a> {
     /// Backlog reads still to issue in the current batch.
     batch: u64,
     scratch: Vec<u8>,
-    names: Vec<String>,
+    names: Arc<[String]>,
+    /// verify_async's helpers, when the job has some.
+    offload: Option<Offload>,
 }
 
 impl<'a> Verifying<'a> {
     pub fn new(cfg: &'a JobConfig) -> Option<Self> {
-        let spec = cfg.verify.as_deref()?;
+        let shared = cfg.verify.as_ref()?;
+        let spec = shared.as_ref();
+        let names: Arc<[String]> = cfg.paths.iter().map(|p| p.display().to_string()).collect();
+        let offload = (spec.offload_threads > 0).then(|| {
+            Offload::start(
+                shared.clone(),
+                names.clone(),
+                spec.offload_threads,
+                spec.offload_cpus.clone(),
+            )
+        });
         let blocks = (cfg.pass_bytes / cfg.bs[1].min().max(1)) as usize;
         Some(Verifying {
             spec,
@@ -45,7 +59,8 @@ impl<'a> Verifying<'a> {
             tree: BTreeMap::new(),
             batch: 0,
             scratch: Vec::with_capacity(512),
-            names: cfg.paths.iter().map(|p| p.display().to_string()).collect(),
+            names,
+            offload,
         })
     }
 
@@ -182,17 +197,36 @@ impl<'a> Verifying<'a> {
     }
 
     /// Checks a block read into `buf`: one logged when it was written
-    /// (`logged`), or any block a job that only reads came across.
+    /// (`logged`), or any block a job that only reads came across. With
+    /// verify_async the block goes to the helpers, and what fails is a
+    /// failure they reported earlier, if any.
     pub fn check(&mut self, buf: &mut [u8], piece: &Written, logged: bool) -> Result<(), String> {
+        if let Some(offload) = &mut self.offload {
+            offload.send(buf, *piece, logged);
+            return offload.failure(false).map_or(Ok(()), Err);
+        }
         let block = Block {
             file_name: &self.names[piece.file as usize],
             offset: piece.offset,
             numberio: piece.numberio,
             logged,
+            offloaded: false,
         };
         self.spec
             .check(buf, &block, &mut self.scratch, &mut |text| {
                 eprintln!("{text}")
             })
+    }
+
+    /// Whether helpers do the checking (fio then names the failing
+    /// function async_verify).
+    pub fn offloaded(&self) -> bool {
+        self.offload.is_some()
+    }
+
+    /// Waits for the helpers' verdicts on everything handed over; the
+    /// next failure among them, if any (call again for the rest).
+    pub fn settle(&mut self) -> Option<String> {
+        self.offload.as_mut()?.failure(true)
     }
 }
