@@ -810,10 +810,16 @@ fn run_io(
                     // its size was queued to an engine that completes
                     // I/O later (fio does not count what a synchronous
                     // engine completes); a pass of ferrio's may be less.
-                    let loop_over = out_of_offsets
-                        || (!endless && !cfg.io_size_given)
-                        || issued(&work).1 >= cfg.io_bytes
-                        || loop_queued >= loop_bytes;
+                    let loop_over = if cfg.time_based {
+                        // A time-based loop wraps its files: only the
+                        // bytes queued end it.
+                        loop_queued >= loop_bytes
+                    } else {
+                        out_of_offsets
+                            || (!endless && !cfg.io_size_given)
+                            || issued(&work).1 >= cfg.io_bytes
+                            || loop_queued >= loop_bytes
+                    };
                     // A verifying writer checks its blocks at the end of
                     // each loop; then the reads count in fio's
                     // keep_running as much as the writes.
@@ -854,7 +860,8 @@ fn run_io(
                     }
                     let another = if verifies {
                         let moved = issued(&work).1 + verify_moved;
-                        passes < cfg.loops
+                        cfg.time_based
+                            || passes < cfg.loops
                             || (cfg.io_size_given
                                 && cfg.pass_bytes.saturating_sub(moved) >= max_len as u64)
                     } else {
@@ -871,7 +878,7 @@ fn run_io(
                     out_of_offsets = false;
                     // Within one of fio's loops the writes go on from
                     // where they are.
-                    if verifier && !loop_over {
+                    if verifier && !loop_over && !cfg.time_based {
                         pass_start = issued(&work).1;
                         draining = false;
                         continue;
@@ -901,7 +908,9 @@ fn run_io(
                     eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
-                    if cfg.seeds.repeat && !cfg.time_based {
+                    // (fio's clear_io_state: after a time-based loop too,
+                    // when one ends to verify.)
+                    if cfg.seeds.repeat && (!cfg.time_based || verifies) {
                         draws.start_over(job_draws(cfg));
                     }
                     draining = false;
@@ -1401,6 +1410,10 @@ fn run_io(
     if let Some(took) = verify_took {
         result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
+    } else if cfg.pattern.write && verifying.as_ref().is_some_and(|v| v.spec.read_back) {
+        // A writer's reads are timed only by its verify passes: backlog
+        // reads of a job whose runtime ran out before one have none.
+        result.dirs[Dir::Read as usize].runtime_ms = 0;
     }
     if let Some(lt) = &lat_target {
         result.latency_depth = lt.depth;
@@ -1716,8 +1729,7 @@ struct Pass<'p, 'e> {
 }
 
 impl Pass<'_, '_> {
-    /// Syncs the files and drops their cached pages (so the reads reach
-    /// the device), then reads every block of `rest` back, `iodepth` at a
+    /// Drops the files' cached pages, then reads every block of `rest` back, `iodepth` at a
     /// time, checking each as it completes. The reads count in the read
     /// direction, as fio's do.
     fn check_all(
@@ -1734,17 +1746,16 @@ impl Pass<'_, '_> {
                 w.close(file);
             }
         }
-        for (&file, path) in self.files.iter().zip(&cfg.paths) {
-            let synced = self.eng.sync(file, false).and_then(|()| {
-                if cfg.invalidate && cfg.engine != "null" {
-                    self.eng.invalidate(path)
-                } else {
-                    Ok(())
-                }
-            });
-            if let Err(e) = synced {
+        // fio's do_verify syncs only the files still open, and they never
+        // are (clear_io_state closed them): the reopen only drops the
+        // cached pages (invalidate), which leaves the dirty ones.
+        for path in &cfg.paths {
+            if cfg.invalidate
+                && cfg.engine != "null"
+                && let Err(e) = self.eng.invalidate(path)
+            {
                 let text = format!("fio: preparing {} for verify: {e}", path.display());
-                self.result.fail(errno(&e), "fsync", text);
+                self.result.fail(errno(&e), "invalidate_cache", text);
                 return;
             }
         }
