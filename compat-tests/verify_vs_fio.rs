@@ -69,6 +69,9 @@ const KINDS: &[&str] = &[
     "verify=crc32",
     "verify=crc64",
     "verify=sha1",
+    "verify=crc16",
+    "verify=crc7",
+    "verify=crc7;rw=randwrite;verify_interval=512",
     "verify=sha512",
     "verify=sha3-224",
     "verify=sha3-512",
@@ -129,6 +132,11 @@ fn corrupted_data_fails_with_fios_error_messages_and_status() {
             "verify=sha256",
             Box::new(|p| overwrite(p, 8192 + 100, b"XXXX")),
         ),
+        (
+            "verify=crc16",
+            Box::new(|p| overwrite(p, 8192 + 300, b"XXXX")),
+        ),
+        ("verify=crc7", Box::new(|p| overwrite(p, 4096 + 41, b"X"))),
         // The magic number of a header.
         ("verify=md5", Box::new(|p| overwrite(p, 16384, b"ZZ"))),
         // A block copied over another: its header names the wrong offset.
@@ -278,12 +286,176 @@ fn verify_jobs_issue_the_reads_and_writes_fio_issues() {
 }
 
 #[test]
+fn verify_async_finds_what_synchronous_verify_finds() {
+    // Helpers do the checking: the same failures, reported as fio's
+    // helpers report them (func=async_verify, flags without
+    // IO_U_F_IN_CUR_DEPTH). fio 3.33 itself sometimes hangs when a
+    // helper meets a fatal failure, so the fatal case is compared with
+    // fio's synchronous run, whose report differs only in those flags.
+    let corrupt = |p: &Path| {
+        overwrite(p, 8192 + 300, b"XXXX");
+        overwrite(p, 40960 + 300, b"XXXX");
+    };
+    for kind in ["verify=crc32c", "verify=md5"] {
+        let one = |p: &Path| overwrite(p, 8192 + 300, b"XXXX");
+        let want = &write_then_check(fio(), &[fio()], kind, one)[0];
+        let options = format!("{kind};verify_async=2;verify_async_cpus=0");
+        let got = &write_then_check(fio(), &[ferrio()], &options, one)[0];
+        assert_eq!(got.code, want.code, "{options}: exit status");
+        assert_eq!(json(got)["jobs"][0]["error"], 84, "{options}");
+        let want: Vec<String> = messages(want)
+            .iter()
+            .map(|l| l.replace("flags=88)", "flags=84)"))
+            .collect();
+        assert_eq!(messages(got), want, "{options}: stderr");
+        assert!(
+            got.stdout.contains("func=async_verify"),
+            "{options}: {}",
+            got.stdout
+        );
+    }
+    // Going on after errors, every block is checked: all failures count.
+    let options = "verify=crc32c;verify_async=2;continue_on_error=verify";
+    let outs = write_then_check(fio(), &[fio(), ferrio()], options, corrupt);
+    let (want, got) = (&outs[0], &outs[1]);
+    assert_eq!(got.code, want.code, "exit status");
+    let (wd, gd) = (json(want), json(got));
+    for key in ["error", "total_err", "first_error"] {
+        assert_eq!(gd["jobs"][0][key], wd["jobs"][0][key], "{key}");
+    }
+    assert_eq!(gd["jobs"][0]["read"]["total_ios"], 64);
+    let sorted = |o: &Outcome| {
+        let mut m = messages(o);
+        m.sort();
+        m
+    };
+    assert_eq!(sorted(got), sorted(want));
+}
+
+#[test]
+fn time_based_writers_verify_as_fio_does() {
+    // A time-based loop ends only once its size was queued to an engine
+    // that completes I/O later: then its blocks are checked, and the
+    // loop cut short by the runtime is not. A synchronous engine never
+    // ends a loop, so nothing is read back; fio says so up front (on
+    // stdout), unless a backlog checks while writing. The amounts follow
+    // the machine's speed: compared are what was read, the error, the
+    // note, and whether the reads have a runtime.
+    for (engine, options, reads) in [
+        ("psync", "rw=write", false),
+        ("psync", "rw=randwrite;verify_backlog=8", true),
+        ("libaio", "rw=write;iodepth=4", true),
+        ("libaio", "rw=randwrite", true),
+    ] {
+        let text = format!(
+            "[v]\nioengine={engine}\nfilename=data\nbs=4k\nsize=256k\nverify=crc32c\ntime_based=1\nruntime=500ms\n{}\n",
+            options.replace(';', "\n")
+        );
+        let seen = |tool: &str| {
+            let dir = Scratch::new("verifytimed");
+            dir.write("job.fio", &text);
+            let out = run(tool, &["job.fio"], &dir.0, &HashMap::new());
+            assert_eq!(out.code, 0, "{tool} {engine} {options}: {}", out.stderr);
+            let note = out
+                .stdout
+                .lines()
+                .filter(|l| l.starts_with("fio: verification"))
+                .map(str::to_string)
+                .collect::<Vec<_>>();
+            let out = run_job(tool, &dir, "job.fio", &text);
+            let at = out.stdout.find('{').unwrap_or(0);
+            let doc: Value = serde_json::from_str(&out.stdout[at..]).unwrap();
+            let job = &doc["jobs"][0];
+            let ios = |d: &str| job[d]["total_ios"].as_u64().unwrap();
+            let (w, r) = (ios("write"), ios("read"));
+            assert!(w > 0 && r <= w, "{tool} {engine} {options}: {w} {r}");
+            // What is left unchecked is less than a loop (64 blocks).
+            if reads {
+                assert!(w - r < 64, "{tool} {engine} {options}: {w} {r}");
+            }
+            let read_time = job["read"]["runtime"].as_u64().unwrap() > 0;
+            (job["error"].clone(), r > 0, note, read_time)
+        };
+        let (want, got) = (seen(fio()), seen(ferrio()));
+        assert_eq!(got, want, "{engine} {options}: error, reads, note");
+        assert_eq!(want.1, reads, "{engine} {options}: fio's reads");
+    }
+}
+
+/// The directions of a write_iolog's I/O lines, as runs of one direction
+/// (count, "read" or "write").
+fn io_runs(log: &str) -> Vec<(usize, String)> {
+    let mut runs: Vec<(usize, String)> = Vec::new();
+    for dir in log
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|d| *d == "read" || *d == "write")
+    {
+        match runs.last_mut() {
+            Some((n, d)) if d == dir => *n += 1,
+            _ => runs.push((1, dir.to_string())),
+        }
+    }
+    runs
+}
+
+#[test]
+fn blocks_written_more_than_once_are_verified_as_fio_does() {
+    // fio checks after each of its loops; without a random map only the
+    // latest write over a block is kept; its loops over io_size count the
+    // verify reads; a synchronous engine's random writes without a map
+    // make one loop. Compared: I/Os per direction, and the runs of reads
+    // and writes in the job's write_iolog.
+    let cases = [
+        "rw=write;loops=2",
+        "rw=randwrite;loops=3",
+        "rw=randwrite;norandommap=1",
+        "rw=randwrite;norandommap=1;loops=2",
+        "rw=randwrite;norandommap=1;loops=3;bsrange=1k-8k;verify_interval=1k",
+        "rw=write;io_size=1m",
+        "rw=randwrite;io_size=512k",
+        "rw=randwrite;norandommap=1;io_size=512k",
+        "rw=write;io_size=128k;loops=2",
+        "rw=write;io_size=96k;loops=3;verify_backlog=7",
+        "rw=randwrite;loops=2;verify=crc7;verify_backlog=5",
+        "rw=write;loops=2;verify_async=2",
+        "rw=randwrite;verify_async=3;verify_backlog=5;iodepth=4;verify_async_cpus=0",
+    ];
+    let runs: Vec<(&str, &str)> = ["psync", "libaio"]
+        .iter()
+        .flat_map(|e| cases.iter().map(move |c| (*e, *c)))
+        .collect();
+    common::parallel(&runs, |&(engine, options)| {
+        let text = format!(
+            "[v]\nioengine={engine}\nfilename=data\nbs=4k\nsize=256k\nverify=crc32c\nwrite_iolog=io.log\n{}\n",
+            options.replace(';', "\n")
+        );
+        let seen = |tool: &str| {
+            let dir = Scratch::new("verifyloops");
+            let out = run_job(tool, &dir, "job.fio", &text);
+            assert_eq!(out.code, 0, "{tool} {engine} {options}: {}", out.stderr);
+            let doc = json(&out);
+            let job = &doc["jobs"][0];
+            assert_eq!(job["error"], 0, "{tool} {engine} {options}");
+            let log = std::fs::read_to_string(dir.0.join("io.log")).unwrap();
+            (
+                ["read", "write"].map(|d| job[d]["total_ios"].as_u64().unwrap()),
+                io_runs(&log),
+                messages(&out),
+            )
+        };
+        let (want, got) = (seen(fio()), seen(ferrio()));
+        assert_eq!(got, want, "{engine} {options}: I/Os, runs, stderr");
+    });
+}
+
+#[test]
 fn verify_setups_ferrio_cannot_run_yet_are_refused() {
     for options in [
         "rw=randrw;verify=md5",
-        "rw=write;verify=crc16",
-        "rw=write;verify=md5;loops=2",
-        "rw=write;verify=md5;verify_async=2",
+        "rw=write;verify=md5;experimental_verify=1",
+        "rw=write;verify=md5;verify_state_load=1",
+        "rw=write;verify=md5;verify_state_save=0",
     ] {
         let dir = Scratch::new("verifyrefuse");
         let out = run_job(ferrio(), &dir, "job.fio", &job(options, ""));

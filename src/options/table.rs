@@ -807,6 +807,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Number of helper threads that check completed reads",
     )
+    .runs()
     .def("0")
     .parent("verify"),
     OptDef::new(
@@ -832,6 +833,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "CPUs the verify helper threads may run on",
     )
+    .runs()
     .parent("verify_async")
     .check(Check::CpuList),
     OptDef::new(

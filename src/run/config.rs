@@ -491,6 +491,30 @@ impl JobConfig {
                 job.name
             )));
         }
+        // The verify options still to come, with what is missing.
+        for (name, why) in [
+            (
+                "experimental_verify",
+                "ferrio checks the blocks it logged while writing; fio's replay of the \
+                 offset sequence for the verify pass is not modelled yet",
+            ),
+            (
+                "verify_state_load",
+                "ferrio neither writes nor reads fio's <job>-<n>-verify.state files yet, \
+                 so it cannot resume a verify from one",
+            ),
+            (
+                "verify_state_save",
+                "ferrio does not write fio's <job>-<n>-verify.state files yet",
+            ),
+        ] {
+            if pending.contains(&name) {
+                return Err(Refusal(format!(
+                    "job '{}': {name} is not run by ferrio yet: {why} (run it with fio)",
+                    job.name
+                )));
+            }
+        }
         if !pending.is_empty() {
             return Err(Refusal(format!(
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
@@ -830,6 +854,7 @@ impl JobConfig {
             Err(_) if setup_failure.is_some() => None,
             other => other?,
         };
+        let norandommap_note = norandommap_verify_warning(job, &bs);
         if replay.is_some() && verify.is_some() {
             return Err(Refusal(format!(
                 "job '{}': verify with read_iolog is not run by ferrio yet",
@@ -1084,15 +1109,18 @@ impl JobConfig {
             max_latency_ns: per_dir(job, "max_latency").map(|us| us.saturating_mul(1000)),
             flow: None,
             flow_sleep: Duration::from_micros(job.num("flow_sleep").unwrap_or(0)),
-            notices: job
-                .setting("ba")
-                .filter(|_| pattern.random && !job.flag("norandommap"))
-                .map(|_| "fio: Any use of blockalign= turns off randommap".to_string())
+            notices: norandommap_note
                 .into_iter()
+                .chain(
+                    job.setting("ba")
+                        .filter(|_| pattern.random && !job.flag("norandommap"))
+                        .map(|_| "fio: Any use of blockalign= turns off randommap".to_string()),
+                )
                 .collect(),
             info: found
                 .into_iter()
                 .chain(shared_verify_warning(job, &pattern))
+                .chain(timed_verify_warning(job, &pattern))
                 .collect(),
             think_spin: Duration::from_micros(think_spin),
             think_sleep: Duration::from_micros(think - think_spin),
@@ -1920,12 +1948,7 @@ pub fn make_filename(format: &str, job: &str, jobnum: u32, filenum: u64) -> Stri
 /// verifying writer share their files, so one may overwrite what another
 /// will check: unless each clone gets its own files by name.
 fn shared_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
-    // As verify_spec reads them: verify_pattern alone verifies too.
-    let verifies = match job.setting("verify").map(|s| &s.value) {
-        Some(Value::Word { word: "0", .. }) => false,
-        Some(_) => true,
-        None => job.setting("verify_pattern").is_some(),
-    };
+    let verifies = verifies(job);
     let own_files = job.setting("filename").is_none()
         && job.flag("unique_filename")
         && match job.value("filename_format") {
@@ -1942,6 +1965,42 @@ fn shared_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
         && !own_files;
     warn.then(|| {
         "fio: multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures."
+            .to_string()
+    })
+}
+
+/// Whether the job verifies, as verify_spec reads it: verify_pattern
+/// alone verifies too.
+fn verifies(job: &JobSpec) -> bool {
+    match job.setting("verify").map(|s| &s.value) {
+        Some(Value::Word { word: "0", .. }) => false,
+        Some(_) => true,
+        None => job.setting("verify_pattern").is_some(),
+    }
+}
+
+/// fio's warning (init.c, for every job and clone) that without a random
+/// map, blocks of varying sizes overlap and only the latest is checked.
+fn norandommap_verify_warning(job: &JobSpec, bs: &[BlockSizes; 3]) -> Option<String> {
+    let fixed = bs.iter().all(|b| b.min() == b.max())
+        && bs[0].min() == bs[1].min()
+        && bs[0].min() == bs[2].min();
+    (job.flag("norandommap") && verifies(job) && !fixed)
+        .then(|| "fio: norandommap given for variable block sizes, verify limited".to_string())
+}
+
+/// fio's note (init.c) that a time-based writer with a runtime has no
+/// time left for its verify pass (only a backlog checks while writing).
+fn timed_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
+    let warn = verifies(job)
+        && rw.write
+        && !rw.read
+        && job.flag("do_verify")
+        && job.flag("time_based")
+        && job.num("runtime").unwrap_or(0) > 0
+        && job.num("verify_backlog").unwrap_or(0) == 0;
+    warn.then(|| {
+        "fio: verification read phase will never start because write phase uses all of runtime"
             .to_string()
     })
 }
@@ -1996,12 +2055,6 @@ fn verify_spec(
     if (rw.read && rw.write) || rw.trim {
         return not_yet("on a job that mixes reads and writes, or trims");
     }
-    let rewrites = job.num("loops").unwrap_or(1) > 1 || job.setting("io_size").is_some();
-    if rw.write && (time_based || rewrites) {
-        return not_yet(
-            "of writes with time_based, loops or io_size (blocks written more than once)",
-        );
-    }
     let (min_w, max_w) = (bs[1].min(), bs[1].max());
     let mut interval = job.num("verify_interval").unwrap_or(0);
     if min_w != max_w && interval == 0 {
@@ -2039,6 +2092,11 @@ fn verify_spec(
         thread: job.number as u16,
         dump: job.flag("verify_dump"),
         dump_dir: None,
+        offload_threads: job.num("verify_async").unwrap_or(0) as usize,
+        offload_cpus: match job.value("verify_async_cpus") {
+            Some(Value::Text(t)) if !t.trim().is_empty() => Some(super::sched::cpu_list(t)),
+            _ => None,
+        },
     }))
 }
 

@@ -484,6 +484,26 @@ fn run_io(
     let mut out_of_offsets = false;
     let finished = std::cell::Cell::new(false);
     let mut passes = 0u64;
+    // Bytes of the pass queued to be completed later (fio's bytes_issued
+    // in do_io), and the time spent in verify passes between loops.
+    let mut loop_queued = 0u64;
+    let mut verify_spent: Nanos = 0;
+    // Random offsets without a map never run out.
+    let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
+    // fio's bytes per loop (do_io's total_bytes): the size, io_size if
+    // more for random writes without a map, and the size again for the
+    // reads of a verify backlog.
+    let loop_bytes = {
+        let base = if endless && cfg.io_size_given {
+            cfg.size.max(cfg.pass_bytes)
+        } else {
+            cfg.size
+        };
+        let backlog = cfg.verify.as_ref().is_some_and(|v| v.backlog > 0);
+        base + if backlog { cfg.size } else { 0 }
+    };
+    // Bytes read by verify_backlog and the verify passes.
+    let mut verify_moved = 0u64;
     // trimwrite's write to come: (file, offset, length) of the last trim.
     let mut pending_write: Option<(usize, u64, u64)> = None;
     // Queued but not yet submitted, and submitted but not yet reaped.
@@ -908,21 +928,88 @@ fn run_io(
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
-                    passes += 1;
                     // A pass that ran out of offsets is followed by another
                     // only as fio's keep_running allows.
                     // A pass that issued nothing would repeat forever.
                     let idle = issued(&work).1 == pass_start;
-                    let another = cfg.time_based
-                        || passes < cfg.loops
-                        || (cfg.io_size_given
-                            && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64);
-                    if out_of_offsets && (idle || !another) {
+                    // fio's loop (its do_io) ends when the files' offsets
+                    // run out, when the job's bytes are done, or once
+                    // its size was queued to an engine that completes
+                    // I/O later (fio does not count what a synchronous
+                    // engine completes); a pass of ferrio's may be less.
+                    let loop_over = if cfg.time_based {
+                        // A time-based loop wraps its files: only the
+                        // bytes queued end it.
+                        loop_queued >= loop_bytes
+                    } else {
+                        out_of_offsets
+                            || (!endless && !cfg.io_size_given)
+                            || issued(&work).1 >= cfg.io_bytes
+                            || loop_queued >= loop_bytes
+                    };
+                    // A verifying writer checks its blocks at the end of
+                    // each loop; then the reads count in fio's
+                    // keep_running as much as the writes.
+                    let verifier = verifying
+                        .as_ref()
+                        .is_some_and(|v| cfg.pattern.write && v.spec.read_back && !v.spec.only);
+                    let verifies = verifier && loop_over;
+                    // A pass within one of fio's loops is not a loop.
+                    if loop_over || !verifier {
+                        passes += 1;
+                    }
+                    if verifies && !idle {
+                        loop_queued = 0;
+                        if let Some(v) = &mut verifying {
+                            let rest = v.rest();
+                            verify_moved += rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
+                            let began = clock::now();
+                            let mut pass = Pass {
+                                cfg,
+                                eng: eng.as_mut(),
+                                files: &files,
+                                slots: &mut slots,
+                                result: &mut result,
+                                records: &mut records,
+                                epoch: ramp_end,
+                                deadline: deadline.get(),
+                                counts_each_io,
+                                counts_submits,
+                                iolog: &mut iolog,
+                            };
+                            pass.check_all(v, &rest, stop);
+                            clock = clock::now();
+                            verify_spent += clock.saturating_sub(began);
+                        }
+                        if result.error.is_some() || stop.any() {
+                            break 'run;
+                        }
+                    }
+                    let another = if verifies {
+                        let moved = issued(&work).1 + verify_moved;
+                        cfg.time_based
+                            || passes < cfg.loops
+                            || (cfg.io_size_given
+                                && cfg.pass_bytes.saturating_sub(moved) >= max_len as u64)
+                    } else {
+                        cfg.time_based
+                            || passes < cfg.loops
+                            || (cfg.io_size_given
+                                && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
+                    };
+                    if (out_of_offsets || verifies) && (idle || !another) {
                         finished.set(true);
                         draining = false;
                         continue;
                     }
                     out_of_offsets = false;
+                    // Within one of fio's loops the writes go on from
+                    // where they are.
+                    if verifier && !loop_over && !cfg.time_based {
+                        pass_start = issued(&work).1;
+                        draining = false;
+                        continue;
+                    }
                     // fio closes the files between loops (and logs it), but
                     // not when a time-based job starts its files over.
                     if let Some(w) = &mut iolog
@@ -961,7 +1048,9 @@ fn run_io(
                     eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
-                    if cfg.seeds.repeat && !cfg.time_based {
+                    // (fio's clear_io_state: after a time-based loop too,
+                    // when one ends to verify.)
+                    if cfg.seeds.repeat && (!cfg.time_based || verifies) {
                         draws.start_over(job_draws(cfg));
                     }
                     draining = false;
@@ -1223,6 +1312,9 @@ fn run_io(
                     work[dir as usize].1 += len;
                 }
                 // Backlog reads are not part of the job's amount of I/O.
+                if backlog.is_some() && resumed.is_none() {
+                    verify_moved += len;
+                }
                 if backlog.is_none() && resumed.is_none() {
                     work[dir as usize].0 += 1;
                     work[dir as usize].1 += len;
@@ -1234,8 +1326,9 @@ fn run_io(
                         match (&mut verifying, &mut content) {
                             (Some(v), _) => {
                                 let numberio = work[Dir::Write as usize].0 - 1;
+                                let mapped = placer.files[file_index].has_map();
                                 slot.piece =
-                                    Some(v.stamp(slot.buf(), file_index, offset, numberio));
+                                    Some(v.stamp(slot.buf(), file_index, offset, numberio, mapped));
                             }
                             (None, Some(content)) => content.fill(slot.buf()),
                             (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
@@ -1289,6 +1382,7 @@ fn run_io(
                 };
                 match queued {
                     Queued::Pending => {
+                        loop_queued += len;
                         if submits_in_queue && clock >= ramp_end {
                             result.done_in_queue_async();
                         }
@@ -1506,6 +1600,9 @@ fn run_io(
         }
         in_flight -= done.len().min(in_flight);
     }
+    if let Some(v) = &mut verifying {
+        settle(cfg, &mut result, v);
+    }
     let writes_end = clock::now();
     // The read-back pass over the blocks not checked yet (fio's
     // do_verify); its time is the read direction's runtime.
@@ -1519,8 +1616,7 @@ fn run_io(
         && !stop.any()
         && time_left
     {
-        let in_write_order = placer.files.iter().all(Placement::has_map);
-        let rest = v.rest(in_write_order);
+        let rest = v.rest();
         // The read-back may go to any file: open those closed (openfiles).
         if let Some(l) = &mut lazy {
             for (file, path) in cfg.paths.iter().enumerate() {
@@ -1549,14 +1645,25 @@ fn run_io(
         }
         verify_took = Some(clock::now().saturating_sub(writes_end));
     }
+    // The verify passes between loops count in the reads' runtime, not
+    // the writes'.
+    if verify_spent > 0 {
+        verify_took = Some(verify_took.unwrap_or(0) + verify_spent);
+    }
     let end = clock::now();
     progress.set_state(State::Finishing);
     result.finish(std::time::Duration::from_nanos(
-        writes_end.saturating_sub(ramp_end),
+        writes_end
+            .saturating_sub(ramp_end)
+            .saturating_sub(verify_spent),
     ));
     if let Some(took) = verify_took {
         result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
+    } else if cfg.pattern.write && verifying.as_ref().is_some_and(|v| v.spec.read_back) {
+        // A writer's reads are timed only by its verify passes: backlog
+        // reads of a job whose runtime ran out before one have none.
+        result.dirs[Dir::Read as usize].runtime_ms = 0;
     }
     if let Some(lt) = &lat_target {
         result.latency_depth = lt.depth;
@@ -1864,10 +1971,23 @@ fn after_io(
         (None, _) => return true,
     };
     let logged = slot.piece.is_some();
+    let func = if v.offloaded() { "async_verify" } else { func };
     match v.check(slot.buf(), &block, logged) {
         Ok(()) => true,
         Err(text) => verify_failed(cfg, result, text, func, r),
     }
+}
+
+/// verify_async: waits for the helpers to finish what they were handed,
+/// and treats each failure they found as the job's; false when one ends
+/// the job.
+fn settle(cfg: &JobConfig, result: &mut JobResult, v: &mut Verifying<'_>) -> bool {
+    while let Some(text) = v.settle() {
+        if !verify_failed(cfg, result, text, "async_verify", 0) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Records a failed check: fio's EILSEQ, which ends the job unless
@@ -1911,8 +2031,7 @@ struct Pass<'p, 'e> {
 }
 
 impl Pass<'_, '_> {
-    /// Syncs the files and drops their cached pages (so the reads reach
-    /// the device), then reads every block of `rest` back, `iodepth` at a
+    /// Drops the files' cached pages, then reads every block of `rest` back, `iodepth` at a
     /// time, checking each as it completes. The reads count in the read
     /// direction, as fio's do.
     fn check_all(
@@ -1929,17 +2048,16 @@ impl Pass<'_, '_> {
                 w.close(file);
             }
         }
-        for (&file, path) in self.files.iter().zip(&cfg.paths) {
-            let synced = self.eng.sync(file, false).and_then(|()| {
-                if cfg.invalidate && cfg.engine != "null" {
-                    self.eng.invalidate(path)
-                } else {
-                    Ok(())
-                }
-            });
-            if let Err(e) = synced {
+        // fio's do_verify syncs only the files still open, and they never
+        // are (clear_io_state closed them): the reopen only drops the
+        // cached pages (invalidate), which leaves the dirty ones.
+        for path in &cfg.paths {
+            if cfg.invalidate
+                && cfg.engine != "null"
+                && let Err(e) = self.eng.invalidate(path)
+            {
                 let text = format!("fio: preparing {} for verify: {e}", path.display());
-                self.result.fail(errno(&e), "fsync", text);
+                self.result.fail(errno(&e), "invalidate_cache", text);
                 return;
             }
         }
@@ -2063,6 +2181,7 @@ impl Pass<'_, '_> {
             }
             in_flight -= done.len().min(in_flight);
         }
+        settle(cfg, self.result, v);
     }
 
     /// Accounts and checks one finished read-back; false when the job ends.
@@ -2085,6 +2204,7 @@ impl Pass<'_, '_> {
             return false;
         }
         let Some(piece) = slot.piece else { return true };
+        let func = if v.offloaded() { "async_verify" } else { func };
         match v.check(slot.buf(), &rest[piece], true) {
             Ok(()) => true,
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),

@@ -36,6 +36,7 @@ pub mod sched;
 pub mod signals;
 pub mod slowest;
 pub mod steady;
+mod verify_async;
 mod verifying;
 
 use std::sync::atomic::AtomicBool;

@@ -207,7 +207,7 @@ impl ThreadSetup {
 }
 
 /// Pins the calling thread to `cpus`.
-fn set_affinity(cpus: &[usize]) -> io::Result<()> {
+pub fn set_affinity(cpus: &[usize]) -> io::Result<()> {
     // SAFETY: a CPU set on the stack, filled and handed to the kernel
     // for the calling thread.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -311,8 +311,13 @@ fn cpu_set(job: &JobSpec) -> Option<Vec<usize>> {
         // fio reads the mask as an int's worth of bits.
         return Some((0..32).filter(|i| bits & (1 << i) != 0).collect());
     }
+    Some(cpu_list(&text(list?)))
+}
+
+/// A CPU list as fio reads it ("0-3,6"), sorted, without repeats.
+pub fn cpu_list(raw: &str) -> Vec<usize> {
     let mut cpus = Vec::new();
-    for part in text(list?).trim().split(',').take_while(|p| !p.is_empty()) {
+    for part in raw.trim().split(',').take_while(|p| !p.is_empty()) {
         let (lo, hi) = part.split_once('-').unwrap_or((part, part));
         let atoi = |s: &str| s.trim().parse::<usize>().unwrap_or(0);
         let (lo, hi) = (atoi(lo), if hi.is_empty() { atoi(lo) } else { atoi(hi) });
@@ -320,7 +325,7 @@ fn cpu_set(job: &JobSpec) -> Option<Vec<usize>> {
     }
     cpus.sort_unstable();
     cpus.dedup();
-    Some(cpus)
+    cpus
 }
 
 /// fio's exec_prerun/exec_postrun: the command through the shell, its

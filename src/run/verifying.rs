@@ -2,10 +2,14 @@
 //! log), which of them were checked, and fio's verify_backlog rule for
 //! when to check some while writing. Only jobs that set `verify` have one.
 
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
 use crate::verify::{Block, VerifySpec, Written};
 
 use super::config::JobConfig;
 use super::offsets::Rng;
+use super::verify_async::Offload;
 
 /// Salt for the stream of per-block seeds stored in headers.
 const SEED_SALT: u64 = 0x7665_7269_6679;
@@ -13,38 +17,66 @@ const SEED_SALT: u64 = 0x7665_7269_6679;
 pub struct Verifying<'a> {
     pub spec: &'a VerifySpec,
     seeds: Rng,
+    /// Every write of the current loop, by piece number.
     written: Vec<Written>,
     /// Whether each logged write has completed (only those may be read
     /// back, as fio waits for a block's write before checking it).
     complete: Vec<bool>,
-    /// The first logged write not yet checked.
-    next: usize,
+    /// fio's io_hist_list: pieces still to check, in write order (files
+    /// with a random map, where each block is written once a loop).
+    list: VecDeque<usize>,
+    /// fio's io_hist_tree: pieces still to check, by file and offset,
+    /// holding only the latest write over any byte (other files).
+    tree: BTreeMap<(u32, u64), usize>,
     /// Backlog reads still to issue in the current batch.
     batch: u64,
     scratch: Vec<u8>,
-    names: Vec<String>,
+    names: Arc<[String]>,
+    /// verify_async's helpers, when the job has some.
+    offload: Option<Offload>,
 }
 
 impl<'a> Verifying<'a> {
     pub fn new(cfg: &'a JobConfig) -> Option<Self> {
-        let spec = cfg.verify.as_deref()?;
-        let blocks = (cfg.io_bytes / cfg.bs[1].min().max(1)) as usize;
+        let shared = cfg.verify.as_ref()?;
+        let spec = shared.as_ref();
+        let names: Arc<[String]> = cfg.paths.iter().map(|p| p.display().to_string()).collect();
+        let offload = (spec.offload_threads > 0).then(|| {
+            Offload::start(
+                shared.clone(),
+                names.clone(),
+                spec.offload_threads,
+                spec.offload_cpus.clone(),
+            )
+        });
+        let blocks = (cfg.pass_bytes / cfg.bs[1].min().max(1)) as usize;
         Some(Verifying {
             spec,
             seeds: Rng::new(cfg.seed ^ SEED_SALT),
             written: Vec::with_capacity(blocks.min(1 << 22)),
             complete: Vec::with_capacity(blocks.min(1 << 22)),
-            next: 0,
+            list: VecDeque::new(),
+            tree: BTreeMap::new(),
             batch: 0,
             scratch: Vec::with_capacity(512),
-            names: cfg.paths.iter().map(|p| p.display().to_string()).collect(),
+            names,
+            offload,
         })
     }
 
     /// Stamps a write buffer with headers and checksums and logs the
-    /// block; returns its index in the log. `numberio` counts the writes
-    /// issued before this one.
-    pub fn stamp(&mut self, buf: &mut [u8], file: usize, offset: u64, numberio: u64) -> usize {
+    /// block; returns its piece number. `numberio` counts the writes
+    /// issued before this one; `mapped` says whether the file has a
+    /// random map (fio then keeps its writes in order, else sorted with
+    /// older overlapping writes dropped).
+    pub fn stamp(
+        &mut self,
+        buf: &mut [u8],
+        file: usize,
+        offset: u64,
+        numberio: u64,
+        mapped: bool,
+    ) -> usize {
         let numberio = numberio as u16;
         if !self.spec.only {
             let now = crate::verify::now();
@@ -52,14 +84,43 @@ impl<'a> Verifying<'a> {
             self.spec
                 .fill(buf, offset, seed, numberio, now, &mut self.scratch);
         }
-        self.written.push(Written {
+        let piece = self.written.len();
+        let written = Written {
             file: file as u32,
             offset,
             len: buf.len() as u32,
             numberio,
-        });
+        };
+        self.written.push(written);
         self.complete.push(false);
-        self.written.len() - 1
+        if mapped {
+            self.list.push_back(piece);
+        } else {
+            self.drop_overlaps(&written);
+            self.tree.insert((written.file, offset), piece);
+        }
+        piece
+    }
+
+    /// Removes the logged writes that share a byte with `w` (fio's
+    /// log_io_piece drops them: only the newest data can be checked).
+    fn drop_overlaps(&mut self, w: &Written) {
+        let end = w.offset + u64::from(w.len);
+        let before = self
+            .tree
+            .range(..(w.file, w.offset))
+            .next_back()
+            .filter(|(k, p)| {
+                let old = &self.written[**p];
+                k.0 == w.file && old.offset + u64::from(old.len) > w.offset
+            })
+            .map(|(&k, _)| k);
+        if let Some(k) = before {
+            self.tree.remove(&k);
+        }
+        while let Some((&k, _)) = self.tree.range((w.file, w.offset)..(w.file, end)).next() {
+            self.tree.remove(&k);
+        }
     }
 
     pub fn write_done(&mut self, piece: usize) {
@@ -68,13 +129,36 @@ impl<'a> Verifying<'a> {
         }
     }
 
+    /// fio's io_hist_len: logged writes not yet checked.
+    fn unchecked(&self) -> usize {
+        self.list.len() + self.tree.len()
+    }
+
+    /// fio's get_next_verify: the lowest block of the tree, else the
+    /// oldest of the list, once its write has completed.
+    fn take_next(&mut self) -> Option<usize> {
+        if let Some((&k, &piece)) = self.tree.first_key_value() {
+            if !self.complete[piece] {
+                return None;
+            }
+            self.tree.remove(&k);
+            return Some(piece);
+        }
+        let &piece = self.list.front()?;
+        if !self.complete[piece] {
+            return None;
+        }
+        self.list.pop_front();
+        Some(piece)
+    }
+
     /// fio's check_get_verify: with verify_backlog, once the unchecked
     /// writes reach a multiple of the backlog (and the last I/O was not a
-    /// read), the next `verify_backlog_batch` I/Os check the oldest ones,
+    /// read), the next `verify_backlog_batch` I/Os check logged blocks,
     /// each as soon as its write has completed.
     pub fn backlog_next(&mut self, last_was_read: bool) -> Option<usize> {
         let spec = self.spec;
-        let unchecked = (self.written.len() - self.next) as u64;
+        let unchecked = self.unchecked() as u64;
         if spec.backlog == 0 || unchecked == 0 || !spec.read_back {
             return None;
         }
@@ -84,12 +168,9 @@ impl<'a> Verifying<'a> {
             }
             self.batch = spec.backlog_batch;
         }
-        if !self.complete[self.next] {
-            return None;
-        }
+        let piece = self.take_next()?;
         self.batch -= 1;
-        self.next += 1;
-        Some(self.next - 1)
+        Some(piece)
     }
 
     /// The logged block at `piece`.
@@ -97,34 +178,55 @@ impl<'a> Verifying<'a> {
         self.written[piece]
     }
 
-    /// The blocks left to check after the writes, in fio's order: as
-    /// written when a random map kept each block to one write, otherwise
-    /// by file and offset with only the last write of a block kept.
-    pub fn rest(&mut self, in_write_order: bool) -> Vec<Written> {
-        let mut rest = self.written.split_off(self.next);
-        self.next = self.written.len();
-        if !in_write_order {
-            // Stable, so equal offsets keep their write order: keep the last.
-            rest.sort_by_key(|w| (w.file, w.offset));
-            rest.reverse();
-            rest.dedup_by_key(|w| (w.file, w.offset));
-            rest.reverse();
-        }
+    /// The blocks left to check after a loop's writes, in fio's order
+    /// (the tree's, then the list's). Called with no I/O in flight: the
+    /// log starts afresh for the next loop, as fio prunes it.
+    pub fn rest(&mut self) -> Vec<Written> {
+        let mut rest: Vec<Written> = self.tree.values().map(|&p| self.written[p]).collect();
+        rest.extend(self.list.iter().map(|&p| self.written[p]));
+        self.forget();
         rest
     }
 
+    /// Drops the log (fio's prune_io_piece_log at each loop's start).
+    pub fn forget(&mut self) {
+        self.tree.clear();
+        self.list.clear();
+        self.written.clear();
+        self.complete.clear();
+    }
+
     /// Checks a block read into `buf`: one logged when it was written
-    /// (`logged`), or any block a job that only reads came across.
+    /// (`logged`), or any block a job that only reads came across. With
+    /// verify_async the block goes to the helpers, and what fails is a
+    /// failure they reported earlier, if any.
     pub fn check(&mut self, buf: &mut [u8], piece: &Written, logged: bool) -> Result<(), String> {
+        if let Some(offload) = &mut self.offload {
+            offload.send(buf, *piece, logged);
+            return offload.failure(false).map_or(Ok(()), Err);
+        }
         let block = Block {
             file_name: &self.names[piece.file as usize],
             offset: piece.offset,
             numberio: piece.numberio,
             logged,
+            offloaded: false,
         };
         self.spec
             .check(buf, &block, &mut self.scratch, &mut |text| {
                 eprintln!("{text}")
             })
+    }
+
+    /// Whether helpers do the checking (fio then names the failing
+    /// function async_verify).
+    pub fn offloaded(&self) -> bool {
+        self.offload.is_some()
+    }
+
+    /// Waits for the helpers' verdicts on everything handed over; the
+    /// next failure among them, if any (call again for the rest).
+    pub fn settle(&mut self) -> Option<String> {
+        self.offload.as_mut()?.failure(true)
     }
 }

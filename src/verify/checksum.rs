@@ -17,6 +17,8 @@ pub enum Checksum {
     Crc64 = 3,
     Crc32 = 4,
     Crc32c = 5,
+    Crc16 = 7,
+    Crc7 = 8,
     Sha256 = 9,
     Sha512 = 10,
     Sha3_224 = 11,
@@ -28,7 +30,7 @@ pub enum Checksum {
 }
 
 impl Checksum {
-    /// The kind fio's `verify=` word names (crc16 and crc7 are not run).
+    /// The kind fio's `verify=` word names.
     pub fn from_word(word: &str) -> Option<Self> {
         Some(match word {
             "md5" => Self::Md5,
@@ -36,6 +38,8 @@ impl Checksum {
             "crc32" => Self::Crc32,
             // fio stores crc32c-intel as plain crc32c.
             "crc32c" | "crc32c-intel" => Self::Crc32c,
+            "crc16" => Self::Crc16,
+            "crc7" => Self::Crc7,
             "sha256" => Self::Sha256,
             "sha512" => Self::Sha512,
             "sha3-224" => Self::Sha3_224,
@@ -55,6 +59,8 @@ impl Checksum {
             Self::Crc64 => "crc64",
             Self::Crc32 => "crc32",
             Self::Crc32c => "crc32c",
+            Self::Crc16 => "crc16",
+            Self::Crc7 => "crc7",
             Self::Sha256 => "sha256",
             Self::Sha512 => "sha512",
             Self::Sha3_224 => "sha3-224",
@@ -73,6 +79,8 @@ impl Checksum {
             Self::Md5 => 16,
             Self::Crc64 => 8,
             Self::Crc32 | Self::Crc32c | Self::Xxhash => 4,
+            Self::Crc16 => 2,
+            Self::Crc7 => 1,
             Self::Sha256 => 64,
             Self::Sha512 => 128,
             Self::Sha3_224 => 28,
@@ -92,6 +100,8 @@ impl Checksum {
             Self::Crc64 => field.copy_from_slice(&crc64(data).to_le_bytes()),
             Self::Crc32 => field.copy_from_slice(&crc32(data).to_le_bytes()),
             Self::Crc32c => field.copy_from_slice(&crc32c(data).to_le_bytes()),
+            Self::Crc16 => field.copy_from_slice(&crc16(data).to_le_bytes()),
+            Self::Crc7 => field[0] = crc7(data),
             Self::Xxhash => {
                 field.copy_from_slice(&xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes())
             }
@@ -159,6 +169,47 @@ fn crc64(data: &[u8]) -> u64 {
     })
 }
 
+/// fio's CRC-16: polynomial 0x8005 least significant bit first
+/// (reflected 0xA001), starting at zero, no final inversion (CRC-16/ARC).
+fn crc16(data: &[u8]) -> u16 {
+    static TABLE: std::sync::OnceLock<[u16; 256]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        std::array::from_fn(|i| {
+            (0..8).fold(i as u16, |c, _| {
+                if c & 1 != 0 {
+                    (c >> 1) ^ 0xA001
+                } else {
+                    c >> 1
+                }
+            })
+        })
+    });
+    data.iter().fold(0u16, |crc, &b| {
+        (crc >> 8) ^ table[((crc ^ u16::from(b)) & 0xff) as usize]
+    })
+}
+
+/// fio's CRC-7: polynomial x^7 + x^3 + 1, most significant bit first,
+/// starting at zero. The 7-bit remainder is kept in the low bits; each
+/// byte's table entry is the byte times x^7 reduced by the polynomial.
+fn crc7(data: &[u8]) -> u8 {
+    static TABLE: std::sync::OnceLock<[u8; 256]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let reduced = (7..15).rev().fold((i as u16) << 7, |v, bit| {
+                if v & (1 << bit) != 0 {
+                    v ^ (0x89 << (bit - 7))
+                } else {
+                    v
+                }
+            });
+            reduced as u8
+        })
+    });
+    data.iter()
+        .fold(0u8, |crc, &b| table[usize::from((crc << 1) ^ b)])
+}
+
 /// fio's "sha256" field: its routine runs SHA-256 rounds over the data but
 /// appends the bit count in little-endian order, uses the 64-byte field as
 /// its block buffer, and at the end stores only the low byte of each of
@@ -220,6 +271,17 @@ mod tests {
         // the polynomials themselves.
         assert_eq!(crc32(&[1]), 0x04C1_1DB7);
         assert_eq!(crc64(&[128]), 0x95AC_9329_AC4B_C9B5);
+    }
+
+    #[test]
+    fn crc16_and_crc7_match_their_check_values() {
+        // The catalogued check values for "123456789": CRC-16/ARC 0xBB3D;
+        // CRC-7 (MMC, unreflected 0x09 from zero) 0x75.
+        assert_eq!(crc16(b"123456789"), 0xBB3D);
+        assert_eq!(crc7(b"123456789"), 0x75);
+        // Entries of fio's tables: crc7's 255th, crc16's first.
+        assert_eq!(crc7(&[0xff]), 0x79);
+        assert_eq!(crc16(&[1]), 0xC0C1);
     }
 
     #[test]

@@ -90,6 +90,10 @@ pub struct VerifySpec {
     /// Where those files go (fio's `--aux-path`); the working directory
     /// when unset.
     pub dump_dir: Option<std::path::PathBuf>,
+    /// verify_async: helper threads that do the checking, and the CPUs
+    /// they may run on (verify_async_cpus).
+    pub offload_threads: usize,
+    pub offload_cpus: Option<Vec<usize>>,
 }
 
 /// What a written block was stamped with, kept for its read-back.
@@ -109,6 +113,9 @@ pub struct Block<'a> {
     /// Whether the read came from the log of writes (fio flags such an
     /// I/O IO_U_F_VER_LIST, which its failure report shows).
     pub logged: bool,
+    /// Whether a verify_async helper checks it (fio's report then shows
+    /// IO_U_F_NO_FILE_PUT in place of IO_U_F_IN_CUR_DEPTH).
+    pub offloaded: bool,
 }
 
 impl VerifySpec {
@@ -244,8 +251,10 @@ impl VerifySpec {
                 })
             };
             let (media_type, media_len) = (field(2, 2), field(4, 4));
-            // fio's IO_U_F_IN_CUR_DEPTH, and IO_U_F_VER_LIST for logged blocks.
-            let flags = if block.logged { 0x88 } else { 0x08 };
+            // fio's IO_U_F_IN_CUR_DEPTH (IO_U_F_NO_FILE_PUT in a helper),
+            // and IO_U_F_VER_LIST for logged blocks.
+            let flags =
+                if block.logged { 0x80 } else { 0 } | if block.offloaded { 0x04 } else { 0x08 };
             let failed = |name: &str, lines: String, crcs: String| {
                 let mut text = lines;
                 let shown_at = block.offset + u64::from((n as u32).wrapping_mul(media_len));
