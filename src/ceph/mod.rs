@@ -828,6 +828,11 @@ impl CompletionQueue {
     pub fn abandon(&mut self) {
         self.abandoned = true;
     }
+
+    /// Whether [`abandon`](Self::abandon) was called.
+    pub fn abandoned(&self) -> bool {
+        self.abandoned
+    }
 }
 
 /// How one library makes, reads and frees the completions of its

@@ -102,8 +102,6 @@ pub struct Rados {
     zeroing: Vec<Option<WriteOp>>,
     finished: Vec<Finished>,
     grace: Grace,
-    /// Set once the job gave up on I/O in flight.
-    abandoned: bool,
 }
 
 impl Rados {
@@ -121,7 +119,6 @@ impl Rados {
             finished: Vec::with_capacity(depth),
             grace: Grace::new(depth, target.wait_limit),
             target,
-            abandoned: false,
         })
     }
 
@@ -238,7 +235,7 @@ impl Engine for Rados {
     }
 
     fn abandoned(&self) -> bool {
-        self.abandoned
+        self.queue.abandoned()
     }
 
     fn object_of(&self, file: usize, _offset: u64) -> Option<String> {
@@ -256,7 +253,6 @@ impl Rados {
     /// compound writes stay for the rest of the process (librados still
     /// uses them), and says which objects that I/O went to.
     fn abandon(&mut self) -> io::Error {
-        self.abandoned = true;
         self.queue.abandon();
         std::mem::forget(self.pool.take());
         std::mem::forget(std::mem::take(&mut self.zeroing));

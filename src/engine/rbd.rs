@@ -140,8 +140,6 @@ pub struct Rbd {
     grace: Grace,
     /// The image's layout, to name the objects of stalled I/Os.
     info: Option<ImageInfo>,
-    /// Set once the job gave up on I/O in flight.
-    abandoned: bool,
 }
 
 impl Rbd {
@@ -158,7 +156,6 @@ impl Rbd {
             lens: vec![0; depth.max(1)],
             finished: Vec::with_capacity(depth.max(1)),
             info: None,
-            abandoned: false,
         })
     }
 
@@ -260,7 +257,7 @@ impl Engine for Rbd {
     }
 
     fn abandoned(&self) -> bool {
-        self.abandoned
+        self.queue.abandoned()
     }
 
     fn object_of(&self, _file: usize, offset: u64) -> Option<String> {
@@ -286,7 +283,6 @@ impl Rbd {
     /// in place for the rest of the process (closing the image would wait
     /// for that I/O), and says which objects it went to.
     fn abandon(&mut self) -> io::Error {
-        self.abandoned = true;
         self.queue.abandon();
         std::mem::forget(self.image.take());
         let what = format!(
