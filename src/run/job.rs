@@ -906,6 +906,9 @@ fn run_io(
                 slot.submitted = Some(clock);
                 match eng.queue_sync(index, files[target], data_only) {
                     Queued::Pending => {
+                        if submits_in_queue && clock >= ramp_end {
+                            result.done_in_queue_async();
+                        }
                         slot.sync = Some(data_only);
                         slot.queued = true;
                         slot.flying = true;
