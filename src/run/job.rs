@@ -1017,6 +1017,16 @@ fn run_io(
                     }
                     if verifies && !idle {
                         loop_queued = 0;
+                        // The checks may go to any file: open those closed
+                        // (openfiles).
+                        if let Some(l) = &mut lazy
+                            && let Err((e, path)) =
+                                l.ensure_all(eng.as_mut(), &mut files, &cfg.paths, mode)
+                        {
+                            let func = format!("open({})", path.display());
+                            result.fail(errno(&e), &func, String::new());
+                            break 'run;
+                        }
                         if let Some(v) = &mut verifying {
                             let rest = v.rest();
                             verify_moved += rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
@@ -1681,14 +1691,11 @@ fn run_io(
     {
         let rest = v.rest();
         // The read-back may go to any file: open those closed (openfiles).
-        if let Some(l) = &mut lazy {
-            for (file, path) in cfg.paths.iter().enumerate() {
-                if let Err(e) = l.ensure(eng.as_mut(), &mut files, file, path, mode) {
-                    let func = format!("open({})", path.display());
-                    result.fail(errno(&e), &func, String::new());
-                    break;
-                }
-            }
+        if let Some(l) = &mut lazy
+            && let Err((e, path)) = l.ensure_all(eng.as_mut(), &mut files, &cfg.paths, mode)
+        {
+            let func = format!("open({})", path.display());
+            result.fail(errno(&e), &func, String::new());
         }
         let mut pass = Pass {
             cfg,
