@@ -130,7 +130,7 @@ impl<'a> Verifying<'a> {
     }
 
     /// fio's io_hist_len: logged writes not yet checked.
-    fn unchecked(&self) -> usize {
+    pub fn unchecked(&self) -> usize {
         self.list.len() + self.tree.len()
     }
 
