@@ -23,12 +23,28 @@
 //! itself, trim_backlog_batch and trim_verify_zero therefore never change
 //! what fio 3.33 does for these jobs, and ferrio needs nothing more.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::config::Refusal;
 use super::fio_rand::{FioRng, Purpose, Seeds};
 use crate::plan::JobSpec;
 
 /// The signal fio's job dies of when its assertion fails (SIGABRT).
 pub const ABORT_SIGNAL: i32 = 6;
+
+/// Set once a job died as fio's would: a dead job never closed its files,
+/// and fio notes at exit that its table of open files is not empty.
+static ANY_DIED: AtomicBool = AtomicBool::new(false);
+
+/// fio's note at exit after a job died, if one did.
+pub fn exit_note() -> Option<&'static str> {
+    ANY_DIED
+        .load(Ordering::Relaxed)
+        .then_some("fio: file hash not empty on exit")
+}
+
+/// The engines that finish each I/O as they issue it.
+const SYNC_ENGINES: &[&str] = &["psync", "sync", "pvsync", "pvsync2", "vsync"];
 
 /// A verifying writer's trim settings, when they can change anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,9 +85,10 @@ impl TrimSpec {
             return refuse("with verify_backlog or verify_only");
         }
         // With I/O in flight, whether the last completion fio saw was a
-        // write when the backlog comes due is a matter of timing.
-        if job.num("iodepth").unwrap_or(1) > 1 {
-            return refuse("with iodepth above 1");
+        // write when the backlog comes due is a matter of timing (the
+        // synchronous engines complete each I/O before the next).
+        if job.num("iodepth").unwrap_or(1) > 1 && !SYNC_ENGINES.contains(&job.engine.as_str()) {
+            return refuse("with iodepth above 1 on an asynchronous engine");
         }
         Ok(Some(TrimSpec {
             percent: percent.min(100),
@@ -122,7 +139,8 @@ impl TrimBacklog {
 
     /// Whether fio would issue a backlog trim before its next I/O, with
     /// `unchecked` logged writes not yet read back (the last completion
-    /// was a write: the job only writes, one I/O at a time).
+    /// was a write: the job only writes, and each write completes before
+    /// the next is fetched).
     #[inline]
     pub fn due(&self, unchecked: usize) -> bool {
         self.spec.backlog > 0
@@ -156,6 +174,7 @@ pub fn died(result: &mut super::result::JobResult, signal: i32) {
         result.name
     );
     eprintln!("fio: pid={}, got signal={signal}", result.pid);
+    ANY_DIED.store(true, Ordering::Relaxed);
     for d in &mut result.dirs {
         d.bytes = 0;
         d.runtime_ms = 0;
