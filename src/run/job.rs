@@ -1717,7 +1717,8 @@ fn run_io(
         progress.hand_over(tally, end.max(ramp_end));
         progress.set_depth(0);
     }
-    if let Some(logs) = records.logs.take() {
+    // A job that died as fio's does never writes its logs out.
+    if let Some(logs) = records.logs.take().filter(|_| !died) {
         let end_ms = ms_between(ramp_end, end);
         if let Err(e) = logs.write(end_ms) {
             result.fail(
@@ -1735,7 +1736,7 @@ fn run_io(
     }
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
-    if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
+    if !result.failed() && !died && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
         for (i, (&file, path)) in files.iter().zip(&cfg.paths).enumerate() {
             if file == UNOPENED {
                 continue;
