@@ -80,6 +80,16 @@ fn trim_backlog_jobs_issue_die_and_verify_as_fios_do() {
             "trim_percentage=1\ntrim_backlog=4\nsize=4m\n",
             "trim_percentage=3\ntrim_backlog=7\nrw=randwrite\nsize=1m\nrandseed=42\n",
             "trim_percentage=20\ntrim_backlog=5\nbsrange=4k-16k\nsize=1m\n",
+            "trim_percentage=30\ntrim_backlog=6\niodepth=8\n",
+            // verify_backlog's reads take blocks off the trim list, and a
+            // read just done holds the trim back.
+            "trim_percentage=50\nverify_backlog=5\n",
+            "trim_percentage=50\nverify_backlog=7\nverify_backlog_batch=3\n",
+            "trim_percentage=50\nverify_backlog=4\ntrim_backlog=4\n",
+            "trim_percentage=5\nverify_backlog=4\nverify_backlog_batch=2\ntrim_backlog=3\n",
+            "trim_percentage=5\nverify_backlog=3\ntrim_backlog=2\nrw=randwrite\n",
+            "trim_percentage=100\nverify_backlog=16\nverify_backlog_batch=4\ntrim_backlog=20\n",
+            "trim_percentage=30\nverify_backlog=6\nverify_backlog_batch=2\nloops=2\n",
         ]
         .map(String::from),
     );

@@ -967,7 +967,7 @@ fn run_io(
                     }
                     if verifies
                         && let (Some(t), Some(v)) = (&mut trims, &verifying)
-                        && t.writes_over(v.unchecked())
+                        && t.writes_over(v, last_was_read)
                     {
                         died = true;
                         break 'run;
@@ -1107,19 +1107,24 @@ fn run_io(
                 } else if let Some(h) = held.take() {
                     h
                 } else {
-                    // trim_percentage: fio fetches a trim here when its
-                    // backlog is due, and its job dies of it.
-                    if let (Some(t), Some(v)) = (&trims, &verifying)
-                        && t.due(v.unchecked())
-                    {
-                        died = true;
-                        break 'run;
-                    }
                     // verify_backlog: in place of the next I/O, a read that checks
                     // a block written earlier.
                     let backlog = verifying
                         .as_mut()
                         .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
+                    // trim_percentage: a block read back leaves the trim
+                    // list; else fio fetches a trim here when its backlog
+                    // is due, and its job dies of it.
+                    if let (Some(t), Some(v)) = (&mut trims, &verifying) {
+                        match backlog {
+                            Some((piece, _)) => t.verified(piece),
+                            None if t.due(v.unchecked(), last_was_read) => {
+                                died = true;
+                                break 'run;
+                            }
+                            None => {}
+                        }
+                    }
                     let io = if let Some((_, block)) = backlog {
                         let Some(index) = free.pop() else { break };
                         let (file, len) = (block.file as usize, u64::from(block.len));
@@ -1354,8 +1359,8 @@ fn run_io(
                                 let mapped = placer.files[file_index].has_map();
                                 slot.piece =
                                     Some(v.stamp(slot.buf(), file_index, offset, numberio, mapped));
-                                if let Some(t) = &mut trims {
-                                    t.logged();
+                                if let (Some(t), Some(piece)) = (&mut trims, slot.piece) {
+                                    t.logged(piece);
                                 }
                             }
                             (None, Some(content)) => content.fill(slot.buf()),
@@ -1632,7 +1637,7 @@ fn run_io(
         settle(cfg, &mut result, v);
     }
     if !died && let (Some(t), Some(v)) = (&mut trims, &verifying) {
-        died = t.writes_over(v.unchecked());
+        died = t.writes_over(v, last_was_read);
     }
     let writes_end = clock::now();
     // The read-back pass over the blocks not checked yet (fio's

@@ -17,9 +17,11 @@
 //! same.
 //!
 //! When the backlog never comes due (no trim_backlog, or a backlog the
-//! writes never reach while entries wait), fio issues no trim at all and
-//! only notes, when a loop's writes end, how many chosen blocks were left
-//! over; its verify pass then checks every block as usual. The trim
+//! writes never reach while entries wait, or only right after a
+//! verify_backlog read, which holds trims back), fio issues no trim at
+//! all and only notes, when a loop's writes end, how many chosen blocks
+//! were left over (a block read back by verify_backlog leaves the list);
+//! its verify pass then checks every block as usual. The trim
 //! itself, trim_backlog_batch and trim_verify_zero therefore never change
 //! what fio 3.33 does for these jobs, and ferrio needs nothing more.
 
@@ -27,6 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::config::Refusal;
 use super::fio_rand::{FioRng, Purpose, Seeds};
+use super::verifying::Verifying;
 use crate::plan::JobSpec;
 
 /// The signal fio's job dies of when its assertion fails (SIGABRT).
@@ -81,8 +84,8 @@ impl TrimSpec {
         if job.flag("time_based") || job.flag("norandommap") {
             return refuse("with time_based or norandommap");
         }
-        if job.num("verify_backlog").unwrap_or(0) > 0 || job.flag("verify_only") {
-            return refuse("with verify_backlog or verify_only");
+        if job.flag("verify_only") {
+            return refuse("with verify_only");
         }
         // With I/O in flight, whether the last completion fio saw was a
         // write when the backlog comes due is a matter of timing (the
@@ -97,14 +100,17 @@ impl TrimSpec {
     }
 }
 
-/// One job's trim list, as a count: which blocks are on it never
-/// matters, since fio 3.33 cannot trim them in a job that only writes.
+/// One job's trim list. fio 3.33 never trims its blocks in a job that
+/// only writes; what matters is how many wait, and which, as a block read
+/// back by verify_backlog leaves the list.
 pub struct TrimBacklog {
     spec: TrimSpec,
     rng: FioRng,
     /// A draw at or below this chooses the block (fio's
     /// `rand_max / 100 * percentage`).
     threshold: u64,
+    /// Whether each logged piece of the current loop is on the list.
+    chosen: Vec<bool>,
     /// Blocks chosen and still waiting (fio's trim_entries).
     entries: u64,
 }
@@ -118,6 +124,7 @@ impl TrimBacklog {
             spec,
             rng,
             threshold,
+            chosen: Vec::new(),
             entries: 0,
         }
     }
@@ -125,42 +132,82 @@ impl TrimBacklog {
     /// fio reseeds its generators at each loop when the job repeats its
     /// randomness (randrepeat).
     pub fn start_over(&mut self, seeds: &Seeds, wide: bool) {
+        let chosen = std::mem::take(&mut self.chosen);
         *self = TrimBacklog::new(self.spec, seeds, wide);
+        self.chosen = chosen;
     }
 
-    /// A write was logged for verification: draws whether it joins the
-    /// trim list.
+    /// A write was logged for verification as `piece`: draws whether it
+    /// joins the trim list.
     #[inline]
-    pub fn logged(&mut self) {
-        if self.rng.draw() <= self.threshold {
-            self.entries += 1;
+    pub fn logged(&mut self, piece: usize) {
+        let chosen = self.rng.draw() <= self.threshold;
+        if self.chosen.len() <= piece {
+            self.chosen.resize(piece + 1, false);
+        }
+        self.chosen[piece] = chosen;
+        self.entries += u64::from(chosen);
+    }
+
+    /// `piece` was taken to be read back: it leaves the trim list.
+    #[inline]
+    pub fn verified(&mut self, piece: usize) {
+        if let Some(c) = self.chosen.get_mut(piece)
+            && std::mem::take(c)
+        {
+            self.entries -= 1;
         }
     }
 
     /// Whether fio would issue a backlog trim before its next I/O, with
-    /// `unchecked` logged writes not yet read back (the last completion
-    /// was a write: the job only writes, and each write completes before
-    /// the next is fetched).
+    /// `unchecked` logged writes not yet read back, and `last_was_read`
+    /// the direction of the last I/O (each completes before the next is
+    /// fetched, so it is the last completion fio saw).
     #[inline]
-    pub fn due(&self, unchecked: usize) -> bool {
+    pub fn due(&self, unchecked: usize, last_was_read: bool) -> bool {
         self.spec.backlog > 0
             && self.entries > 0
+            && !last_was_read
             && (unchecked as u64).is_multiple_of(self.spec.backlog)
     }
 
-    /// A loop's writes are over, `unchecked` logged writes wait for the
-    /// verify pass. With blocks chosen, fio's write loop asks for one more
-    /// I/O, and the backlog may come due there: true when the job dies of
-    /// it. Otherwise fio notes the blocks left waiting, which its verify
-    /// pass then takes off the list.
-    pub fn writes_over(&mut self, unchecked: usize) -> bool {
-        if self.due(unchecked) {
-            return true;
+    /// A loop's writes are over; `v` holds the logged writes not read
+    /// back yet. With blocks chosen, fio's write loop goes on asking for
+    /// I/O: verify_backlog reads while a batch is due (each taking its
+    /// block off the list), then a trim if the backlog is due: true when
+    /// the job dies of it. Otherwise fio notes the blocks left waiting,
+    /// which its verify pass then takes off the list. (ferrio's verify
+    /// pass issues those same backlog reads.)
+    pub fn writes_over(&mut self, v: &Verifying<'_>, mut last_was_read: bool) -> bool {
+        let spec = v.spec;
+        let mut unchecked = v.unchecked() as u64;
+        let mut batch = v.batch_left();
+        let mut pending = v.pending();
+        while self.entries > 0 {
+            let backlog = spec.backlog > 0 && spec.read_back && unchecked > 0;
+            if backlog && batch == 0 && unchecked.is_multiple_of(spec.backlog) && !last_was_read {
+                batch = spec.backlog_batch;
+            }
+            if backlog
+                && batch > 0
+                && let Some(piece) = pending.next()
+            {
+                batch -= 1;
+                unchecked -= 1;
+                last_was_read = true;
+                self.verified(piece);
+                continue;
+            }
+            if self.due(unchecked as usize, last_was_read) {
+                return true;
+            }
+            break;
         }
         let left = std::mem::take(&mut self.entries);
         if left > 0 {
             eprintln!("fio: {left} trim entries leaked?");
         }
+        self.chosen.clear();
         false
     }
 }
@@ -210,23 +257,24 @@ mod tests {
     #[test]
     fn every_block_is_chosen_at_100_percent() {
         let mut b = backlog(100, 8);
-        for _ in 0..64 {
-            b.logged();
+        for piece in 0..64 {
+            b.logged(piece);
         }
-        assert!(b.due(64));
-        assert!(!b.due(63));
-        assert!(b.writes_over(64));
-        assert!(!b.writes_over(63));
-        assert!(!b.due(64));
+        assert!(b.due(64, false));
+        assert!(!b.due(64, true));
+        assert!(!b.due(63, false));
+        b.verified(3);
+        b.verified(3);
+        assert_eq!(b.entries, 63);
     }
 
     #[test]
     fn no_backlog_never_comes_due() {
         let mut b = backlog(50, 0);
-        for _ in 0..64 {
-            b.logged();
+        for piece in 0..64 {
+            b.logged(piece);
         }
-        assert!(!b.due(0));
-        assert!(!b.writes_over(64));
+        assert!(b.entries > 0);
+        assert!(!b.due(0, false));
     }
 }

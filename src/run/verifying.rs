@@ -173,6 +173,17 @@ impl<'a> Verifying<'a> {
         Some(piece)
     }
 
+    /// The logged pieces not checked yet, in the order fio checks them
+    /// (the tree's, then the list's).
+    pub fn pending(&self) -> impl Iterator<Item = usize> + '_ {
+        self.tree.values().chain(self.list.iter()).copied()
+    }
+
+    /// Backlog reads still to issue in the current batch.
+    pub fn batch_left(&self) -> u64 {
+        self.batch
+    }
+
     /// The logged block at `piece`.
     pub fn piece(&self, piece: usize) -> Written {
         self.written[piece]
