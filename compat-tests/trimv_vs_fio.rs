@@ -253,3 +253,43 @@ fn block_error_percentiles_setup_errors_match_fios() {
         common::fio_part(&ours.stderr).lines().next()
     );
 }
+
+#[test]
+fn what_ferrio_cannot_match_is_refused_before_any_io() {
+    // Trims that complete change the block table, and fio 3.33 then
+    // aborts in its report (the reason ferrio refuses): shown here.
+    let trims =
+        "[j]\nfilename=data\nioengine=null\nrw=trim\nbs=4k\nsize=256k\nblock_error_percentiles=1\n";
+    let theirs = run_job(fio(), trims, "json");
+    assert!(
+        theirs.code == 134 || theirs.code == -1,
+        "fio 3.33 was expected to abort: {} {}",
+        theirs.code,
+        theirs.stderr
+    );
+    let mut refused = vec![trims.to_string()];
+    // Where fio keeps writing while chosen blocks wait, or its trim comes
+    // due by the timing of completions.
+    for extra in [
+        "trim_percentage=50\nio_size=128k\n",
+        "trim_percentage=50\nnumber_ios=10\n",
+        "trim_percentage=50\ntime_based=1\nruntime=1\n",
+        "trim_percentage=50\nrw=randwrite\nnorandommap=1\n",
+        "trim_percentage=50\nverify_only=1\n",
+        "trim_percentage=50\nioengine=libaio\niodepth=4\n",
+    ] {
+        refused.push(writer(extra));
+    }
+    for job in refused {
+        let s = Scratch::new("trimv-refused");
+        s.write("job.fio", &job);
+        let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+        assert_eq!(out.code, 1, "{job}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("not run by ferrio"),
+            "{job}: {}",
+            out.stderr
+        );
+        assert!(!s.0.join("data").exists(), "{job}: wrote its file");
+    }
+}
