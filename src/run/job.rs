@@ -1117,7 +1117,7 @@ fn run_io(
                     // is due, and its job dies of it.
                     if let (Some(t), Some(v)) = (&mut trims, &verifying) {
                         match backlog {
-                            Some((piece, _)) => t.verified(piece),
+                            Some((piece, _)) => t.off_list(piece),
                             None if t.due(v.unchecked(), last_was_read) => {
                                 died = true;
                                 break 'run;
@@ -1361,6 +1361,11 @@ fn run_io(
                                     Some(v.stamp(slot.buf(), file_index, offset, numberio, mapped));
                                 if let (Some(t), Some(piece)) = (&mut trims, slot.piece) {
                                     t.logged(piece);
+                                    // fio's log drops overwritten blocks
+                                    // from the trim list too.
+                                    for &old in v.dropped() {
+                                        t.off_list(old);
+                                    }
                                 }
                             }
                             (None, Some(content)) => content.fill(slot.buf()),

@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::config::Refusal;
 use super::fio_rand::{FioRng, Purpose, Seeds};
 use super::verifying::Verifying;
+use crate::options::Value;
 use crate::plan::JobSpec;
 
 /// The signal fio's job dies of when its assertion fails (SIGABRT).
@@ -83,6 +84,28 @@ impl TrimSpec {
         }
         if job.flag("time_based") || job.flag("norandommap") {
             return refuse("with time_based or norandommap");
+        }
+        // Nor does it stop once the job's size is written while blocks
+        // wait, unless the offsets run out: with holes or steps in a
+        // sequence, zones, a skewed or partly random choice, or no random
+        // map, they never do, and fio writes on for good.
+        let skewed = matches!(
+            job.value("random_distribution"),
+            Some(Value::Word { word, .. }) if *word != "random"
+        );
+        let partly_random = matches!(
+            job.value("percentage_random"),
+            Some(Value::Nums(v)) if v.iter().any(|&p| p < 100)
+        );
+        let zoned = matches!(
+            job.value("zonemode"),
+            Some(Value::Word { word, .. }) if *word != "none"
+        );
+        let stepped = matches!(job.value("rw"), Some(Value::Word { tail: Some(_), .. }));
+        if skewed || partly_random || zoned || stepped || job.setting("ba").is_some() {
+            return refuse(
+                "with rw steps, zones, random_distribution, percentage_random or blockalign",
+            );
         }
         if job.flag("verify_only") {
             return refuse("with verify_only");
@@ -149,9 +172,10 @@ impl TrimBacklog {
         self.entries += u64::from(chosen);
     }
 
-    /// `piece` was taken to be read back: it leaves the trim list.
+    /// `piece` was taken to be read back, or dropped from the log as
+    /// overwritten: it leaves the trim list.
     #[inline]
-    pub fn verified(&mut self, piece: usize) {
+    pub fn off_list(&mut self, piece: usize) {
         if let Some(c) = self.chosen.get_mut(piece)
             && std::mem::take(c)
         {
@@ -195,7 +219,7 @@ impl TrimBacklog {
                 batch -= 1;
                 unchecked -= 1;
                 last_was_read = true;
-                self.verified(piece);
+                self.off_list(piece);
                 continue;
             }
             if self.due(unchecked as usize, last_was_read) {
@@ -263,8 +287,8 @@ mod tests {
         assert!(b.due(64, false));
         assert!(!b.due(64, true));
         assert!(!b.due(63, false));
-        b.verified(3);
-        b.verified(3);
+        b.off_list(3);
+        b.off_list(3);
         assert_eq!(b.entries, 63);
     }
 

@@ -31,6 +31,9 @@ pub struct Verifying<'a> {
     /// Backlog reads still to issue in the current batch.
     batch: u64,
     scratch: Vec<u8>,
+    /// The pieces the last `stamp` dropped as overwritten (kept for
+    /// trim_percentage, whose list loses them too).
+    dropped: Vec<usize>,
     names: Arc<[String]>,
     /// verify_async's helpers, when the job has some.
     offload: Option<Offload>,
@@ -59,6 +62,7 @@ impl<'a> Verifying<'a> {
             tree: BTreeMap::new(),
             batch: 0,
             scratch: Vec::with_capacity(512),
+            dropped: Vec::with_capacity(8),
             names,
             offload,
         })
@@ -93,6 +97,7 @@ impl<'a> Verifying<'a> {
         };
         self.written.push(written);
         self.complete.push(false);
+        self.dropped.clear();
         if mapped {
             self.list.push_back(piece);
         } else {
@@ -116,11 +121,16 @@ impl<'a> Verifying<'a> {
             })
             .map(|(&k, _)| k);
         if let Some(k) = before {
-            self.tree.remove(&k);
+            self.dropped.extend(self.tree.remove(&k));
         }
         while let Some((&k, _)) = self.tree.range((w.file, w.offset)..(w.file, end)).next() {
-            self.tree.remove(&k);
+            self.dropped.extend(self.tree.remove(&k));
         }
+    }
+
+    /// The pieces the last write logged in the tree dropped as overwritten.
+    pub fn dropped(&self) -> &[usize] {
+        &self.dropped
     }
 
     pub fn write_done(&mut self, piece: usize) {
