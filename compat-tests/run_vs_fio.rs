@@ -217,7 +217,7 @@ fn options_not_run_yet_are_refused_before_any_io() {
     s.write(
         "job.fio",
         &format!(
-            "[j]\nrw=write\nsize=1m\nverify=md5\ntrim_percentage=10\nfilename={}\n",
+            "[j]\nrw=write\nsize=1m\nverify=md5\nwrite_barrier=2\nfilename={}\n",
             target.display()
         ),
     );
@@ -225,7 +225,7 @@ fn options_not_run_yet_are_refused_before_any_io() {
     assert_eq!(out.code, 1);
     assert!(
         out.stderr
-            .contains("does not run these options yet: trim_percentage"),
+            .contains("does not run these options yet: write_barrier"),
         "{}",
         out.stderr
     );

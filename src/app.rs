@@ -27,10 +27,14 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
     };
-    match run_args(&args) {
+    let code = match run_args(&args) {
         Ok(code) => code,
         Err(code) => code,
+    };
+    if let Some(note) = crate::run::trim_backlog::exit_note() {
+        eprintln!("{note}");
     }
+    code
 }
 
 /// `ferrio merge ...`: only as the first argument, only when ferrio does

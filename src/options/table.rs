@@ -866,7 +866,8 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .max(100)
-    .parent("verify"),
+    .parent("verify")
+    .runs(),
     OptDef::new(
         "trim_verify_zero",
         Bool,
@@ -874,7 +875,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Expect trimmed blocks to read back as zeroes",
     )
     .def("1")
-    .parent("trim_percentage"),
+    .parent("trim_percentage")
+    .runs(),
     OptDef::new(
         "trim_backlog",
         Size,
@@ -882,14 +884,16 @@ pub static OPTIONS: &[OptDef] = &[
         "Trim blocks each time this many have been written",
     )
     .str_val()
-    .parent("trim_percentage"),
+    .parent("trim_percentage")
+    .runs(),
     OptDef::new(
         "trim_backlog_batch",
         Int,
         Verify,
         "How many blocks to trim each time the backlog is worked off",
     )
-    .parent("trim_percentage"),
+    .parent("trim_percentage")
+    .runs(),
     OptDef::new(
         "write_iolog",
         Text(&[]),
@@ -1687,7 +1691,8 @@ pub static OPTIONS: &[OptDef] = &[
         Stats,
         "Build a histogram of trim block errors (flash wear-out tests)",
     )
-    .def("0"),
+    .def("0")
+    .runs(),
     OptDef::new(
         "bwavgtime",
         Int,

@@ -112,7 +112,11 @@ impl PlanError {
         }
         let rate_problems = fio.len();
         fio.extend(dedupe_working_set_problems(job));
-        let detail = if fio.len() > rate_problems {
+        let dedupe_problems = fio.len();
+        fio.extend(block_error_hist_problem(job));
+        let detail = if fio.len() > dedupe_problems {
+            "expected a single file for block_error_percentiles"
+        } else if fio.len() > rate_problems {
             "expected a size, one file, and dedupe_percentage plus dedupe_working_set_percentage at most 100 for dedupe_mode=working_set"
         } else {
             "expected rate or rate_iops (not both), each at least its rate_min or rate_iops_min"
@@ -163,6 +167,21 @@ fn dedupe_working_set_problems(job: &super::JobSpec) -> Option<String> {
     } else {
         None
     }
+}
+
+/// What fio says of block_error_percentiles on a job with several files:
+/// its table of block states covers one file.
+fn block_error_hist_problem(job: &super::JobSpec) -> Option<String> {
+    if !job.flag("block_error_percentiles") {
+        return None;
+    }
+    let named = job.filenames().len() as u64;
+    let files = named.max(job.num("nrfiles").unwrap_or(1));
+    (files != 1).then(|| {
+        format!(
+            "fio: block error histogram only available with a single file per job, but {files} files provided"
+        )
+    })
 }
 
 /// Gathers the problems of one section; fio reports every bad option of a

@@ -166,9 +166,28 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
             r.latency_depth
         );
     }
+    if opts.block_error_hist {
+        block_lines(out);
+    }
     if let Some(ss) = &r.steady {
         steady_line(out, ss, group.kb_base, style);
     }
+}
+
+/// fio's block lifetime lines for a table no block of which changed
+/// state (the only table fio 3.33 reports without aborting): no
+/// percentiles, and the state counts left at zero.
+fn block_lines(out: &mut String) {
+    out.push_str("  block lifetime percentiles :\n   |");
+    let states = [
+        "unwritten",
+        "trimmed",
+        "written",
+        "trim failure",
+        "write failure",
+    ];
+    let counts: Vec<String> = states.iter().map(|s| format!(" {s}=0")).collect();
+    let _ = writeln!(out, "        states               :{}", counts.join(","));
 }
 
 /// fio's `steadystate` line: whether the job settled, the window's mean

@@ -42,6 +42,9 @@ pub struct ReportOptions {
     pub latency_target_ns: u64,
     pub latency_window_us: u64,
     pub latency_percentile: f64,
+    /// block_error_percentiles: the block lifetime lines (see
+    /// run/block_errors.rs for why they always show an untouched table).
+    pub block_error_hist: bool,
     /// The job's own options as written, for JSON `job options`: fio's
     /// canonical names and the value text, in the order fio applied them.
     pub job_options: Vec<(String, String)>,
@@ -120,6 +123,7 @@ impl ReportOptions {
             latency_target_ns: job.num("latency_target").unwrap_or(0) * 1000,
             latency_window_us: job.num("latency_window").unwrap_or(0),
             latency_percentile,
+            block_error_hist: flag("block_error_percentiles"),
             job_options: listed(false),
             global_options: listed(true),
         }

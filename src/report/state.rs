@@ -95,7 +95,8 @@ fn save_options(r: &ReportOptions) -> Obj {
         .int("continue_on_error", u64::from(r.continue_on_error))
         .int("latency_target_ns", r.latency_target_ns)
         .int("latency_window_us", r.latency_window_us)
-        .str("latency_percentile", &format!("{:?}", r.latency_percentile));
+        .str("latency_percentile", &format!("{:?}", r.latency_percentile))
+        .int("block_error_hist", u64::from(r.block_error_hist));
     o
 }
 
@@ -296,6 +297,7 @@ fn restore_options(f: &Field) -> Result<ReportOptions, String> {
         latency_target_ns: f.int("latency_target_ns")?,
         latency_window_us: f.int("latency_window_us")?,
         latency_percentile: f.parsed("latency_percentile")?,
+        block_error_hist: f.int("block_error_hist")? != 0,
         job_options: Vec::new(),
         global_options: Vec::new(),
     })

@@ -213,6 +213,9 @@ pub struct JobConfig {
     pub error_dump: bool,
     /// How written data is stamped and checked, when the job verifies.
     pub verify: Option<Arc<VerifySpec>>,
+    /// trim_percentage and trim_backlog, for a writer that logs its
+    /// blocks for verification (see trim_backlog.rs).
+    pub trim: Option<super::trim_backlog::TrimSpec>,
     /// The bytes buffer_pattern fills write buffers with.
     pub buffer_pattern: Option<Arc<[u8]>>,
     /// `rw=read:N` and the like: bytes skipped after each sequential I/O,
@@ -774,6 +777,13 @@ impl JobConfig {
                 message: format!("{}: you need to specify size=", job.name),
             }),
         };
+        let setup_failure = setup_failure.or_else(|| {
+            let region = regions.first().copied().unwrap_or(size);
+            super::block_errors::setup_failure(job, region, bs[2].min())
+        });
+        if let Some(refusal) = super::block_errors::refusal(job, &pattern, &paths) {
+            return Err(refusal);
+        }
         let used = [pattern.read, pattern.write, pattern.trim];
         if let Some(dir) =
             (0..3).find(|&d| replay.is_none() && size > 0 && used[d] && bs[d].min() > size)
@@ -842,6 +852,8 @@ impl JobConfig {
             Err(_) if setup_failure.is_some() => None,
             other => other?,
         };
+        let logs_writes = verify.is_some() && pattern.write && job.flag("do_verify");
+        let trim = super::trim_backlog::TrimSpec::from_job(job, logs_writes)?;
         let norandommap_note = norandommap_verify_warning(job, &bs);
         if replay.is_some() && verify.is_some() {
             return Err(Refusal(format!(
@@ -1216,6 +1228,7 @@ impl JobConfig {
             replay,
             create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
             verify: verify.map(Arc::new),
+            trim,
             buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
         })
     }

@@ -31,6 +31,7 @@ use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::replay::{Action, Replayer, Step};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
+use super::trim_backlog::{self, TrimBacklog};
 use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
@@ -459,6 +460,12 @@ fn run_io(
     }
     let regions: Vec<libc::iovec> = slots.iter_mut().map(Slot::region).collect();
     let mut verifying = Verifying::new(cfg);
+    // trim_percentage's list of blocks to trim, and whether fio's job
+    // would have died on its first backlog trim (see trim_backlog.rs).
+    let mut trims = cfg
+        .trim
+        .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
+    let mut died = false;
     // fio's td->last_ddir: whether the last I/O issued was a read.
     let mut last_was_read = false;
     if let Err(e) = eng.register_buffers(&regions) {
@@ -1015,6 +1022,13 @@ fn run_io(
                     if loop_over || !verifier {
                         passes += 1;
                     }
+                    if verifies
+                        && let (Some(t), Some(v)) = (&mut trims, &verifying)
+                        && t.writes_over(v, last_was_read)
+                    {
+                        died = true;
+                        break 'run;
+                    }
                     if verifies && !idle {
                         loop_queued = 0;
                         // The checks may go to any file: open those closed
@@ -1119,6 +1133,9 @@ fn run_io(
                     // when one ends to verify.)
                     if cfg.seeds.repeat && (!cfg.time_based || verifies) {
                         draws.start_over(job_draws(cfg));
+                        if let Some(t) = &mut trims {
+                            t.start_over(&cfg.seeds, draws_wide(cfg));
+                        }
                     }
                     draining = false;
                     continue;
@@ -1160,6 +1177,19 @@ fn run_io(
                     let backlog = verifying
                         .as_mut()
                         .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
+                    // trim_percentage: a block read back leaves the trim
+                    // list; else fio fetches a trim here when its backlog
+                    // is due, and its job dies of it.
+                    if let (Some(t), Some(v)) = (&mut trims, &verifying) {
+                        match backlog {
+                            Some((piece, _)) => t.off_list(piece),
+                            None if t.due(v.unchecked(), last_was_read) => {
+                                died = true;
+                                break 'run;
+                            }
+                            None => {}
+                        }
+                    }
                     let io = if let Some((_, block)) = backlog {
                         let Some(index) = free.pop() else { break };
                         let (file, len) = (block.file as usize, u64::from(block.len));
@@ -1394,6 +1424,14 @@ fn run_io(
                                 let mapped = placer.files[file_index].has_map();
                                 slot.piece =
                                     Some(v.stamp(slot.buf(), file_index, offset, numberio, mapped));
+                                if let (Some(t), Some(piece)) = (&mut trims, slot.piece) {
+                                    t.logged(piece);
+                                    // fio's log drops overwritten blocks
+                                    // from the trim list too.
+                                    for &old in v.dropped() {
+                                        t.off_list(old);
+                                    }
+                                }
                             }
                             (None, Some(content)) => content.fill(slot.buf()),
                             (None, None) => slot.prepare_write(cfg, &mut rng, issued_ios),
@@ -1676,6 +1714,9 @@ fn run_io(
     if let Some(v) = &mut verifying {
         settle(cfg, &mut result, v);
     }
+    if !died && let (Some(t), Some(v)) = (&mut trims, &verifying) {
+        died = t.writes_over(v, last_was_read);
+    }
     let writes_end = clock::now();
     // The read-back pass over the blocks not checked yet (fio's
     // do_verify); its time is the read direction's runtime.
@@ -1688,6 +1729,7 @@ fn run_io(
         && result.error.is_none()
         && !stop.any()
         && time_left
+        && !died
     {
         let rest = v.rest();
         // The read-back may go to any file: open those closed (openfiles).
@@ -1755,7 +1797,8 @@ fn run_io(
         progress.hand_over(tally, end.max(ramp_end));
         progress.set_depth(0);
     }
-    if let Some(logs) = records.logs.take() {
+    // A job that died as fio's does never writes its logs out.
+    if let Some(logs) = records.logs.take().filter(|_| !died) {
         let end_ms = ms_between(ramp_end, end);
         if let Err(e) = logs.write(end_ms) {
             result.fail(
@@ -1768,9 +1811,12 @@ fn run_io(
     if let Some(start) = cpu_start {
         result.cpu = CpuUsage::of_this_thread().since(&start);
     }
+    if died {
+        trim_backlog::died(&mut result, trim_backlog::ABORT_SIGNAL);
+    }
     // end_fsync and fsync_on_close: a last sync of every file, not
     // counted in the stats.
-    if !result.failed() && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
+    if !result.failed() && !died && (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write {
         for (i, (&file, path)) in files.iter().zip(&cfg.paths).enumerate() {
             if file == UNOPENED {
                 continue;
@@ -2009,6 +2055,17 @@ fn judge_latency(
     );
     result.fail(libc::ETIMEDOUT, "max latency exceeded", text);
     false
+}
+
+/// Whether the job's generators are 64-bit: asked for, or needed to
+/// reach every block of the job's size.
+fn draws_wide(cfg: &JobConfig) -> bool {
+    let smallest = used_dirs(cfg)
+        .map(|d| cfg.bs[d].min())
+        .min()
+        .unwrap_or(4096)
+        .max(1);
+    cfg.wide_draws || cfg.size / smallest > u64::from(u32::MAX)
 }
 
 /// A verifying job's part in finishing an I/O: a written block may now be
@@ -2287,15 +2344,9 @@ impl Pass<'_, '_> {
 /// The job's draws from fio's generators. A file with more blocks than a
 /// 32-bit draw can reach makes fio switch to its 64-bit generator.
 pub fn job_draws(cfg: &JobConfig) -> Draws {
-    let smallest = used_dirs(cfg)
-        .map(|d| cfg.bs[d].min())
-        .min()
-        .unwrap_or(4096)
-        .max(1);
-    let wide = cfg.wide_draws || cfg.size / smallest > u64::from(u32::MAX);
     Draws::new(
         &cfg.seeds,
-        wide,
+        draws_wide(cfg),
         cfg.read_percent,
         cfg.verify.is_some(),
         cfg.pattern.trimwrite,

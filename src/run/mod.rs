@@ -2,6 +2,7 @@
 //! own OS thread, all started together.
 
 pub mod blktrace;
+pub mod block_errors;
 pub mod clock;
 pub mod config;
 pub mod content;
@@ -36,6 +37,7 @@ pub mod sched;
 pub mod signals;
 pub mod slowest;
 pub mod steady;
+pub mod trim_backlog;
 mod verify_async;
 mod verifying;
 

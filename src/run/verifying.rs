@@ -31,6 +31,9 @@ pub struct Verifying<'a> {
     /// Backlog reads still to issue in the current batch.
     batch: u64,
     scratch: Vec<u8>,
+    /// The pieces the last `stamp` dropped as overwritten (kept for
+    /// trim_percentage, whose list loses them too).
+    dropped: Vec<usize>,
     names: Arc<[String]>,
     /// verify_async's helpers, when the job has some.
     offload: Option<Offload>,
@@ -59,6 +62,7 @@ impl<'a> Verifying<'a> {
             tree: BTreeMap::new(),
             batch: 0,
             scratch: Vec::with_capacity(512),
+            dropped: Vec::with_capacity(8),
             names,
             offload,
         })
@@ -93,6 +97,7 @@ impl<'a> Verifying<'a> {
         };
         self.written.push(written);
         self.complete.push(false);
+        self.dropped.clear();
         if mapped {
             self.list.push_back(piece);
         } else {
@@ -116,11 +121,16 @@ impl<'a> Verifying<'a> {
             })
             .map(|(&k, _)| k);
         if let Some(k) = before {
-            self.tree.remove(&k);
+            self.dropped.extend(self.tree.remove(&k));
         }
         while let Some((&k, _)) = self.tree.range((w.file, w.offset)..(w.file, end)).next() {
-            self.tree.remove(&k);
+            self.dropped.extend(self.tree.remove(&k));
         }
+    }
+
+    /// The pieces the last write logged in the tree dropped as overwritten.
+    pub fn dropped(&self) -> &[usize] {
+        &self.dropped
     }
 
     pub fn write_done(&mut self, piece: usize) {
@@ -130,7 +140,7 @@ impl<'a> Verifying<'a> {
     }
 
     /// fio's io_hist_len: logged writes not yet checked.
-    fn unchecked(&self) -> usize {
+    pub fn unchecked(&self) -> usize {
         self.list.len() + self.tree.len()
     }
 
@@ -171,6 +181,17 @@ impl<'a> Verifying<'a> {
         let piece = self.take_next()?;
         self.batch -= 1;
         Some(piece)
+    }
+
+    /// The logged pieces not checked yet, in the order fio checks them
+    /// (the tree's, then the list's).
+    pub fn pending(&self) -> impl Iterator<Item = usize> + '_ {
+        self.tree.values().chain(self.list.iter()).copied()
+    }
+
+    /// Backlog reads still to issue in the current batch.
+    pub fn batch_left(&self) -> u64 {
+        self.batch
     }
 
     /// The logged block at `piece`.
