@@ -226,6 +226,8 @@ pub struct JobConfig {
     pub file_service: FileService,
     /// zonemode=strided: the region moves along the file.
     pub zones: Option<StridedZones>,
+    /// zonemode=zbd: zones with write pointers emulated in regular files.
+    pub zbd: Option<super::zbd::ZbdSpec>,
     /// Passes over the files (loops), and whether io_size was given, which
     /// decide whether a pass that ran out of offsets is followed by another.
     pub loops: u64,
@@ -550,12 +552,7 @@ impl JobConfig {
             },
             None => pattern(job)?,
         };
-        if matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
-            return Err(Refusal(format!(
-                "job '{}': zonemode=zbd (zoned block devices) is not run by ferrio yet",
-                job.name
-            )));
-        }
+        let zbd = zbd_spec(job, &pattern)?;
         let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
         // fio queues an rbd job's periodic flushes asynchronously, beside
         // its reads and writes, which changes how many it issues; ferrio
@@ -1193,6 +1190,7 @@ impl JobConfig {
             ),
             file_service: file_service(job)?,
             zones: strided_zones(job)?,
+            zbd,
             loops,
             io_size_given: io_size.is_some(),
             regions,
@@ -1883,6 +1881,68 @@ fn file_service(job: &JobSpec) -> Result<FileService, Refusal> {
         _ => count(),
     };
     Ok(FileService { kind, per_pick })
+}
+
+/// zonemode=zbd's options. ferrio emulates zones in regular files only
+/// (fio's ZBD_NONE model); what it does not model is refused here.
+fn zbd_spec(job: &JobSpec, rw: &Pattern) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
+    if !matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
+        return Ok(None);
+    }
+    let refuse = |what: &str| {
+        Err(Refusal(format!(
+            "job '{}': zonemode=zbd {what} is not run by ferrio yet",
+            job.name
+        )))
+    };
+    if rw.trim {
+        return refuse("with trims (fio resets zones in their place)");
+    }
+    if verifies(job) {
+        return refuse("with verify (fio replays the zones' write order)");
+    }
+    if job.num("zoneskip").unwrap_or(0) > 0 {
+        return refuse("with zoneskip");
+    }
+    let max_open = job.num("max_open_zones").unwrap_or(0) as u32;
+    let depth = job.num("iodepth").unwrap_or(1);
+    if max_open > 0 && depth > 1 {
+        // fio closes a zone as the write that fills it completes, which
+        // ferrio does not follow for I/O in flight.
+        return refuse("with max_open_zones and iodepth above 1");
+    }
+    let regular = |name: &String| std::fs::metadata(name).map_or(true, |m| m.is_file());
+    let dir = match job.value("directory") {
+        Some(Value::Text(d)) if !d.is_empty() => Some(d.clone()),
+        _ => None,
+    };
+    for name in job.filenames() {
+        let path = match &dir {
+            Some(d) if !name.starts_with('/') => format!("{d}/{name}"),
+            _ => name,
+        };
+        if !regular(&path) {
+            return Err(Refusal(format!(
+                "job '{}': zonemode=zbd on {path}: ferrio emulates zones in regular files \
+                 only; zoned and other block devices are not run by ferrio yet",
+                job.name
+            )));
+        }
+    }
+    let fraction = |name: &str| match job.value(name) {
+        Some(Value::Floats { values, .. }) => values.first().copied().unwrap_or(0.0),
+        _ => 0.0,
+    };
+    Ok(Some(super::zbd::ZbdSpec {
+        zone_size: job.num("zonesize").unwrap_or(0),
+        zone_capacity: job.num("zonecapacity").unwrap_or(0),
+        read_beyond_wp: job.flag("read_beyond_wp"),
+        max_open_zones: max_open,
+        job_max_open_zones: job.num("job_max_open_zones").unwrap_or(0) as u32,
+        reset_threshold: fraction("zone_reset_threshold"),
+        reset_frequency: fraction("zone_reset_frequency"),
+        tables: Vec::new(),
+    }))
 }
 
 /// zonemode=strided: zonerange defaults to zonesize. As in fio 3.33, a

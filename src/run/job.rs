@@ -1044,7 +1044,7 @@ fn run_io(
                             }
                         }
                     }
-                    placer.restart();
+                    placer.restart(cfg);
                     eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
@@ -1152,7 +1152,7 @@ fn run_io(
                         if rate_capped {
                             clock = clock::now();
                         }
-                        let dir = if follow.is_some() {
+                        let mut dir = if follow.is_some() {
                             Dir::Write
                         } else if !rate_capped || due(drawn) <= clock {
                             drawn
@@ -1213,7 +1213,7 @@ fn run_io(
                                     cfg,
                                     &mut chooser,
                                     &mut placer,
-                                    dir,
+                                    &mut dir,
                                     room,
                                     &mut draws,
                                     &mut iolog,
@@ -1221,6 +1221,12 @@ fn run_io(
                                     Some(io) => io,
                                     None => {
                                         free.push(index);
+                                        // zbd: no zone could take the I/O
+                                        // and that fails the job.
+                                        if let Some(e) = placer.zbd.error.take() {
+                                            result.fail(e.errno, &e.func, e.message);
+                                            break 'run;
+                                        }
                                         out_of_offsets = true;
                                         continue;
                                     }
@@ -1650,6 +1656,7 @@ fn run_io(
     if verify_spent > 0 {
         verify_took = Some(verify_took.unwrap_or(0) + verify_spent);
     }
+    result.zone_resets = placer.zbd.resets;
     let end = clock::now();
     progress.set_state(State::Finishing);
     result.finish(std::time::Duration::from_nanos(
@@ -1809,7 +1816,7 @@ fn next_io(
     cfg: &JobConfig,
     chooser: &mut FileChooser,
     placer: &mut Placer,
-    dir: Dir,
+    dir: &mut Dir,
     room: u64,
     draws: &mut Draws,
     iolog: &mut Option<IoLogWriter>,
@@ -1818,7 +1825,8 @@ fn next_io(
     // yields nothing (zones past the file's end).
     for _ in 0..=2 * placer.files.len() {
         let file = chooser.pick()?;
-        if let Some((offset, len)) = placer.next(cfg, file, dir, room, draws) {
+        *dir = placer.direction(cfg, file, *dir);
+        if let Some((offset, len)) = placer.next(cfg, file, *dir, room, draws) {
             return Some((file, offset, len));
         }
         chooser.finished(file);
@@ -1827,7 +1835,7 @@ fn next_io(
             w.close(file);
         }
         if cfg.file_service.skewed() {
-            placer.files[file].reset();
+            placer.files[file].reset(cfg);
         }
     }
     None

@@ -38,6 +38,7 @@ pub mod slowest;
 pub mod steady;
 mod verify_async;
 mod verifying;
+pub mod zbd;
 
 use std::sync::atomic::AtomicBool;
 
@@ -82,6 +83,7 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .map(|j| (j.num("flow_id").unwrap_or(0), j.num("flow").unwrap_or(0)))
         .collect();
     flow::join_flows(&mut jobs, &flows);
+    zbd::share(&mut jobs);
     Ok(jobs)
 }
 
@@ -174,6 +176,9 @@ pub fn run(
                     }
                     Ok((None, Vec::new()))
                 }
+                // zonemode=zbd: fio makes the zones from the file's
+                // size before it lays the file out.
+                None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.notice(line)) => Err(e),
                 None => layout::lay_out(cfg).map_err(|e| JobError {
                     // A refusal of ferrio's own (allow_file_create) has
                     // only its kind.
