@@ -1179,7 +1179,9 @@ fn run_io(
                             .then(|| due(dir));
                         let Some(index) = free.pop() else { break };
                         last_was_sync = false;
-                        let room = if cfg.time_based {
+                        // zbd: fio does not cut an I/O to the bytes left
+                        // of the size (zone resets keep such a job going).
+                        let room = if cfg.time_based || cfg.zbd.is_some() {
                             u64::MAX
                         } else {
                             budget - issued(&work).1

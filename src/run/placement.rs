@@ -393,6 +393,9 @@ impl Placer {
             let got = map.claim(divide(rel, unit), divide(len + unit - 1, unit));
             len = len.min(got * unit);
         }
+        if let Some(z) = &place.zbd {
+            z.queued(&mut self.zbd, dir, at, len);
+        }
         place.issued(d, at, len);
         self.zone_bytes += len;
         Some((at, len))

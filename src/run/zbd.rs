@@ -426,9 +426,8 @@ impl ZbdFile {
         }
     }
 
-    /// fio's zbd_adjust_block and, for a write, the write pointer's move
-    /// as it is queued: reads are kept below the write pointer, writes
-    /// go to it (in an open zone, resetting a full one).
+    /// fio's zbd_adjust_block: reads are kept below the write pointer,
+    /// writes go to it (in an open zone, resetting a full one).
     #[allow(clippy::too_many_arguments)]
     pub fn adjust(
         &self,
@@ -586,18 +585,30 @@ impl ZbdFile {
                 ),
             });
         };
-        // Queued: the write pointer moves on, and a zone the write fills
-        // is closed once it completes (at once, for ferrio's accounting).
-        let end = (at + len).min(zone.capacity_end());
+        Adjusted::Go(at, len)
+    }
+
+    /// fio's zbd_queue_io and zbd_end_zone_io for a write of its final
+    /// size: the write pointer moves on, and a zone the write fills is
+    /// closed (once it completes in fio; ferrio's limits on open zones
+    /// need I/O that completes as it is queued).
+    pub fn queued(&self, job: &mut ZbdJob, dir: Dir, at: u64, len: u64) {
+        if dir != Dir::Write {
+            return;
+        }
+        let mut guard = lock(&self.table);
+        let Some(t) = guard.as_mut() else { return };
+        let zi = t.index(at);
         let z = &mut t.zones[zi as usize];
+        let capacity_end = z.capacity_end();
+        let end = (at + len).min(capacity_end);
         if z.wp <= end {
             t.with_data += end - z.wp;
         }
         z.wp = end;
-        if at + len >= zone.capacity_end() {
+        if at + len >= capacity_end {
             t.close(zi, &mut job.open);
         }
-        Adjusted::Go(at, len)
     }
 
     /// fio's zbd_convert_to_open_zone: an open zone (or one that can be
