@@ -137,6 +137,7 @@ fn writes_go_to_write_pointers_and_full_zones_are_reset() {
         "rw=write\nbsrange=64k-256k\nzonecapacity=900k\n",
         "rw=randwrite\nbssplit=64k/50:128k/30:256k/20\n",
         "rw=randwrite\nbs=64k\niodepth=4\nzonecapacity=800k\n",
+        "rw=randwrite\nbs=64k\niodepth=4\nioengine=libaio\nzonecapacity=800k\n",
     ]);
     // Something was reset, and capacity left gaps in the file.
     assert!(seen[2].totals.iter().any(|t| t.ends_with("8 zone resets")));
@@ -171,6 +172,7 @@ fn open_zone_limits_pick_the_zones_fio_picks() {
         "rw=randwrite\nbs=128k\nmax_open_zones=4\nignore_zone_limits=1\n",
         "rw=randrw\nbs=128k\nmax_open_zones=2\nloops=2\n",
         "rw=randrw\nbsrange=4k-256k\nloops=3\nzonecapacity=1000k\nmax_open_zones=3\n",
+        "rw=randrw\nbs=4k\nrwmixread=70\nnumber_ios=3000\nmax_open_zones=3\njob_max_open_zones=2\n",
     ]);
 }
 
@@ -191,6 +193,11 @@ fn regions_are_rounded_to_whole_zones_for_writers() {
         "rw=write\nbs=128k\nsize=4m\noffset=512k\n",
         "rw=randread\nbs=128k\nsize=4m\noffset=512k\n",
         "rw=read\nbs=128k\nsize=4m\noffset=512k\nread_beyond_wp=1\n",
+        // A region past the file's zones.
+        "rw=write\nbs=128k\noffset=2m\n",
+        // The null engine cannot tell file sizes: fio zones the job's size.
+        "rw=write\nbs=128k\nsize=4m\noffset=2m\nioengine=null\nzonecapacity=768k\n",
+        "rw=randwrite\nbs=128k\nsize=16m\nioengine=null\nzonecapacity=768k\n",
     ]);
     assert_eq!(seen[1].notes.len(), 2);
     assert!(seen[3].notes.is_empty());
@@ -254,6 +261,7 @@ fn what_ferrio_does_not_emulate_is_refused() {
         "rw=write\nbs=128k\nverify=crc32c\n",
         "rw=write\nbs=128k\nzoneskip=1m\n",
         "rw=randwrite\nbs=128k\nmax_open_zones=2\nioengine=libaio\niodepth=4\n",
+        "rw=write\nbs=128k\nioengine=cpuio\n",
     ] {
         let job = format!("[j]\nfilename=f1\nzonemode=zbd\nzonesize=1m\nsize=8m\n{options}");
         s.write("job.fio", &job);

@@ -1904,6 +1904,18 @@ fn zbd_spec(job: &JobSpec, rw: &Pattern) -> Result<Option<super::zbd::ZbdSpec>, 
     if job.num("zoneskip").unwrap_or(0) > 0 {
         return refuse("with zoneskip");
     }
+    if job.setting("read_iolog").is_some() {
+        return refuse("with read_iolog");
+    }
+    // Engines on files; the others' targets are not files fio would
+    // emulate zones in.
+    const ON_FILES: &[&str] = &[
+        "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
+        "posixaio", "splice",
+    ];
+    if !ON_FILES.contains(&job.engine.as_str()) {
+        return refuse(&format!("with ioengine={}", job.engine));
+    }
     let max_open = job.num("max_open_zones").unwrap_or(0) as u32;
     let depth = job.num("iodepth").unwrap_or(1);
     if max_open > 0 && depth > 1 {

@@ -112,8 +112,8 @@ pub trait Observer {
     /// Called every ~20 ms while jobs run (the status line's and the
     /// interim reports' chance), with the disks watched so far.
     fn tick(&mut self, disks: &DiskWatch);
-    /// A line an engine prints as its job starts (cpuio's), whatever
-    /// the output format.
+    /// A line an engine prints as its job starts (cpuio's), or zbd's
+    /// note of a rounded region, whatever the output format.
     fn engine_line(&mut self, _line: &str) {}
     /// Called once, when the first group's files are laid out and its
     /// jobs are about to start (where `--start-at` waits).
@@ -177,8 +177,11 @@ pub fn run(
                     Ok((None, Vec::new()))
                 }
                 // zonemode=zbd: fio makes the zones from the file's
-                // size before it lays the file out.
-                None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.notice(line)) => Err(e),
+                // size before it lays the file out (and says what it
+                // rounds whatever the output format).
+                None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.engine_line(line)) => {
+                    Err(e)
+                }
                 None => layout::lay_out(cfg).map_err(|e| JobError {
                     // A refusal of ferrio's own (allow_file_create) has
                     // only its kind.

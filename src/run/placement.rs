@@ -51,7 +51,7 @@ impl Placement {
     /// `path`, `file_len` bytes long.
     pub fn new(cfg: &JobConfig, path: &Path, io_size: u64, file_len: u64) -> Self {
         let index = cfg.paths.iter().position(|p| p == path).unwrap_or(0);
-        let zbd = ZbdFile::new(cfg, index, io_size, file_len);
+        let zbd = ZbdFile::new(cfg, index, io_size);
         // zbd: a writing job's region is whole zones.
         let (start, io_size) = zbd
             .as_ref()

@@ -168,7 +168,7 @@ pub fn set_up(cfg: &super::config::JobConfig, say: &mut dyn FnMut(&str)) -> Resu
     for (path, table) in cfg.paths.iter().zip(&spec.tables) {
         let mut guard = table.0.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
-            *guard = Some(make_table(spec, path)?);
+            *guard = Some(make_table(cfg, spec, path)?);
         }
     }
     for ((path, table), &region) in cfg.paths.iter().zip(&spec.tables).zip(&cfg.regions) {
@@ -182,18 +182,8 @@ pub fn set_up(cfg: &super::config::JobConfig, say: &mut dyn FnMut(&str)) -> Resu
                 t.zone_size
             )));
         }
-        let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
-        let io_size = region.min(file_len.saturating_sub(cfg.offset));
         let mut lines = Vec::new();
-        let aligned = aligned_region(
-            cfg,
-            t.zone_size,
-            file_len,
-            cfg.offset,
-            io_size,
-            path,
-            &mut lines,
-        );
+        let aligned = aligned_region(cfg, t, cfg.offset, region, path, &mut lines);
         for line in &lines {
             say(line);
         }
@@ -210,9 +200,23 @@ pub fn set_up(cfg: &super::config::JobConfig, say: &mut dyn FnMut(&str)) -> Resu
     Ok(())
 }
 
+/// The size fio sees for a file when it makes its zones: its size on
+/// disk (0 when missing), but for an engine that cannot tell file sizes
+/// (null), the job's size shared among its files.
+fn real_size(cfg: &super::config::JobConfig, path: &Path) -> u64 {
+    if cfg.engine == "null" {
+        return cfg.size / cfg.paths.len().max(1) as u64;
+    }
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
 /// fio's init_zone_info: zones of the zone size over the whole file,
 /// all empty.
-fn make_table(spec: &ZbdSpec, path: &Path) -> Result<ZoneTable, JobError> {
+fn make_table(
+    cfg: &super::config::JobConfig,
+    spec: &ZbdSpec,
+    path: &Path,
+) -> Result<ZoneTable, JobError> {
     let name = path.display();
     let size = spec.zone_size;
     if size == 0 {
@@ -235,7 +239,7 @@ fn make_table(spec: &ZbdSpec, path: &Path) -> Result<ZoneTable, JobError> {
             spec.zone_capacity
         )));
     }
-    let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
+    let file_len = real_size(cfg, path);
     if file_len < size {
         return Err(JobError {
             errno: libc::EINVAL,
@@ -276,8 +280,7 @@ fn make_table(spec: &ZbdSpec, path: &Path) -> Result<ZoneTable, JobError> {
 /// `lines`, where fio says it: on stdout).
 fn aligned_region(
     cfg: &super::config::JobConfig,
-    zone_size: u64,
-    file_len: u64,
+    t: &ZoneTable,
     mut offset: u64,
     mut io_size: u64,
     path: &Path,
@@ -287,12 +290,12 @@ fn aligned_region(
     // fio compares the whole rw value: only rw=read is left as it is.
     let read_only =
         cfg.pattern.read && !cfg.pattern.write && !cfg.pattern.trim && !cfg.pattern.random;
-    if offset >= file_len || io_size == 0 || read_only {
+    let zone_size = t.zone_size;
+    if offset >= t.zones[t.zone_count() as usize].start || io_size == 0 || read_only {
         return Ok((offset, io_size));
     }
     let too_small = format!("{name}: io_size must be at least one zone");
-    let zone_count = file_len.div_ceil(zone_size);
-    let zone_start = |at: u64| (at / zone_size).min(zone_count) * zone_size;
+    let zone_start = |at: u64| t.zones[t.index(at) as usize].start;
     if offset != zone_start(offset) {
         let next = zone_start(offset) + zone_size;
         if next >= offset + io_size {
@@ -349,23 +352,17 @@ pub enum Adjusted {
 
 impl ZbdFile {
     /// The view of file `index` of the job, whose region starts at
-    /// `offset` and spans `io_size` bytes of a `file_len`-byte file.
-    pub fn new(
-        cfg: &super::config::JobConfig,
-        index: usize,
-        io_size: u64,
-        file_len: u64,
-    ) -> Option<Self> {
+    /// `offset` and spans `io_size` bytes (fio's io_size of the file,
+    /// which may reach past the zones: rounding cuts it for writers).
+    pub fn new(cfg: &super::config::JobConfig, index: usize, io_size: u64) -> Option<Self> {
         let spec = cfg.zbd.as_ref()?;
         let table = Arc::clone(spec.tables.get(index)?);
         let (offset, io_size, min_zone, max_zone) = {
             let guard = lock(&table);
             let t = guard.as_ref()?;
-            let io_size = io_size.min(file_len.saturating_sub(cfg.offset));
             let (offset, io_size) = aligned_region(
                 cfg,
-                t.zone_size,
-                file_len,
+                t,
                 cfg.offset,
                 io_size,
                 &cfg.paths[index],
@@ -409,7 +406,9 @@ impl ZbdFile {
         let Some(t) = guard.as_ref() else { return };
         let i = t.index(*last_pos) as usize;
         let z = &t.zones[i];
-        if z.capacity < t.zone_size && *last_pos >= z.capacity_end() {
+        // Past the last zone fio reads beyond its table; the pass is over
+        // there anyway (and a time-based job starts over).
+        if i + 1 < t.zones.len() && z.capacity < t.zone_size && *last_pos >= z.capacity_end() {
             *last_pos = t.zones[i + 1].start;
         }
     }
@@ -446,6 +445,11 @@ impl ZbdFile {
         let Some(t) = guard.as_mut() else {
             return Adjusted::Go(at, len);
         };
+        // Past the zones (a reader's region may reach there): fio's
+        // sentinel there has no write pointer, so the I/O goes as it is.
+        if t.index(at) == t.zone_count() {
+            return Adjusted::Go(at, len);
+        }
         match dir {
             Dir::Read => self.read(t, random, min_bs, at, len),
             Dir::Write => self.write(t, spec, job, min_bs, at, len),
@@ -599,6 +603,9 @@ impl ZbdFile {
         let mut guard = lock(&self.table);
         let Some(t) = guard.as_mut() else { return };
         let zi = t.index(at);
+        if zi == t.zone_count() {
+            return;
+        }
         let z = &mut t.zones[zi as usize];
         let capacity_end = z.capacity_end();
         let end = (at + len).min(capacity_end);
