@@ -138,6 +138,10 @@ fn writes_go_to_write_pointers_and_full_zones_are_reset() {
         "rw=randwrite\nbssplit=64k/50:128k/30:256k/20\n",
         "rw=randwrite\nbs=64k\niodepth=4\nzonecapacity=800k\n",
         "rw=randwrite\nbs=64k\niodepth=4\nioengine=libaio\nzonecapacity=800k\n",
+        // Blocks that do not divide the zones.
+        "rw=write\nbs=192k\n",
+        "rw=randwrite\nbs=192k\nzonecapacity=900k\n",
+        "rw=write\nbs=192k\nzonesize=768k\n",
     ]);
     // Something was reset, and capacity left gaps in the file.
     assert!(seen[2].totals.iter().any(|t| t.ends_with("8 zone resets")));
@@ -173,7 +177,24 @@ fn open_zone_limits_pick_the_zones_fio_picks() {
         "rw=randrw\nbs=128k\nmax_open_zones=2\nloops=2\n",
         "rw=randrw\nbsrange=4k-256k\nloops=3\nzonecapacity=1000k\nmax_open_zones=3\n",
         "rw=randrw\nbs=4k\nrwmixread=70\nnumber_ios=3000\nmax_open_zones=3\njob_max_open_zones=2\n",
+        // A synchronous engine completes each write as it is queued.
+        "rw=randwrite\nbs=128k\niodepth=4\nmax_open_zones=2\n",
     ]);
+}
+
+#[test]
+fn zoneskip_moves_sequential_jobs_past_whole_zones() {
+    let seen = all_same(&[
+        "rw=write\nbs=256k\nzoneskip=1m\n",
+        "rw=write\nbs=256k\nzoneskip=1m\nloops=2\n",
+        "rw=write\nbs=192k\nzoneskip=3m\n",
+        "rw=write\nbs=128k\nzoneskip=2m\nzonecapacity=768k\n",
+        "rw=read\nbs=128k\nzoneskip=1m\nread_beyond_wp=1\n",
+        "rw=randwrite\nbs=128k\nzoneskip=1m\n",
+        // Not a multiple of the zone size: fio refuses the job.
+        "rw=write\nbs=256k\nzoneskip=512k\n",
+    ]);
+    assert_ne!(seen[6].code, 0);
 }
 
 #[test]
@@ -259,7 +280,7 @@ fn what_ferrio_does_not_emulate_is_refused() {
     for options in [
         "rw=trim\nbs=1m\n",
         "rw=write\nbs=128k\nverify=crc32c\n",
-        "rw=write\nbs=128k\nzoneskip=1m\n",
+        "rw=write\nbs=128k\nsize=4z\n",
         "rw=randwrite\nbs=128k\nmax_open_zones=2\nioengine=libaio\niodepth=4\n",
         "rw=write\nbs=128k\nioengine=cpuio\n",
     ] {

@@ -806,12 +806,14 @@ impl JobConfig {
             _ => None,
         });
         // Without io_size, each file is done in whole blocks of the
-        // smallest size, as fio does.
+        // smallest size, as fio does; zbd zones send writes back over a
+        // file, so such a job goes on to its whole size.
         let whole = regions
             .iter()
             .map(|r| r / min_bs * min_bs)
             .fold(0u64, u64::saturating_add)
             .min(total / min_bs * min_bs);
+        let whole = if zbd.is_some() { total } else { whole };
         // trimwrite writes every block it trims: twice the bytes.
         let pass_bytes = io_size
             .unwrap_or(whole)
@@ -1901,9 +1903,6 @@ fn zbd_spec(job: &JobSpec, rw: &Pattern) -> Result<Option<super::zbd::ZbdSpec>, 
     if verifies(job) {
         return refuse("with verify (fio replays the zones' write order)");
     }
-    if job.num("zoneskip").unwrap_or(0) > 0 {
-        return refuse("with zoneskip");
-    }
     if job.setting("read_iolog").is_some() {
         return refuse("with read_iolog");
     }
@@ -1918,10 +1917,22 @@ fn zbd_spec(job: &JobSpec, rw: &Pattern) -> Result<Option<super::zbd::ZbdSpec>, 
     }
     let max_open = job.num("max_open_zones").unwrap_or(0) as u32;
     let depth = job.num("iodepth").unwrap_or(1);
-    if max_open > 0 && depth > 1 {
+    let synchronous = [
+        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "splice",
+    ]
+    .contains(&job.engine.as_str());
+    if max_open > 0 && depth > 1 && !synchronous {
         // fio closes a zone as the write that fills it completes, which
         // ferrio does not follow for I/O in flight.
-        return refuse("with max_open_zones and iodepth above 1");
+        return refuse("with max_open_zones and iodepth above 1 on an asynchronous engine");
+    }
+    // fio counts these in zones (a z suffix) once it knows the zone
+    // size; ferrio does not yet.
+    let zoned = ["size", "io_size", "offset", "offset_increment", "zoneskip"]
+        .into_iter()
+        .find(|name| job.num(name).is_some_and(|v| v >> 63 == 1));
+    if let Some(name) = zoned {
+        return refuse(&format!("with {name} counted in zones (a z suffix)"));
     }
     let regular = |name: &String| std::fs::metadata(name).map_or(true, |m| m.is_file());
     let dir = match job.value("directory") {
@@ -1949,6 +1960,7 @@ fn zbd_spec(job: &JobSpec, rw: &Pattern) -> Result<Option<super::zbd::ZbdSpec>, 
         zone_size: job.num("zonesize").unwrap_or(0),
         zone_capacity: job.num("zonecapacity").unwrap_or(0),
         read_beyond_wp: job.flag("read_beyond_wp"),
+        zone_skip: job.num("zoneskip").unwrap_or(0),
         max_open_zones: max_open,
         job_max_open_zones: job.num("job_max_open_zones").unwrap_or(0) as u32,
         reset_threshold: fraction("zone_reset_threshold"),

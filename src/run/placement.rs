@@ -284,6 +284,11 @@ impl Placer {
         for f in &mut self.files {
             f.restart(cfg);
         }
+        // zbd: fio counts a zone's bytes afresh each loop (its
+        // clear_io_state).
+        if cfg.zbd.is_some() {
+            self.zone_bytes = 0;
+        }
     }
 
     /// zonemode=zbd: the direction an I/O to `file` takes (a mixed job
@@ -312,8 +317,16 @@ impl Placer {
         let d = dir as usize;
         let place = &mut self.files[file];
         place.enter_zone(cfg, d, &mut self.zone_bytes);
-        if let Some(z) = &place.zbd {
-            z.before(cfg.pattern.random, dir, &mut place.last_pos[d]);
+        if let (Some(z), Some(spec)) = (&mut place.zbd, &cfg.zbd) {
+            z.before(
+                spec,
+                cfg.pattern.random,
+                dir,
+                &mut place.last_pos[d],
+                &mut place.start,
+                &mut self.zone_bytes,
+                (cfg.offset, place.file_len),
+            );
         }
         self.until_new_offset -= 1;
         let new_offset = self.until_new_offset == 0;

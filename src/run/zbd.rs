@@ -27,6 +27,9 @@ pub struct ZbdSpec {
     /// Writable bytes per zone (zonecapacity; 0: the whole zone).
     pub zone_capacity: u64,
     pub read_beyond_wp: bool,
+    /// zoneskip: bytes a sequential job skips past each zone it is done
+    /// with (a multiple of the zone size).
+    pub zone_skip: u64,
     pub max_open_zones: u32,
     pub job_max_open_zones: u32,
     /// zone_reset_threshold and zone_reset_frequency (0 to 1).
@@ -179,6 +182,15 @@ pub fn set_up(cfg: &super::config::JobConfig, say: &mut dyn FnMut(&str)) -> Resu
                 "{}: zonesize {} does not match the device zone size {}.",
                 path.display(),
                 spec.zone_size,
+                t.zone_size
+            )));
+        }
+        let in_file = cfg.offset < t.zones[t.zone_count() as usize].start && region > 0;
+        if in_file && spec.zone_skip % t.zone_size != 0 {
+            return Err(quiet(format!(
+                "{}: zoneskip {} is not a multiple of the device zone size {}.",
+                path.display(),
+                spec.zone_skip,
                 t.zone_size
             )));
         }
@@ -335,6 +347,7 @@ pub struct ZbdJob {
 /// writing jobs) and the zones it spans.
 pub struct ZbdFile {
     table: Arc<SharedZones>,
+    /// fio's file_offset (zoneskip moves it) and io_size.
     pub offset: u64,
     pub io_size: u64,
     min_zone: u32,
@@ -396,20 +409,56 @@ impl ZbdFile {
         at.wrapping_sub(self.offset) < self.io_size
     }
 
-    /// fio's setup_zbd_zone_mode: a sequential writer at a zone's
-    /// capacity goes on from the zone's end.
-    pub fn before(&self, random: bool, dir: Dir, last_pos: &mut u64) {
-        if random || dir != Dir::Write {
+    /// fio's setup_zbd_zone_mode, before each I/O: a sequential writer
+    /// at a zone's capacity goes on from the zone's end; with zoneskip, a
+    /// sequential job done with its zone (a zone's worth of bytes, the
+    /// zone's end, or a reader at the write pointer) moves its region
+    /// `zonesize + zoneskip` on, back to `first` past the file's end.
+    /// `start` is the region's start; `zone_bytes` the bytes done since
+    /// the last move.
+    #[allow(clippy::too_many_arguments)]
+    pub fn before(
+        &mut self,
+        spec: &ZbdSpec,
+        random: bool,
+        dir: Dir,
+        last_pos: &mut u64,
+        start: &mut u64,
+        zone_bytes: &mut u64,
+        (first, file_len): (u64, u64),
+    ) {
+        self.offset = *start;
+        if random {
             return;
         }
         let guard = lock(&self.table);
         let Some(t) = guard.as_ref() else { return };
         let i = t.index(*last_pos) as usize;
-        let z = &t.zones[i];
+        let z = t.zones[i];
         // Past the last zone fio reads beyond its table; the pass is over
         // there anyway (and a time-based job starts over).
-        if i + 1 < t.zones.len() && z.capacity < t.zone_size && *last_pos >= z.capacity_end() {
-            *last_pos = t.zones[i + 1].start;
+        let zone_end = t.zones.get(i + 1).map_or(z.start, |n| n.start);
+        if dir == Dir::Write
+            && i + 1 < t.zones.len()
+            && z.capacity < t.zone_size
+            && *last_pos >= z.capacity_end()
+        {
+            *last_pos = zone_end;
+        }
+        if spec.zone_skip == 0 {
+            return;
+        }
+        if *zone_bytes >= spec.zone_size
+            || *last_pos >= zone_end
+            || (dir == Dir::Read && !spec.read_beyond_wp && *last_pos >= z.wp)
+        {
+            *zone_bytes = 0;
+            *start += spec.zone_size + spec.zone_skip;
+            if *start >= file_len {
+                *start = first;
+            }
+            *last_pos = *start;
+            self.offset = *start;
         }
     }
 
