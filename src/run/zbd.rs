@@ -169,13 +169,13 @@ pub fn set_up(cfg: &super::config::JobConfig, say: &mut dyn FnMut(&str)) -> Resu
         return Ok(());
     };
     for (path, table) in cfg.paths.iter().zip(&spec.tables) {
-        let mut guard = table.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = lock(table);
         if guard.is_none() {
             *guard = Some(make_table(cfg, spec, path)?);
         }
     }
     for ((path, table), &region) in cfg.paths.iter().zip(&spec.tables).zip(&cfg.regions) {
-        let guard = table.0.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = lock(table);
         let Some(t) = guard.as_ref() else { continue };
         if t.zone_size != spec.zone_size {
             return Err(quiet(format!(
@@ -773,6 +773,8 @@ fn open_zone(t: &mut ZoneTable, spec: &ZbdSpec, job: &mut ZbdJob, z: u32) -> boo
     true
 }
 
+/// A table's lock; a job that panicked holding it left the zones as they
+/// were, which the others may go on with.
 fn lock(table: &SharedZones) -> MutexGuard<'_, Option<ZoneTable>> {
     table.0.lock().unwrap_or_else(|e| e.into_inner())
 }
