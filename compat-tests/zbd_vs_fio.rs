@@ -291,3 +291,30 @@ fn what_ferrio_does_not_emulate_is_refused() {
         assert!(out.stderr.contains("zonemode=zbd"), "{job}: {}", out.stderr);
     }
 }
+
+#[test]
+fn clones_share_the_files_zones_and_issue_what_fio_issues() {
+    // Two threads on one file's zones interleave as the scheduler lets
+    // them: the I/O counts and bytes are fixed, the offsets and resets
+    // are not (fio's own vary from run to run).
+    let job = "[j]\nfilename=f1\nioengine=psync\nzonemode=zbd\nzonesize=1m\nsize=8m\n\
+               rw=randwrite\nbs=64k\nnumjobs=2\ngroup_reporting\nmax_open_zones=2\n";
+    let totals = |s: Seen| {
+        let issued: Vec<String> = s
+            .totals
+            .iter()
+            .filter(|t| t.starts_with("issued"))
+            .cloned()
+            .collect();
+        let bytes: Vec<String> = s
+            .totals
+            .iter()
+            .filter_map(|t| t.strip_prefix("write: "))
+            .map(|t| t.split(' ').next().unwrap_or("").to_string())
+            .collect();
+        (s.code, issued, bytes)
+    };
+    let theirs = totals(run_job(fio(), job, 8 << 20));
+    assert_eq!(theirs, totals(run_job(ferrio(), job, 8 << 20)));
+    assert_eq!(theirs.2, ["16.0MiB"]);
+}
