@@ -198,6 +198,38 @@ fn zoneskip_moves_sequential_jobs_past_whole_zones() {
 }
 
 #[test]
+fn trims_reset_whole_zones_as_fio_does() {
+    let seen = all_same(&[
+        "rw=trim\nbs=1m\n",
+        "rw=trim\nbs=1m\nloops=2\n",
+        "rw=trim\nbs=1m\noffset=512k\n",
+        // Nothing written: no zone for a random trim.
+        "rw=randtrim\nbs=1m\n",
+        "rw=trimwrite\nbs=1m\n",
+        "rw=trimwrite\nbs=1m\nloops=2\n",
+        "rw=randtrimwrite\nbs=1m\n",
+        // A trim is one whole zone.
+        "rw=randtrim\nbs=512k\n",
+        "rw=trim\nbsrange=1m-2m\n",
+    ]);
+    assert!(seen[5].totals.iter().any(|t| t.ends_with("8 zone resets")));
+    assert!(seen[7].code != 0 && seen[8].code != 0);
+}
+
+#[test]
+fn random_trims_find_the_zones_an_earlier_job_wrote() {
+    let job = "[global]\nfilename=f1\nzonemode=zbd\nzonesize=1m\nioengine=psync\nsize=8m\n\
+               log_offset=1\n\
+               [w]\nrw=write\nbs=128k\nsize=5m\nwrite_lat_log=w\n\
+               [t]\nstonewall\nrw=randtrim\nbs=1m\nnumber_ios=3\nwrite_lat_log=t\n\
+               [r]\nstonewall\nrw=read\nbs=128k\nwrite_lat_log=r\n";
+    let theirs = run_job(fio(), job, 8 << 20);
+    assert_eq!(theirs, run_job(ferrio(), job, 8 << 20));
+    // Three of the five written zones were reset: two are left to read.
+    assert_eq!(theirs.logs["r_lat.3.log"].len(), 16);
+}
+
+#[test]
 fn reset_threshold_and_frequency_reset_zones_as_fio_does() {
     let seen = all_same(&[
         "rw=randwrite\nbs=128k\nzone_reset_frequency=0.25\n",
@@ -278,7 +310,6 @@ fn what_ferrio_does_not_emulate_is_refused() {
         .set_len(8 << 20)
         .unwrap();
     for options in [
-        "rw=trim\nbs=1m\n",
         "rw=write\nbs=128k\nverify=crc32c\n",
         "rw=write\nbs=128k\nsize=4z\n",
         "rw=randwrite\nbs=128k\nmax_open_zones=2\nioengine=libaio\niodepth=4\n",

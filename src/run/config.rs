@@ -552,7 +552,7 @@ impl JobConfig {
             },
             None => pattern(job)?,
         };
-        let zbd = zbd_spec(job, &pattern)?;
+        let zbd = zbd_spec(job)?;
         let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
         // fio queues an rbd job's periodic flushes asynchronously, beside
         // its reads and writes, which changes how many it issues; ferrio
@@ -1887,7 +1887,7 @@ fn file_service(job: &JobSpec) -> Result<FileService, Refusal> {
 
 /// zonemode=zbd's options. ferrio emulates zones in regular files only
 /// (fio's ZBD_NONE model); what it does not model is refused here.
-fn zbd_spec(job: &JobSpec, rw: &Pattern) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
+fn zbd_spec(job: &JobSpec) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
     if !matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
         return Ok(None);
     }
@@ -1897,9 +1897,6 @@ fn zbd_spec(job: &JobSpec, rw: &Pattern) -> Result<Option<super::zbd::ZbdSpec>, 
             job.name
         )))
     };
-    if rw.trim {
-        return refuse("with trims (fio resets zones in their place)");
-    }
     if verifies(job) {
         return refuse("with verify (fio replays the zones' write order)");
     }

@@ -1187,7 +1187,20 @@ fn run_io(
                             budget - issued(&work).1
                         };
                         let (file_index, offset, len) = match (follow, replayed) {
-                            (Some(block), _) => block,
+                            // zbd: trimwrite's write goes to the write
+                            // pointer of the zone just reset, as fio's does.
+                            (Some(block), _) => match placer.zbd_write(cfg, block) {
+                                Some(block) => block,
+                                None => {
+                                    free.push(index);
+                                    if let Some(e) = placer.zbd.error.take() {
+                                        result.fail(e.errno, &e.func, e.message);
+                                        break 'run;
+                                    }
+                                    out_of_offsets = true;
+                                    continue;
+                                }
+                            },
                             // An engine that moves no data takes I/Os without a
                             // place or a length.
                             (None, _) if no_data => (0, 0, 0),
@@ -1370,8 +1383,14 @@ fn run_io(
                 think_after = thinks.then_some((dir as usize, None));
                 // verify_only: the writes are only replayed, to know what to check.
                 let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
+                // zbd: a trim resets its zone rather than reaching the file.
+                let zone_reset = (dir == Dir::Trim)
+                    .then(|| placer.zbd_trim(file_index, offset, len))
+                    .flatten();
                 let queued = if replay {
                     Queued::Done(len as i64)
+                } else if let Some(r) = zone_reset {
+                    Queued::Done(r)
                 } else {
                     let raised = cfg
                         .cmdprio

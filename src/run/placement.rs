@@ -291,6 +291,40 @@ impl Placer {
         }
     }
 
+    /// zonemode=zbd: a write decided outside the placement (trimwrite's
+    /// write after its trim) kept to the zone's write pointer; `None`
+    /// when no zone takes it. Other jobs' blocks pass unchanged.
+    pub fn zbd_write(
+        &mut self,
+        cfg: &JobConfig,
+        (file, offset, len): (usize, u64, u64),
+    ) -> Option<(usize, u64, u64)> {
+        let (Some(z), Some(spec)) = (&self.files[file].zbd, &cfg.zbd) else {
+            return Some((file, offset, len));
+        };
+        let min_bs = cfg.bs[Dir::Write as usize].min().max(1);
+        let random = cfg.pattern.random;
+        match z.adjust(spec, &mut self.zbd, random, Dir::Write, min_bs, offset, len) {
+            Adjusted::Go(at, len) => {
+                z.queued(&mut self.zbd, Dir::Write, at, len);
+                Some((file, at, len))
+            }
+            Adjusted::Done => None,
+            Adjusted::Fail(e) => {
+                self.zbd.error = Some(e);
+                None
+            }
+        }
+    }
+
+    /// zonemode=zbd: a trim of `file` resets its zone instead (fio's
+    /// zbd_do_io_u_trim); the bytes done or a negative errno, as an
+    /// engine's result.
+    pub fn zbd_trim(&mut self, file: usize, offset: u64, len: u64) -> Option<i64> {
+        let z = self.files[file].zbd.as_ref()?;
+        Some(z.trim(&mut self.zbd, offset, len))
+    }
+
     /// zonemode=zbd: the direction an I/O to `file` takes (a mixed job
     /// writes while the file has nothing to read).
     pub fn direction(&self, cfg: &JobConfig, file: usize, dir: Dir) -> Dir {

@@ -3,8 +3,9 @@
 //! pointer that starts at the zone's start when the run begins (whatever
 //! the file holds). Writes go to a zone's write pointer and move it on;
 //! a full zone is reset before it is written again; reads stay below the
-//! write pointer (unless `read_beyond_wp`). With `max_open_zones`, only
-//! that many zones take writes at once. Jobs naming the same file share
+//! write pointer (unless `read_beyond_wp`); a trim resets its zone and
+//! never reaches the file. With `max_open_zones`, only that many zones
+//! take writes at once. Jobs naming the same file share
 //! its zones, as fio shares them by file name, so one job's writes are
 //! there for a later job to read.
 //!
@@ -14,6 +15,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::config::BlockSizes;
 use super::result::JobError;
 use crate::engine::Dir;
 
@@ -200,10 +202,32 @@ pub fn set_up(cfg: &super::config::JobConfig, say: &mut dyn FnMut(&str)) -> Resu
             say(line);
         }
         aligned.map_err(|()| quiet(String::new()))?;
-        if spec.max_open_zones > 0 && t.max_open != spec.max_open_zones {
+    }
+    // fio's zbd_verify_bs: a trim resets one whole zone.
+    let trim_bs = &cfg.bs[Dir::Trim as usize];
+    if cfg.pattern.trim {
+        if trim_bs.min() != trim_bs.max() || matches!(trim_bs, BlockSizes::Split { .. }) {
+            say("bsrange and bssplit are not allowed for trim with zonemode=zbd");
+            return Err(quiet(String::new()));
+        }
+        for (path, table) in cfg.paths.iter().zip(&spec.tables) {
+            let zone_size = lock(table).as_ref().map_or(0, |t| t.zone_size);
+            if trim_bs.min() != zone_size {
+                say(&format!(
+                    "{}: trim block size {} is not the zone size {zone_size}",
+                    path.display(),
+                    trim_bs.min()
+                ));
+                return Err(quiet(String::new()));
+            }
+        }
+    }
+    for table in &spec.tables {
+        let max_open = lock(table).as_ref().map_or(0, |t| t.max_open);
+        if spec.max_open_zones > 0 && max_open != spec.max_open_zones {
             return Err(quiet("Different 'max_open_zones' values".to_string()));
         }
-        if spec.job_max_open_zones > 0 && t.max_open == 0 {
+        if spec.job_max_open_zones > 0 && max_open == 0 {
             return Err(quiet(
                 "'job_max_open_zones' cannot be used without a global open zones limit".to_string(),
             ));
@@ -501,6 +525,16 @@ impl ZbdFile {
         }
         match dir {
             Dir::Read => self.read(t, random, min_bs, at, len),
+            // A random trim goes to a zone with data, the nearest one.
+            Dir::Trim
+                if random
+                    && t.zones[t.index(at) as usize].wp == t.zones[t.index(at) as usize].start =>
+            {
+                match self.find_zone(t, true, 1, t.index(at)) {
+                    Some(z) => Adjusted::Go(t.zones[z as usize].start, len),
+                    None => Adjusted::Done,
+                }
+            }
             Dir::Write => self.write(t, spec, job, min_bs, at, len),
             _ => Adjusted::Go(at, len),
         }
@@ -665,6 +699,25 @@ impl ZbdFile {
         if at + len >= capacity_end {
             t.close(zi, &mut job.open);
         }
+    }
+
+    /// fio's zbd_do_io_u_trim, in place of a discard: the trim resets
+    /// its zone (which fio does not pass on to a file). Returns the bytes
+    /// done, or fio's error for a trim off a zone's start.
+    pub fn trim(&self, job: &mut ZbdJob, at: u64, len: u64) -> i64 {
+        let mut guard = lock(&self.table);
+        let Some(t) = guard.as_mut() else {
+            return len as i64;
+        };
+        let zi = t.index(at);
+        if zi == t.zone_count() {
+            return len as i64;
+        }
+        if at != t.zones[zi as usize].start {
+            return -i64::from(libc::EINVAL);
+        }
+        t.reset(zi, &mut job.resets);
+        len as i64
     }
 
     /// fio's zbd_convert_to_open_zone: an open zone (or one that can be
