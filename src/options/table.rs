@@ -1052,6 +1052,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Usable bytes per zone when below the zone size",
     )
+    .runs()
     .str_val()
     .def("0"),
     OptDef::new(
@@ -1079,6 +1080,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "With zonemode=zbd, let reads go past a zone's write pointer",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "max_open_zones",
@@ -1086,6 +1088,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Cap on zones open for writing at once across all jobs (zbd)",
     )
+    .runs()
     .def("0")
     .max(4096),
     OptDef::new(
@@ -1094,6 +1097,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Cap on zones this job keeps open for writing at once (zbd)",
     )
+    .runs()
     .def("0")
     .max(4096),
     OptDef::new(
@@ -1102,6 +1106,7 @@ pub static OPTIONS: &[OptDef] = &[
         Zones,
         "Disregard the open and active zone limits the device reports",
     )
+    .runs()
     .def("0"),
     OptDef::new(
         "zone_reset_threshold",
@@ -1112,7 +1117,8 @@ pub static OPTIONS: &[OptDef] = &[
         },
         Zones,
         "Written fraction (0-1) of the I/O range above which zones get reset",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "zone_reset_frequency",
         FloatList {
@@ -1122,7 +1128,8 @@ pub static OPTIONS: &[OptDef] = &[
         },
         Zones,
         "Past the threshold, reset a zone once every 1/value writes (0-1)",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "lockmem",
         Size,

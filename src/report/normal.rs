@@ -87,11 +87,11 @@ fn job_block(out: &mut String, report: &Report, r: &JobResult) {
         if dir.bytes > 0 {
             let name = if mixed { "mixed" } else { DIR_NAMES[d] };
             let suffix = if d == 1 && !mixed {
-                "; 0 zone resets"
+                format!("; {} zone resets", r.zone_resets)
             } else {
-                ""
+                String::new()
             };
-            direction(out, r, dir, name, suffix, group, d, style);
+            direction(out, r, dir, name, &suffix, group, d, style);
         }
     }
     if opts.unified == Unified::Both {

@@ -186,6 +186,7 @@ pub fn restore(job: &Value) -> Result<(JobResult, [u64; 3]), String> {
     let cpu: [u64; 7] = field.array("cpu")?;
     let result = JobResult {
         ioprio: 0,
+        zone_resets: 0,
         name: job
             .get("jobname")
             .and_then(Value::as_str)

@@ -230,6 +230,8 @@ pub struct JobConfig {
     pub file_service: FileService,
     /// zonemode=strided: the region moves along the file.
     pub zones: Option<StridedZones>,
+    /// zonemode=zbd: zones with write pointers emulated in regular files.
+    pub zbd: Option<super::zbd::ZbdSpec>,
     /// Passes over the files (loops), and whether io_size was given, which
     /// decide whether a pass that ran out of offsets is followed by another.
     pub loops: u64,
@@ -554,12 +556,7 @@ impl JobConfig {
             },
             None => pattern(job)?,
         };
-        if matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
-            return Err(Refusal(format!(
-                "job '{}': zonemode=zbd (zoned block devices) is not run by ferrio yet",
-                job.name
-            )));
-        }
+        let zbd = zbd_spec(job)?;
         let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
         if readonly && (pattern.write || pattern.trim) {
             return Err(Refusal(format!(
@@ -807,12 +804,14 @@ impl JobConfig {
             _ => None,
         });
         // Without io_size, each file is done in whole blocks of the
-        // smallest size, as fio does.
+        // smallest size, as fio does; zbd zones send writes back over a
+        // file, so such a job goes on to its whole size.
         let whole = regions
             .iter()
             .map(|r| r / min_bs * min_bs)
             .fold(0u64, u64::saturating_add)
             .min(total / min_bs * min_bs);
+        let whole = if zbd.is_some() { total } else { whole };
         // trimwrite writes every block it trims: twice the bytes.
         let pass_bytes = io_size
             .unwrap_or(whole)
@@ -1201,6 +1200,7 @@ impl JobConfig {
             ),
             file_service: file_service(job)?,
             zones: strided_zones(job)?,
+            zbd,
             loops,
             io_size_given: io_size.is_some(),
             regions,
@@ -1892,6 +1892,87 @@ fn file_service(job: &JobSpec) -> Result<FileService, Refusal> {
         _ => count(),
     };
     Ok(FileService { kind, per_pick })
+}
+
+/// zonemode=zbd's options. ferrio emulates zones in regular files only
+/// (fio's ZBD_NONE model); what it does not model is refused here.
+fn zbd_spec(job: &JobSpec) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
+    if !matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
+        return Ok(None);
+    }
+    let refuse = |what: &str| {
+        Err(Refusal(format!(
+            "job '{}': zonemode=zbd {what} is not run by ferrio yet",
+            job.name
+        )))
+    };
+    if verifies(job) {
+        return refuse("with verify (fio replays the zones' write order)");
+    }
+    if job.setting("read_iolog").is_some() {
+        return refuse("with read_iolog");
+    }
+    // Engines on files; the others' targets are not files fio would
+    // emulate zones in.
+    const ON_FILES: &[&str] = &[
+        "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
+        "posixaio", "splice",
+    ];
+    if !ON_FILES.contains(&job.engine.as_str()) {
+        return refuse(&format!("with ioengine={}", job.engine));
+    }
+    let max_open = job.num("max_open_zones").unwrap_or(0) as u32;
+    let depth = job.num("iodepth").unwrap_or(1);
+    let synchronous = [
+        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "splice",
+    ]
+    .contains(&job.engine.as_str());
+    if max_open > 0 && depth > 1 && !synchronous {
+        // fio closes a zone as the write that fills it completes, which
+        // ferrio does not follow for I/O in flight.
+        return refuse("with max_open_zones and iodepth above 1 on an asynchronous engine");
+    }
+    // fio counts these in zones (a z suffix) once it knows the zone
+    // size; ferrio does not yet.
+    let zoned = ["size", "io_size", "offset", "offset_increment", "zoneskip"]
+        .into_iter()
+        .find(|name| job.num(name).is_some_and(|v| v >> 63 == 1));
+    if let Some(name) = zoned {
+        return refuse(&format!("with {name} counted in zones (a z suffix)"));
+    }
+    let regular = |name: &String| std::fs::metadata(name).map_or(true, |m| m.is_file());
+    let dir = match job.value("directory") {
+        Some(Value::Text(d)) if !d.is_empty() => Some(d.clone()),
+        _ => None,
+    };
+    for name in job.filenames() {
+        let path = match &dir {
+            Some(d) if !name.starts_with('/') => format!("{d}/{name}"),
+            _ => name,
+        };
+        if !regular(&path) {
+            return Err(Refusal(format!(
+                "job '{}': zonemode=zbd on {path}: ferrio emulates zones in regular files \
+                 only; zoned and other block devices are not run by ferrio yet",
+                job.name
+            )));
+        }
+    }
+    let fraction = |name: &str| match job.value(name) {
+        Some(Value::Floats { values, .. }) => values.first().copied().unwrap_or(0.0),
+        _ => 0.0,
+    };
+    Ok(Some(super::zbd::ZbdSpec {
+        zone_size: job.num("zonesize").unwrap_or(0),
+        zone_capacity: job.num("zonecapacity").unwrap_or(0),
+        read_beyond_wp: job.flag("read_beyond_wp"),
+        zone_skip: job.num("zoneskip").unwrap_or(0),
+        max_open_zones: max_open,
+        job_max_open_zones: job.num("job_max_open_zones").unwrap_or(0) as u32,
+        reset_threshold: fraction("zone_reset_threshold"),
+        reset_frequency: fraction("zone_reset_frequency"),
+        tables: Vec::new(),
+    }))
 }
 
 /// zonemode=strided: zonerange defaults to zonesize. As in fio 3.33, a

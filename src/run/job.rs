@@ -1125,7 +1125,7 @@ fn run_io(
                             }
                         }
                     }
-                    placer.restart();
+                    placer.restart(cfg);
                     eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
@@ -1247,7 +1247,7 @@ fn run_io(
                         if rate_capped {
                             clock = clock::now();
                         }
-                        let dir = if follow.is_some() {
+                        let mut dir = if follow.is_some() {
                             Dir::Write
                         } else if !rate_capped || due(drawn) <= clock {
                             drawn
@@ -1274,13 +1274,28 @@ fn run_io(
                             .then(|| due(dir));
                         let Some(index) = free.pop() else { break };
                         last_was_sync = false;
-                        let room = if cfg.time_based {
+                        // zbd: fio does not cut an I/O to the bytes left
+                        // of the size (zone resets keep such a job going).
+                        let room = if cfg.time_based || cfg.zbd.is_some() {
                             u64::MAX
                         } else {
                             budget - issued(&work).1
                         };
                         let (file_index, offset, len) = match (follow, replayed) {
-                            (Some(block), _) => block,
+                            // zbd: trimwrite's write goes to the write
+                            // pointer of the zone just reset, as fio's does.
+                            (Some(block), _) => match placer.zbd_write(cfg, block) {
+                                Some(block) => block,
+                                None => {
+                                    free.push(index);
+                                    if let Some(e) = placer.zbd.error.take() {
+                                        result.fail(e.errno, &e.func, e.message);
+                                        break 'run;
+                                    }
+                                    out_of_offsets = true;
+                                    continue;
+                                }
+                            },
                             // An engine that moves no data takes I/Os without a
                             // place or a length.
                             (None, _) if no_data => (0, 0, 0),
@@ -1308,7 +1323,7 @@ fn run_io(
                                     cfg,
                                     &mut chooser,
                                     &mut placer,
-                                    dir,
+                                    &mut dir,
                                     room,
                                     &mut draws,
                                     &mut iolog,
@@ -1316,6 +1331,12 @@ fn run_io(
                                     Some(io) => io,
                                     None => {
                                         free.push(index);
+                                        // zbd: no zone could take the I/O
+                                        // and that fails the job.
+                                        if let Some(e) = placer.zbd.error.take() {
+                                            result.fail(e.errno, &e.func, e.message);
+                                            break 'run;
+                                        }
                                         out_of_offsets = true;
                                         continue;
                                     }
@@ -1465,8 +1486,14 @@ fn run_io(
                 think_after = thinks.then_some((dir as usize, None));
                 // verify_only: the writes are only replayed, to know what to check.
                 let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
+                // zbd: a trim resets its zone rather than reaching the file.
+                let zone_reset = (dir == Dir::Trim)
+                    .then(|| placer.zbd_trim(file_index, offset, len))
+                    .flatten();
                 let queued = if replay {
                     Queued::Done(len as i64)
+                } else if let Some(r) = zone_reset {
+                    Queued::Done(r)
                 } else {
                     let raised = cfg
                         .cmdprio
@@ -1762,6 +1789,7 @@ fn run_io(
     if verify_spent > 0 {
         verify_took = Some(verify_took.unwrap_or(0) + verify_spent);
     }
+    result.zone_resets = placer.zbd.resets;
     let end = clock::now();
     progress.set_state(State::Finishing);
     result.finish(std::time::Duration::from_nanos(
@@ -1925,7 +1953,7 @@ fn next_io(
     cfg: &JobConfig,
     chooser: &mut FileChooser,
     placer: &mut Placer,
-    dir: Dir,
+    dir: &mut Dir,
     room: u64,
     draws: &mut Draws,
     iolog: &mut Option<IoLogWriter>,
@@ -1934,7 +1962,8 @@ fn next_io(
     // yields nothing (zones past the file's end).
     for _ in 0..=2 * placer.files.len() {
         let file = chooser.pick()?;
-        if let Some((offset, len)) = placer.next(cfg, file, dir, room, draws) {
+        *dir = placer.direction(cfg, file, *dir);
+        if let Some((offset, len)) = placer.next(cfg, file, *dir, room, draws) {
             return Some((file, offset, len));
         }
         chooser.finished(file);
@@ -1943,7 +1972,7 @@ fn next_io(
             w.close(file);
         }
         if cfg.file_service.skewed() {
-            placer.files[file].reset();
+            placer.files[file].reset(cfg);
         }
     }
     None

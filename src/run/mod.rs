@@ -40,6 +40,7 @@ pub mod steady;
 pub mod trim_backlog;
 mod verify_async;
 mod verifying;
+pub mod zbd;
 
 use std::sync::atomic::AtomicBool;
 
@@ -84,6 +85,7 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .map(|j| (j.num("flow_id").unwrap_or(0), j.num("flow").unwrap_or(0)))
         .collect();
     flow::join_flows(&mut jobs, &flows);
+    zbd::share(&mut jobs);
     Ok(jobs)
 }
 
@@ -112,8 +114,8 @@ pub trait Observer {
     /// Called every ~20 ms while jobs run (the status line's and the
     /// interim reports' chance), with the disks watched so far.
     fn tick(&mut self, disks: &DiskWatch);
-    /// A line an engine prints as its job starts (cpuio's), whatever
-    /// the output format.
+    /// A line an engine prints as its job starts (cpuio's), or zbd's
+    /// note of a rounded region, whatever the output format.
     fn engine_line(&mut self, _line: &str) {}
     /// Called once, when the first group's files are laid out and its
     /// jobs are about to start (where `--start-at` waits).
@@ -175,6 +177,12 @@ pub fn run(
                         eprintln!("{warning}");
                     }
                     Ok((None, Vec::new()))
+                }
+                // zonemode=zbd: fio makes the zones from the file's
+                // size before it lays the file out (and says what it
+                // rounds whatever the output format).
+                None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.engine_line(line)) => {
+                    Err(e)
                 }
                 None => layout::lay_out(cfg).map_err(|e| JobError {
                     // A refusal of ferrio's own (allow_file_create) has

@@ -12,6 +12,7 @@ use super::distribution::{Distribution, Seeding, jhash};
 use super::fio_rand::{Draws, Purpose};
 use super::lfsr::Lfsr;
 use super::offsets::RandomMap;
+use super::zbd::{Adjusted, ZbdFile, ZbdJob};
 use crate::engine::Dir;
 
 /// One file's positions.
@@ -37,6 +38,8 @@ pub struct Placement {
     /// Per direction, how many aligned blocks a random draw spreads over
     /// (fio's last_block), computed once: it is the same for every I/O.
     blocks: [u64; 3],
+    /// zonemode=zbd: the file's zones with their write pointers.
+    zbd: Option<ZbdFile>,
 }
 
 /// A random pick: the offset within the region, and whether it came
@@ -47,6 +50,12 @@ impl Placement {
     /// The positions in a region of `io_size` bytes of the file at
     /// `path`, `file_len` bytes long.
     pub fn new(cfg: &JobConfig, path: &Path, io_size: u64, file_len: u64) -> Self {
+        let index = cfg.paths.iter().position(|p| p == path).unwrap_or(0);
+        let zbd = ZbdFile::new(cfg, index, io_size);
+        // zbd: a writing job's region is whole zones.
+        let (start, io_size) = zbd
+            .as_ref()
+            .map_or((cfg.offset, io_size), |z| (z.offset, z.io_size));
         let align = [0, 1, 2].map(|d| match cfg.blockalign[d] {
             0 => cfg.bs[d].min().max(1),
             a => a,
@@ -96,17 +105,18 @@ impl Placement {
             draw_span.saturating_sub(min.saturating_sub(align[d])) / align[d]
         });
         Placement {
-            start: cfg.offset,
-            first_start: cfg.offset,
+            start,
+            first_start: start,
             io_size,
             file_len,
-            last_pos: [cfg.offset; 3],
+            last_pos: [start; 3],
             last_start: [None; 3],
             map,
             lfsr,
             distribution,
             align,
             blocks,
+            zbd,
         }
     }
 
@@ -118,7 +128,10 @@ impl Placement {
 
     /// Back to the start of the region with every block unvisited (fio's
     /// fio_file_reset).
-    pub fn reset(&mut self) {
+    pub fn reset(&mut self, cfg: &JobConfig) {
+        if let (Some(z), Some(spec)) = (&self.zbd, &cfg.zbd) {
+            z.reset(spec);
+        }
         self.last_pos = [self.start; 3];
         self.last_start = [None; 3];
         if let Some(map) = &mut self.map {
@@ -130,9 +143,9 @@ impl Placement {
     }
 
     /// A new pass over the file: the region is back where it began.
-    pub fn restart(&mut self) {
+    pub fn restart(&mut self, cfg: &JobConfig) {
         self.start = self.first_start;
-        self.reset();
+        self.reset(cfg);
     }
 
     /// fio's get_next_seq_offset: where a sequential I/O goes, relative
@@ -175,7 +188,7 @@ impl Placement {
             return Some(pick);
         }
         if cfg.time_based || cfg.file_service.skewed() {
-            self.reset();
+            self.reset(cfg);
             return self.draw(d, draws);
         }
         None
@@ -231,7 +244,7 @@ impl Placement {
             self.last_pos[d] = self.start;
         }
         if (*zone_bytes).is_multiple_of(z.range) {
-            self.reset();
+            self.reset(cfg);
         }
     }
 }
@@ -243,6 +256,9 @@ pub struct Placer {
     pub files: Vec<Placement>,
     until_new_offset: u64,
     zone_bytes: u64,
+    /// zonemode=zbd: the zones the job holds open, its zone resets, and
+    /// an error that ended its I/O.
+    pub zbd: ZbdJob,
 }
 
 impl Placer {
@@ -259,13 +275,62 @@ impl Placer {
             // So that the first I/O gets a new offset.
             until_new_offset: 1,
             zone_bytes: 0,
+            zbd: ZbdJob::default(),
         }
     }
 
     /// Every file back to the start of its region, for a new pass.
-    pub fn restart(&mut self) {
+    pub fn restart(&mut self, cfg: &JobConfig) {
         for f in &mut self.files {
-            f.restart();
+            f.restart(cfg);
+        }
+        // zbd: fio counts a zone's bytes afresh each loop (its
+        // clear_io_state).
+        if cfg.zbd.is_some() {
+            self.zone_bytes = 0;
+        }
+    }
+
+    /// zonemode=zbd: a write decided outside the placement (trimwrite's
+    /// write after its trim) kept to the zone's write pointer; `None`
+    /// when no zone takes it. Other jobs' blocks pass unchanged.
+    pub fn zbd_write(
+        &mut self,
+        cfg: &JobConfig,
+        (file, offset, len): (usize, u64, u64),
+    ) -> Option<(usize, u64, u64)> {
+        let (Some(z), Some(spec)) = (&self.files[file].zbd, &cfg.zbd) else {
+            return Some((file, offset, len));
+        };
+        let min_bs = cfg.bs[Dir::Write as usize].min().max(1);
+        let random = cfg.pattern.random;
+        match z.adjust(spec, &mut self.zbd, random, Dir::Write, min_bs, offset, len) {
+            Adjusted::Go(at, len) => {
+                z.queued(&mut self.zbd, Dir::Write, at, len);
+                Some((file, at, len))
+            }
+            Adjusted::Done => None,
+            Adjusted::Fail(e) => {
+                self.zbd.error = Some(e);
+                None
+            }
+        }
+    }
+
+    /// zonemode=zbd: a trim of `file` resets its zone instead (fio's
+    /// zbd_do_io_u_trim); the bytes done or a negative errno, as an
+    /// engine's result.
+    pub fn zbd_trim(&mut self, file: usize, offset: u64, len: u64) -> Option<i64> {
+        let z = self.files[file].zbd.as_ref()?;
+        Some(z.trim(&mut self.zbd, offset, len))
+    }
+
+    /// zonemode=zbd: the direction an I/O to `file` takes (a mixed job
+    /// writes while the file has nothing to read).
+    pub fn direction(&self, cfg: &JobConfig, file: usize, dir: Dir) -> Dir {
+        match (&cfg.zbd, &self.files[file].zbd) {
+            (Some(spec), Some(z)) => z.direction(spec, cfg.pattern.read && cfg.pattern.write, dir),
+            _ => dir,
         }
     }
 
@@ -286,6 +351,17 @@ impl Placer {
         let d = dir as usize;
         let place = &mut self.files[file];
         place.enter_zone(cfg, d, &mut self.zone_bytes);
+        if let (Some(z), Some(spec)) = (&mut place.zbd, &cfg.zbd) {
+            z.before(
+                spec,
+                cfg.pattern.random,
+                dir,
+                &mut place.last_pos[d],
+                &mut place.start,
+                &mut self.zone_bytes,
+                (cfg.offset, place.file_len),
+            );
+        }
         self.until_new_offset -= 1;
         let new_offset = self.until_new_offset == 0;
         if new_offset {
@@ -335,12 +411,37 @@ impl Placer {
         if at + len > place.file_len {
             return None;
         }
+        // zbd: reads below the write pointer, writes at it; the random
+        // map is still marked where the offset was drawn, as in fio.
+        let mut at = at;
+        if let (Some(z), Some(spec)) = (&place.zbd, &cfg.zbd) {
+            let min_bs = cfg.bs[d].min().max(1);
+            match z.adjust(
+                spec,
+                &mut self.zbd,
+                cfg.pattern.random,
+                dir,
+                min_bs,
+                at,
+                len,
+            ) {
+                Adjusted::Go(new_at, new_len) => (at, len) = (new_at, new_len),
+                Adjusted::Done => return None,
+                Adjusted::Fail(e) => {
+                    self.zbd.error = Some(e);
+                    return None;
+                }
+            }
+        }
         if let (Some(map), true) = (&mut place.map, from_map) {
             // fio marks the map in units of this direction's smallest
             // size, whatever the map's own unit.
             let unit = cfg.bs[d].min().max(1);
             let got = map.claim(divide(rel, unit), divide(len + unit - 1, unit));
             len = len.min(got * unit);
+        }
+        if let Some(z) = &place.zbd {
+            z.queued(&mut self.zbd, dir, at, len);
         }
         place.issued(d, at, len);
         self.zone_bytes += len;

@@ -321,6 +321,8 @@ pub struct JobResult {
     pub report: Arc<ReportOptions>,
     /// The job's own I/O priority (prio/prioclass).
     pub ioprio: u16,
+    /// zonemode=zbd: zones the job reset before writing them again.
+    pub zone_resets: u64,
 }
 
 impl JobResult {
@@ -353,6 +355,7 @@ impl JobResult {
             connection: None,
             report: cfg.report.clone(),
             ioprio: cfg.default_ioprio,
+            zone_resets: 0,
         };
         if let Some(cmdprio) = &cfg.cmdprio {
             for (dir, list) in result.dirs.iter_mut().zip(&cmdprio.priorities) {
@@ -505,6 +508,7 @@ impl JobResult {
             mine.absorb(theirs);
         }
         self.members += other.members;
+        self.zone_resets += other.zone_resets;
         self.runtime += other.runtime;
         if self.error.is_none() {
             self.error = other.error.clone();
