@@ -1644,6 +1644,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Chunk size in which in-memory logs get compressed",
     )
+    .runs()
     .min(1024)
     .max(536870912),
     OptDef::new(
@@ -1653,13 +1654,15 @@ pub static OPTIONS: &[OptDef] = &[
         "CPUs the log compression threads may run on",
     )
     .parent("log_compression")
+    .runs()
     .check(Check::CpuList),
     OptDef::new(
         "log_store_compressed",
         Bool,
         Logging,
         "Keep log files compressed on disk",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "log_unix_epoch",
         Bool,

@@ -20,6 +20,8 @@ pub mod layout;
 pub mod lazy_open;
 pub mod lfsr;
 pub mod live;
+pub mod log_codec;
+mod log_gz;
 pub mod logs;
 pub mod merge_blktrace;
 pub mod mounts;

@@ -1,0 +1,163 @@
+//! Compressed logs (log_compression, log_store_compressed and
+//! `--inflate-log`), sync_file_range and create_serialize=0, each beside
+//! real fio 3.33 on the same job.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use common::{Outcome, Scratch, ferrio, fio, run};
+
+/// Runs `job` with `tool` in a fresh scratch folder.
+fn run_in(tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
+    let s = Scratch::new("logz");
+    s.write("job.fio", job);
+    let mut all = args.to_vec();
+    all.push("job.fio");
+    let out = run(tool, &all, &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+    (s, out)
+}
+
+/// A log's lines without their first two fields (time and latency or
+/// rate, which differ from run to run): direction, size, offset and
+/// priority, which the null engine's fixed seeds make the same.
+fn steady_part(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.splitn(3, ", ").nth(2).unwrap_or("").to_string())
+        .collect()
+}
+
+/// The files of a folder whose names end in `suffix`, with their bytes.
+fn files(dir: &Path, suffix: &str) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// `tool --inflate-log=file` in `dir`.
+fn inflate(tool: &str, dir: &Path, file: &str) -> Outcome {
+    let arg = format!("--inflate-log={file}");
+    run(tool, &[&arg], dir, &HashMap::new())
+}
+
+/// 16384 writes: more than the first batches of 1024, 2048, 4096 and
+/// 8192 entries, so compressing jobs compress several batches.
+const LOGGED: &str = "[j]\nioengine=null\nrw=randwrite\nbs=4k\nsize=64m\n\
+                      write_lat_log=z\nwrite_bw_log=z\nwrite_iops_log=z\nlog_offset=1\n";
+
+#[test]
+fn log_compression_leaves_the_logs_text_as_fio_writes_it() {
+    let job = format!("{LOGGED}log_compression=1024\nlog_compression_cpus=0\n");
+    let (want, _) = run_in(fio(), &job, &[]);
+    let (got, _) = run_in(ferrio(), &job, &[]);
+    let (plain, _) = run_in(ferrio(), LOGGED, &[]);
+    let want = files(&want.0, ".log");
+    let got = files(&got.0, ".log");
+    let plain = files(&plain.0, ".log");
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        plain.keys().collect::<Vec<_>>()
+    );
+    for (name, text) in &want {
+        let (want, got) = (
+            String::from_utf8_lossy(text),
+            String::from_utf8_lossy(&got[name]),
+        );
+        let plain = String::from_utf8_lossy(&plain[name]);
+        assert_eq!(steady_part(&got), steady_part(&want), "{name}");
+        assert_eq!(steady_part(&got), steady_part(&plain), "{name}");
+    }
+}
+
+#[test]
+fn stored_logs_are_read_by_fio_and_fios_by_ferrio() {
+    for extra in ["", "log_compression=4096\n", "log_prio=1\nlog_offset=0\n"] {
+        let job = format!("{LOGGED}log_store_compressed=1\n{extra}");
+        let (want, _) = run_in(fio(), &job, &[]);
+        let (got, _) = run_in(ferrio(), &job, &[]);
+        let fio_files = files(&want.0, ".log.fz");
+        let ferrio_files = files(&got.0, ".log.fz");
+        assert_eq!(
+            fio_files.keys().collect::<Vec<_>>(),
+            ferrio_files.keys().collect::<Vec<_>>(),
+            "{extra}"
+        );
+        for (name, bytes) in &fio_files {
+            // An empty log (slat, with a synchronous engine) is one empty
+            // stream in both, once the logs outgrew their first batch.
+            assert_eq!(bytes.is_empty(), ferrio_files[name].is_empty(), "{name}");
+            let fio_reads_fio = inflate(fio(), &want.0, name);
+            let ferrio_reads_fio = inflate(ferrio(), &want.0, name);
+            let fio_reads_ferrio = inflate(fio(), &got.0, name);
+            assert_eq!(fio_reads_fio.code, 0, "{name}: {}", fio_reads_fio.stderr);
+            assert_eq!(
+                fio_reads_ferrio.code, 0,
+                "{name}: {}",
+                fio_reads_ferrio.stderr
+            );
+            assert_eq!(ferrio_reads_fio.code, 0, "{name}");
+            assert_eq!(ferrio_reads_fio.stdout, fio_reads_fio.stdout, "{name}");
+            assert_eq!(
+                steady_part(&fio_reads_ferrio.stdout),
+                steady_part(&fio_reads_fio.stdout),
+                "{name} {extra}"
+            );
+            assert_eq!(fio_reads_fio.stdout.lines().count() % 16384, 0, "{name}");
+        }
+    }
+}
+
+#[test]
+fn inflate_log_fails_as_fio_does() {
+    let (fio_run, _) = run_in(fio(), &format!("{LOGGED}log_store_compressed=1\n"), &[]);
+    let dir = &fio_run.0;
+    let good = std::fs::read(dir.join("z_bw.1.log.fz")).unwrap();
+    std::fs::write(dir.join("cut.fz"), &good[..good.len() / 2]).unwrap();
+    std::fs::write(dir.join("junk.fz"), b"no zlib stream here").unwrap();
+    std::fs::write(dir.join("empty.fz"), b"").unwrap();
+    let mut tail = good.clone();
+    tail.extend_from_slice(b"trailing junk");
+    std::fs::write(dir.join("tail.fz"), tail).unwrap();
+    std::fs::create_dir(dir.join("folder")).unwrap();
+    for file in [
+        "cut.fz",
+        "junk.fz",
+        "empty.fz",
+        "tail.fz",
+        "folder",
+        "missing.fz",
+    ] {
+        let want = inflate(fio(), dir, file);
+        let got = inflate(ferrio(), dir, file);
+        assert_eq!(got.code, want.code, "{file}");
+        assert_eq!(got.stdout, want.stdout, "{file}");
+        assert_eq!(got.stderr, want.stderr, "{file}");
+    }
+    // Only the first --inflate-log is read.
+    let args = ["--inflate-log=junk.fz", "--inflate-log=z_bw.1.log.fz"];
+    let want = run(fio(), &args, dir, &HashMap::new());
+    let got = run(ferrio(), &args, dir, &HashMap::new());
+    assert_eq!((got.code, &got.stdout), (want.code, &want.stdout));
+}
+
+#[test]
+fn compressed_histogram_logs_stay_refused() {
+    let job = "[j]\nioengine=null\nsize=1m\nwrite_hist_log=h\nlog_compression=1024\n";
+    let s = Scratch::new("logz");
+    s.write("job.fio", job);
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("write_hist_log"), "{}", out.stderr);
+}
