@@ -161,3 +161,83 @@ fn compressed_histogram_logs_stay_refused() {
     assert_ne!(out.code, 0);
     assert!(out.stderr.contains("write_hist_log"), "{}", out.stderr);
 }
+
+/// Runs `job` under strace, keeping only sync_file_range calls: the
+/// calls (descriptor left out) and the JSON report.
+fn traced(tool: &str, job: &str) -> (Vec<String>, serde_json::Value) {
+    let s = Scratch::new("logz");
+    s.write("job.fio", job);
+    let args = [
+        "-f",
+        "-e",
+        "trace=sync_file_range",
+        "-o",
+        "trace.txt",
+        tool,
+        "--output-format=json",
+        "job.fio",
+    ];
+    let out = run("strace", &args, &s.0, &HashMap::new());
+    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+    let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
+    let calls = trace
+        .lines()
+        .filter_map(|l| l.split_once("sync_file_range("))
+        .map(|(_, args)| {
+            args.split_once(", ")
+                .map_or("", |(_, rest)| rest)
+                .to_string()
+        })
+        .collect();
+    (calls, common::json(&out))
+}
+
+/// What a periodic sync changes in fio's report: the sync latency
+/// count, the fsync count, and the short read and write counts (where
+/// fio counts fdatasync and sync_file_range calls).
+fn sync_figures(report: &serde_json::Value) -> Vec<u64> {
+    let job = &report["jobs"][0];
+    [
+        &job["sync"]["lat_ns"]["N"],
+        &job["sync"]["total_ios"],
+        &job["read"]["short_ios"],
+        &job["write"]["short_ios"],
+        &job["write"]["total_ios"],
+    ]
+    .iter()
+    .map(|v| v.as_u64().unwrap_or(u64::MAX))
+    .collect()
+}
+
+#[test]
+fn sync_file_range_makes_fios_calls_over_fios_spans() {
+    for extra in [
+        "filename=data\nsize=1m\nrw=write\nsync_file_range=write:8\n",
+        "nrfiles=2\nsize=512k\nrw=randwrite\nsync_file_range=wait_before,write,wait_after:5\n",
+        "filename=data\nsize=1m\nrw=randrw\nioengine=libaio\nsync_file_range=wait_after:3\n",
+        "filename=data\nsize=1m\nrw=write\nsync_file_range=write\nfsync=4\n",
+        "filename=data\nsize=1m\nrw=write\nfdatasync=8\n",
+    ] {
+        let job = format!("[j]\nbs=4k\n{extra}");
+        let (want_calls, want) = traced(fio(), &job);
+        let (got_calls, got) = traced(ferrio(), &job);
+        let first_difference = got_calls
+            .iter()
+            .zip(&want_calls)
+            .position(|(g, w)| g != w)
+            .map(|i| (&got_calls[i], &want_calls[i]));
+        assert_eq!(first_difference, None, "{extra}: (ferrio, fio)");
+        assert_eq!(got_calls.len(), want_calls.len(), "{extra}");
+        assert_eq!(sync_figures(&got), sync_figures(&want), "{extra}");
+    }
+}
+
+#[test]
+fn sync_file_range_stays_refused_where_fio_does_not_call_it() {
+    let job = "[j]\nioengine=io_uring\nfilename=data\nsize=64k\nrw=write\nsync_file_range=write\n";
+    let s = Scratch::new("logz");
+    s.write("job.fio", job);
+    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("sync_file_range"), "{}", out.stderr);
+}

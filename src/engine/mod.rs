@@ -199,6 +199,12 @@ pub trait Engine: Send {
     /// Flushes a file's written data to stable storage (fsync, or
     /// fdatasync when `data_only`), waiting for it.
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()>;
+    /// sync_file_range(2) over `len` bytes of a file from `offset`, with
+    /// its SYNC_FILE_RANGE_* flags (fio's sync_file_range). Only the
+    /// engines that fio makes the call from have it.
+    fn sync_range(&mut self, _file: usize, _offset: u64, _len: u64, _flags: u32) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
     /// Drops what is cached of a file, so reads reach the device (fio's
     /// `invalidate`, at every new pass over the files).
     fn invalidate(&mut self, path: &Path) -> io::Result<()> {
@@ -301,6 +307,18 @@ fn sync_file(file: &std::fs::File, data_only: bool) -> io::Result<()> {
         file.sync_data()
     } else {
         file.sync_all()
+    }
+}
+
+/// sync_file_range(2) on an open file.
+fn sync_file_range(file: &std::fs::File, offset: u64, len: u64, flags: u32) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain system call on a descriptor the file keeps open.
+    let r = unsafe { libc::sync_file_range(file.as_raw_fd(), offset as i64, len as i64, flags) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
 }
 

@@ -582,7 +582,8 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         Files,
         "Call sync_file_range with these flags every N writes, e.g. wait_before,write:8",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "direct",
         Bool,

@@ -9,6 +9,7 @@ use super::distribution::Shape;
 use super::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
 use super::result::JobError;
+use super::sync_range::SyncRange;
 use crate::engine::{self, Dir, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
@@ -127,6 +128,8 @@ pub struct JobConfig {
     /// fsync or, for `fdatasync`, fdatasync.
     pub fsync_blocks: u64,
     pub fdatasync_blocks: u64,
+    /// sync_file_range: its flags, and every how many writes.
+    pub sync_range: Option<SyncRange>,
     /// Sync once more when all I/O is done, or when closing the file.
     pub end_fsync: bool,
     pub fsync_on_close: bool,
@@ -1143,6 +1146,7 @@ impl JobConfig {
             think_blocks_set: job.setting("thinktime_blocks").is_some(),
             fsync_blocks: job.num("fsync").unwrap_or(0),
             fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
+            sync_range: sync_range(job)?,
             end_fsync: job.flag("end_fsync"),
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
@@ -1506,6 +1510,34 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
         wait_limit: ceph_wait_limit(job),
         share_as: ceph_share_key(job),
     }
+}
+
+/// sync_file_range, where ferrio makes the call as fio does: from the
+/// synchronous engines and libaio, which call it between I/Os. fio
+/// queues it in the ring under io_uring and turns it into aio_fsync under
+/// posixaio; those stay refused, as does recording it in write_iolog.
+fn sync_range(job: &JobSpec) -> Result<Option<SyncRange>, Refusal> {
+    let Some(Value::Text(text)) = job.value("sync_file_range") else {
+        return Ok(None);
+    };
+    let calls_it = matches!(
+        job.engine.as_str(),
+        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "libaio"
+    );
+    if !calls_it {
+        return Err(Refusal(format!(
+            "job '{}': sync_file_range with ioengine={} is not run by ferrio yet \
+             (it runs with the sync family and libaio)",
+            job.name, job.engine
+        )));
+    }
+    if job.setting("write_iolog").is_some() {
+        return Err(Refusal(format!(
+            "job '{}': sync_file_range with write_iolog is not run by ferrio yet",
+            job.name
+        )));
+    }
+    Ok(Some(SyncRange::parse(text)))
 }
 
 /// The log files of a job, named as fio names them.

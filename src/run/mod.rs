@@ -38,6 +38,7 @@ pub mod sched;
 pub mod signals;
 pub mod slowest;
 pub mod steady;
+pub mod sync_range;
 mod verify_async;
 mod verifying;
 
