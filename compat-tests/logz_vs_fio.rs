@@ -241,3 +241,61 @@ fn sync_file_range_stays_refused_where_fio_does_not_call_it() {
     assert_ne!(out.code, 0);
     assert!(out.stderr.contains("sync_file_range"), "{}", out.stderr);
 }
+
+/// Each file of a folder but the job file, with its size.
+fn sizes(dir: &Path) -> BTreeMap<String, u64> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() != "job.fio")
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            (name, e.metadata().unwrap().len())
+        })
+        .collect()
+}
+
+/// Each job's name with its read and write I/O counts.
+fn totals(out: &Outcome) -> Vec<(String, u64, u64)> {
+    let report = common::json(out);
+    report["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let n = |d: &str| j[d]["total_ios"].as_u64().unwrap_or(u64::MAX);
+            (
+                j["jobname"].as_str().unwrap_or("").to_string(),
+                n("read"),
+                n("write"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn create_serialize_0_lays_out_fios_files_in_each_job() {
+    let job = "[global]\nbs=4k\ncreate_serialize=0\n\
+               [a]\nfilename=fa\nsize=2m\nrw=write\n\
+               [b]\nnumjobs=2\nnrfiles=2\nsize=2m\nrw=randwrite\n\
+               [c]\nfilename=fc\nsize=1m\nrw=read\n\
+               [d]\nfilename=fd\nsize=1m\noffset=512k\nrw=randrw\n";
+    let (want, want_out) = run_in(fio(), job, &["--output-format=json"]);
+    let (got, got_out) = run_in(ferrio(), job, &["--output-format=json"]);
+    assert_eq!(sizes(&got.0), sizes(&want.0));
+    assert_eq!(totals(&got_out), totals(&want_out));
+    // The normal report tells of each layout, as fio's does.
+    let (_, want_out) = run_in(fio(), job, &[]);
+    let (_, got_out) = run_in(ferrio(), job, &[]);
+    let layouts = |o: &Outcome| {
+        let mut l: Vec<String> = o
+            .stdout
+            .lines()
+            .filter(|l| l.contains("Laying out"))
+            .map(str::to_string)
+            .collect();
+        l.sort();
+        l
+    };
+    assert_eq!(layouts(&got_out), layouts(&want_out));
+}

@@ -1374,6 +1374,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Lay out the files of one job at a time",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "create_fsync",

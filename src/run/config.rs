@@ -243,6 +243,9 @@ pub struct JobConfig {
     /// Create each file when it is opened for I/O instead of laying it
     /// out first.
     pub create_on_open: bool,
+    /// create_serialize=0: the job lays out its files in its own thread,
+    /// once started, beside the other jobs of its group.
+    pub lay_out_in_job: bool,
     /// Write until the device is full: ENOSPC (or EDQUOT) ends the job
     /// without failing it (fill_device).
     pub fill_device: bool,
@@ -1221,6 +1224,7 @@ impl JobConfig {
                 _ => crate::engine::Allocation::Native,
             },
             create_on_open: job.flag("create_on_open"),
+            lay_out_in_job: !job.flag("create_serialize"),
             fill_device,
             open_files: job.num("openfiles").unwrap_or(0) as usize,
             write_iolog: match job.value("write_iolog") {
