@@ -47,6 +47,20 @@ impl Layout {
         }
     }
 
+    /// The records of `samples`, `epoch_ms` added to their time stamps
+    /// (fio stores them so).
+    pub fn records(self, samples: &[Sample], epoch_ms: u64) -> Vec<u8> {
+        let mut out = Vec::with_capacity(samples.len() * self.size());
+        for s in samples {
+            let stamped = Sample {
+                time_ms: s.time_ms + epoch_ms,
+                ..*s
+            };
+            self.encode(&stamped, &mut out);
+        }
+        out
+    }
+
     /// Appends one sample's record to `out`.
     pub fn encode(self, s: &Sample, out: &mut Vec<u8>) {
         let mut word = u32::from(s.dir);

@@ -7,10 +7,11 @@
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use super::log_codec::deflate;
+use super::log_codec::{Layout, Sample, deflate};
 
-/// A batch of records for one of the job's logs (by its index).
-type Batch = (usize, Vec<u8>);
+/// A batch of entries for one of the job's logs (by its index), with the
+/// layout of its records and the milliseconds to add to its time stamps.
+type Batch = (usize, Vec<Sample>, Layout, u64);
 
 /// The running helper of one job.
 #[derive(Debug)]
@@ -27,10 +28,11 @@ pub struct Handoff {
 }
 
 impl Handoff {
-    /// Sends a batch away; a helper that is gone (it cannot be, before
+    /// Sends a batch away, to be turned into records and deflated off
+    /// the job's thread; a helper that is gone (it cannot be, before
     /// `finish`) would only lose memory savings, so that is not an error.
-    pub fn send(&self, records: Vec<u8>) {
-        let _ = self.tx.send((self.log, records));
+    pub fn send(&self, entries: Vec<Sample>, layout: Layout, epoch_ms: u64) {
+        let _ = self.tx.send((self.log, entries, layout, epoch_ms));
     }
 }
 
@@ -49,7 +51,8 @@ impl Compressor {
                 // SAFETY: nice(2) on Linux changes only the calling thread.
                 unsafe { libc::nice(1) };
                 let mut chunks: Vec<Vec<Vec<u8>>> = vec![Vec::new(); logs];
-                for (log, records) in rx {
+                for (log, entries, layout, epoch_ms) in rx {
+                    let records = layout.records(&entries, epoch_ms);
                     chunks[log].push(deflate(&records));
                 }
                 chunks

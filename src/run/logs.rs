@@ -148,9 +148,9 @@ impl Log {
         if let Some((handoff, batch)) = &mut self.gz
             && self.entries.len() >= *batch
         {
-            handoff.send(records(&self.entries, plan));
-            self.entries.clear();
             *batch = (*batch * 2).min(MAX_BATCH);
+            let full = std::mem::replace(&mut self.entries, Vec::with_capacity(*batch));
+            handoff.send(full, layout(plan), plan.epoch_ms);
         }
     }
 
@@ -224,20 +224,6 @@ fn layout(plan: &LogPlan) -> Layout {
         offset: plan.offset,
         prio: plan.prio,
     }
-}
-
-/// Entries as fio's in-memory records, time stamps with the epoch added
-/// (as fio stores them).
-fn records(entries: &[Entry], plan: &LogPlan) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entries.len() * 40);
-    for e in entries {
-        let stamped = Entry {
-            time_ms: e.time_ms + plan.epoch_ms,
-            ..*e
-        };
-        layout(plan).encode(&stamped, &mut out);
-    }
-    out
 }
 
 /// The clat histogram log: a cumulative snapshot per direction every
@@ -435,7 +421,8 @@ impl JobLogs {
                 // What is still in memory becomes one more stream.
                 let mut out = done.concat();
                 if !log.entries.is_empty() || (log.kept == 0 && outgrown) {
-                    out.extend(log_codec::deflate(&records(&log.entries, &plan)));
+                    let records = layout(&plan).records(&log.entries, plan.epoch_ms);
+                    out.extend(log_codec::deflate(&records));
                 }
                 out
             } else {
