@@ -215,6 +215,7 @@ fn sync_file_range_makes_fios_calls_over_fios_spans() {
         "filename=data\nsize=1m\nrw=write\nsync_file_range=write:8\n",
         "nrfiles=2\nsize=512k\nrw=randwrite\nsync_file_range=wait_before,write,wait_after:5\n",
         "filename=data\nsize=1m\nrw=randrw\nioengine=libaio\nsync_file_range=wait_after:3\n",
+        "filename=data\nsize=256k\nrw=write\nioengine=splice\nsync_file_range=write:4\n",
         "filename=data\nsize=1m\nrw=write\nsync_file_range=write\nfsync=4\n",
         "filename=data\nsize=1m\nrw=write\nfdatasync=8\n",
     ] {
