@@ -162,15 +162,18 @@ fn compressed_histogram_logs_stay_refused() {
     assert!(out.stderr.contains("write_hist_log"), "{}", out.stderr);
 }
 
-/// Runs `job` under strace, keeping only sync_file_range calls: the
-/// calls (descriptor left out) and the JSON report.
-fn traced(tool: &str, job: &str) -> (Vec<String>, serde_json::Value) {
+/// Runs `job` under strace, keeping only the calls of `syscall`: the
+/// calls (first argument, a descriptor or an address, left out) and the
+/// JSON report.
+fn traced(tool: &str, job: &str, syscall: &str) -> (Vec<String>, serde_json::Value) {
     let s = Scratch::new("logz");
     s.write("job.fio", job);
+    let filter = format!("trace={syscall}");
+    let call = format!("{syscall}(");
     let args = [
         "-f",
         "-e",
-        "trace=sync_file_range",
+        &filter,
         "-o",
         "trace.txt",
         tool,
@@ -182,7 +185,7 @@ fn traced(tool: &str, job: &str) -> (Vec<String>, serde_json::Value) {
     let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
     let calls = trace
         .lines()
-        .filter_map(|l| l.split_once("sync_file_range("))
+        .filter_map(|l| l.split_once(&call))
         .map(|(_, args)| {
             args.split_once(", ")
                 .map_or("", |(_, rest)| rest)
@@ -216,12 +219,22 @@ fn sync_file_range_makes_fios_calls_over_fios_spans() {
         "nrfiles=2\nsize=512k\nrw=randwrite\nsync_file_range=wait_before,write,wait_after:5\n",
         "filename=data\nsize=1m\nrw=randrw\nioengine=libaio\nsync_file_range=wait_after:3\n",
         "filename=data\nsize=256k\nrw=write\nioengine=splice\nsync_file_range=write:4\n",
+        "filename=data\nsize=256k\nrw=randwrite\nioengine=mmap\nsync_file_range=write:6\n",
         "filename=data\nsize=1m\nrw=write\nsync_file_range=write\nfsync=4\n",
         "filename=data\nsize=1m\nrw=write\nfdatasync=8\n",
     ] {
         let job = format!("[j]\nbs=4k\n{extra}");
-        let (want_calls, want) = traced(fio(), &job);
-        let (got_calls, got) = traced(ferrio(), &job);
+        let syscall = if extra.contains("mmap") {
+            "msync"
+        } else {
+            "sync_file_range"
+        };
+        let (want_calls, want) = traced(fio(), &job, syscall);
+        let (got_calls, got) = traced(ferrio(), &job, syscall);
+        assert!(
+            !want_calls.is_empty() || extra.contains("fdatasync"),
+            "{extra}"
+        );
         let first_difference = got_calls
             .iter()
             .zip(&want_calls)

@@ -1517,7 +1517,8 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
 }
 
 /// sync_file_range, where ferrio makes the call as fio does: from the
-/// synchronous engines, splice and libaio, which call it between I/Os. fio
+/// synchronous engines, splice and libaio, which call it between I/Os
+/// (and mmap, which msyncs its mapping for it). fio
 /// queues it in the ring under io_uring and turns it into aio_fsync under
 /// posixaio; those stay refused, as does recording it in write_iolog.
 fn sync_range(job: &JobSpec) -> Result<Option<SyncRange>, Refusal> {
@@ -1526,12 +1527,12 @@ fn sync_range(job: &JobSpec) -> Result<Option<SyncRange>, Refusal> {
     };
     let calls_it = matches!(
         job.engine.as_str(),
-        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "splice" | "libaio"
+        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "splice" | "libaio" | "mmap"
     );
     if !calls_it {
         return Err(Refusal(format!(
             "job '{}': sync_file_range with ioengine={} is not run by ferrio yet \
-             (it runs with the sync family, splice and libaio)",
+             (it runs with the sync family, splice, libaio and mmap)",
             job.name, job.engine
         )));
     }

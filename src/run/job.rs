@@ -912,7 +912,6 @@ fn run_io(
                     // Any sync ends the file's written span, as in fio.
                     let span = records.written.as_mut().map(|w| w.take(target));
                     let synced = match (kind, span, cfg.sync_range) {
-                        (SyncKind::Range, Some((_, 0)), _) => Ok(()),
                         (SyncKind::Range, Some((offset, len)), Some(range)) => {
                             eng.sync_range(files[target], offset, len, range.flags)
                         }
