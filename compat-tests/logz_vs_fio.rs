@@ -220,12 +220,16 @@ fn sync_file_range_makes_fios_calls_over_fios_spans() {
         "filename=data\nsize=1m\nrw=randrw\nioengine=libaio\nsync_file_range=wait_after:3\n",
         "filename=data\nsize=256k\nrw=write\nioengine=splice\nsync_file_range=write:4\n",
         "filename=data\nsize=256k\nrw=randwrite\nioengine=mmap\nsync_file_range=write:6\n",
+        "filename=data\nsize=256k\nrw=write\nioengine=posixaio\nsync_file_range=write:4\n",
         "filename=data\nsize=1m\nrw=write\nsync_file_range=write\nfsync=4\n",
         "filename=data\nsize=1m\nrw=write\nfdatasync=8\n",
     ] {
         let job = format!("[j]\nbs=4k\n{extra}");
+        // fio's mmap engine msyncs for it, and posixaio fsyncs.
         let syscall = if extra.contains("mmap") {
             "msync"
+        } else if extra.contains("posixaio") {
+            "fsync"
         } else {
             "sync_file_range"
         };

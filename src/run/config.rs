@@ -1518,21 +1518,29 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
 
 /// sync_file_range, where ferrio makes the call as fio does: from the
 /// synchronous engines, splice and libaio, which call it between I/Os
-/// (and mmap, which msyncs its mapping for it). fio
-/// queues it in the ring under io_uring and turns it into aio_fsync under
-/// posixaio; those stay refused, as does recording it in write_iolog.
+/// (mmap msyncs its mapping for it, posixaio fsyncs the file). fio
+/// queues it in the ring under io_uring: that stays refused, as does
+/// recording it in write_iolog.
 fn sync_range(job: &JobSpec) -> Result<Option<SyncRange>, Refusal> {
     let Some(Value::Text(text)) = job.value("sync_file_range") else {
         return Ok(None);
     };
     let calls_it = matches!(
         job.engine.as_str(),
-        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "splice" | "libaio" | "mmap"
+        "sync"
+            | "psync"
+            | "vsync"
+            | "pvsync"
+            | "pvsync2"
+            | "splice"
+            | "libaio"
+            | "mmap"
+            | "posixaio"
     );
     if !calls_it {
         return Err(Refusal(format!(
             "job '{}': sync_file_range with ioengine={} is not run by ferrio yet \
-             (it runs with the sync family, splice, libaio and mmap)",
+             (it runs with the sync family, splice, libaio, posixaio and mmap)",
             job.name, job.engine
         )));
     }
