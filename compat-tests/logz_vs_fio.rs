@@ -317,3 +317,27 @@ fn create_serialize_0_lays_out_fios_files_in_each_job() {
     };
     assert_eq!(layouts(&got_out), layouts(&want_out));
 }
+
+#[test]
+fn compressed_averaged_rate_logs_are_fed_per_io_as_fios() {
+    // fio feeds a compressed bw or IOPS log from each I/O, averaged or
+    // not, and samples the job's bw and IOPS statistics per I/O with it.
+    let job = "[j]\nfilename=d\nsize=4m\nrw=randread\nruntime=1\ntime_based\n\
+               write_bw_log=a\nwrite_iops_log=a\nlog_avg_msec=100\nlog_compression=1024\n";
+    for tool in [fio(), ferrio()] {
+        let (dir, out) = run_in(tool, job, &["--output-format=json"]);
+        let read = &common::json(&out)["jobs"][0]["read"];
+        let n = |k: &str| read[k].as_u64().unwrap_or(u64::MAX);
+        assert_eq!(n("bw_samples"), n("total_ios"), "{tool}");
+        assert_eq!(n("iops_samples"), n("total_ios"), "{tool}");
+        assert_eq!((n("iops_min"), n("iops_max")), (1, 1), "{tool}");
+        let iops = std::fs::read_to_string(dir.0.join("a_iops.1.log")).unwrap();
+        // Averages of ones, a window (or a window's last millisecond)
+        // at a time: several entries per 100 ms.
+        assert!(
+            iops.lines().all(|l| l.split(", ").nth(1) == Some("1")),
+            "{tool}"
+        );
+        assert!(iops.lines().count() >= 10, "{tool}: {iops}");
+    }
+}

@@ -125,6 +125,9 @@ struct Log {
     gz: Option<(Handoff, usize)>,
     /// Entries kept so far, all told.
     kept: u64,
+    /// Fed once per I/O (not from periodic samples): every unaveraged
+    /// log, and, as fio has it, every compressed one.
+    per_io: bool,
 }
 
 impl Log {
@@ -137,6 +140,7 @@ impl Log {
             window_start: [0; 3],
             gz: None,
             kept: 0,
+            per_io: avg_ms == 0,
         }
     }
 
@@ -279,12 +283,20 @@ impl JobLogs {
             plan.epoch_ms = ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000;
         }
         let lat = |p: &Option<PathBuf>| p.as_ref().map(|_| Log::new(plan.lat_avg_ms, 0));
+        // fio feeds a compressed bw or IOPS log once per I/O, averaged
+        // or not (and samples the job's bw and IOPS statistics so too).
+        let compressed = plan.gz_batch.is_some() || plan.gz_store;
+        let rate = |avg_ms| {
+            let mut log = Log::new(avg_ms, 1);
+            log.per_io |= compressed;
+            log
+        };
         let mut logs = JobLogs {
             lat: lat(&plan.lat),
             slat: lat(&plan.slat),
             clat: lat(&plan.clat),
-            bw: plan.bw.as_ref().map(|_| Log::new(plan.bw_avg_ms, 1)),
-            iops: plan.iops.as_ref().map(|_| Log::new(plan.iops_avg_ms, 1)),
+            bw: plan.bw.as_ref().map(|_| rate(plan.bw_avg_ms)),
+            iops: plan.iops.as_ref().map(|_| rate(plan.iops_avg_ms)),
             hist: plan.hist.as_ref().map(|_| HistLog::default()),
             gz: None,
             plan,
@@ -319,11 +331,11 @@ impl JobLogs {
     /// Whether bandwidth (IOPS) is logged per I/O: then fio also samples
     /// its bw (iops) statistics per I/O instead of periodically.
     pub fn bw_per_io(&self) -> bool {
-        self.bw.as_ref().is_some_and(|l| l.avg_ms == 0)
+        self.bw.as_ref().is_some_and(|l| l.per_io)
     }
 
     pub fn iops_per_io(&self) -> bool {
-        self.iops.as_ref().is_some_and(|l| l.avg_ms == 0)
+        self.iops.as_ref().is_some_and(|l| l.per_io)
     }
 
     /// Logs one completed I/O; `clat_hist` is the direction's clat
@@ -349,13 +361,13 @@ impl JobLogs {
             }
         }
         if let (Some(log), Some(clat)) = (&mut self.bw, io.clat_ns)
-            && log.avg_ms == 0
+            && log.per_io
         {
             let rate = (io.bytes * 1_000_000).checked_div(clat).unwrap_or(0);
             log.add(entry(rate), plan);
         }
         if let Some(log) = &mut self.iops
-            && log.avg_ms == 0
+            && log.per_io
         {
             log.add(entry(1), plan);
         }
@@ -375,7 +387,7 @@ impl JobLogs {
     pub fn sampled(&mut self, iops: bool, dir: usize, value: u64, time_ms: u64, bs: u64) {
         let log = if iops { &mut self.iops } else { &mut self.bw };
         if let Some(log) = log
-            && log.avg_ms > 0
+            && !log.per_io
         {
             log.add(
                 Entry {
