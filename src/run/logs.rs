@@ -55,6 +55,9 @@ pub struct LogPlan {
     pub gz_store: bool,
 }
 
+/// The logs of one entry per I/O or window: lat, slat, clat, bw, IOPS.
+const RATE_LOGS: usize = 5;
+
 /// fio's largest batch of log entries kept in memory at once.
 const MAX_BATCH: usize = 1024 * 1024;
 
@@ -304,7 +307,7 @@ impl JobLogs {
         // Without a helper thread (it could not start), batches simply
         // stay in memory: the files come out the same.
         if let Some(batch) = logs.plan.gz_batch
-            && let Ok(gz) = Compressor::start(5, logs.plan.gz_cpus.clone())
+            && let Ok(gz) = Compressor::start(RATE_LOGS, logs.plan.gz_cpus.clone())
         {
             for (i, log) in logs.rate_logs().into_iter().enumerate() {
                 if let Some(log) = log {
@@ -318,7 +321,7 @@ impl JobLogs {
 
     /// The logs of one entry per I/O or window, in a fixed order (the
     /// helper's log numbers).
-    fn rate_logs(&mut self) -> [Option<&mut Log>; 5] {
+    fn rate_logs(&mut self) -> [Option<&mut Log>; RATE_LOGS] {
         [
             self.lat.as_mut(),
             self.slat.as_mut(),

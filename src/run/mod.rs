@@ -218,7 +218,7 @@ pub fn run(
                     Ok((None, Vec::new()))
                 }
                 // create_serialize=0: the job's own thread lays them out.
-                None if cfg.lay_out_in_job => Ok((None, Vec::new())),
+                None if laid_in_job(cfg) => Ok((None, Vec::new())),
                 None => layout::lay_out(cfg).map_err(|e| layout_error(cfg, &e)),
             };
             // fio watches the disks under the files of engines that do
