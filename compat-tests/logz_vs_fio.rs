@@ -341,3 +341,45 @@ fn compressed_averaged_rate_logs_are_fed_per_io_as_fios() {
         assert!(iops.lines().count() >= 10, "{tool}: {iops}");
     }
 }
+
+#[test]
+fn log_compression_cpus_pins_the_compressing_thread() {
+    // fio's own thread cannot be told apart by name; ferrio's is
+    // `log-gz`, and only it is pinned to the CPUs given.
+    let s = Scratch::new("logz");
+    s.write(
+        "job.fio",
+        "[j]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=2\nrate_iops=50000\n\
+         write_iops_log=p\nlog_compression=1024\nlog_compression_cpus=0\n",
+    );
+    let mut child = std::process::Command::new(ferrio())
+        .args(["--output=/dev/null", "job.fio"])
+        .current_dir(&s.0)
+        .spawn()
+        .unwrap();
+    let tasks = format!("/proc/{}/task", child.id());
+    let mut pinned = None;
+    for _ in 0..100 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let Ok(dir) = std::fs::read_dir(&tasks) else {
+            break;
+        };
+        for task in dir.flatten() {
+            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            if comm.trim() == "log-gz" {
+                let status =
+                    std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+                pinned = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                    .map(|v| v.trim().to_string());
+            }
+        }
+        // The thread pins itself as it starts: look again until then.
+        if pinned.as_deref() == Some("0") {
+            break;
+        }
+    }
+    let _ = child.wait();
+    assert_eq!(pinned.as_deref(), Some("0"));
+}
