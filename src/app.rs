@@ -96,6 +96,11 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         eprint!("{err}");
         return Ok(code);
     }
+    // fio decodes the stored log named first (it reads no further
+    // --inflate-log) and exits with its status, running no job.
+    if let Some(file) = args.all("inflate-log").first() {
+        return Ok(crate::run::log_codec::inflate_file(file));
+    }
     check_flags(args)?;
     let parse_only = args.has("parse-only");
     if args.files.is_empty() && args.job_options.is_empty() && !parse_only && !args.has("demo") {

@@ -177,6 +177,10 @@ impl Engine for Libaio {
         super::sync_file(&self.files[file], data_only)
     }
 
+    fn sync_range(&mut self, file: usize, offset: u64, len: u64, flags: u32) -> io::Result<()> {
+        super::sync_file_range(&self.files[file], offset, len, flags)
+    }
+
     fn commit(&mut self) -> io::Result<()> {
         let mut start = 0;
         while start < self.pending.len() {

@@ -133,6 +133,12 @@ impl Engine for Mmap {
         }
     }
 
+    /// fio's mmap engine answers every kind of sync with an msync of the
+    /// whole mapping.
+    fn sync_range(&mut self, file: usize, _offset: u64, _len: u64, _flags: u32) -> io::Result<()> {
+        self.sync(file, false)
+    }
+
     fn commits(&self) -> bool {
         false
     }

@@ -184,6 +184,12 @@ impl Engine for PosixAio {
         Queued::Pending
     }
 
+    /// fio's posixaio engine answers sync_file_range with aio_fsync
+    /// (O_SYNC): a full fsync of the file.
+    fn sync_range(&mut self, file: usize, _offset: u64, _len: u64, _flags: u32) -> io::Result<()> {
+        self.sync(file, false)
+    }
+
     fn reap(&mut self, min: usize, _max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
         let want = min.min(self.pending);
         let mut found = 0;

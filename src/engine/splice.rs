@@ -167,6 +167,10 @@ impl Engine for Splice {
         super::sync_file(&self.files[file], data_only)
     }
 
+    fn sync_range(&mut self, file: usize, offset: u64, len: u64, flags: u32) -> io::Result<()> {
+        super::sync_file_range(&self.files[file], offset, len, flags)
+    }
+
     fn commits(&self) -> bool {
         false
     }

@@ -582,7 +582,8 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         Files,
         "Call sync_file_range with these flags every N writes, e.g. wait_before,write:8",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "direct",
         Bool,
@@ -1384,6 +1385,7 @@ pub static OPTIONS: &[OptDef] = &[
         Files,
         "Lay out the files of one job at a time",
     )
+    .runs()
     .def("1"),
     OptDef::new(
         "create_fsync",
@@ -1655,6 +1657,7 @@ pub static OPTIONS: &[OptDef] = &[
         Logging,
         "Chunk size in which in-memory logs get compressed",
     )
+    .runs()
     .min(1024)
     .max(536870912),
     OptDef::new(
@@ -1664,13 +1667,15 @@ pub static OPTIONS: &[OptDef] = &[
         "CPUs the log compression threads may run on",
     )
     .parent("log_compression")
+    .runs()
     .check(Check::CpuList),
     OptDef::new(
         "log_store_compressed",
         Bool,
         Logging,
         "Keep log files compressed on disk",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "log_unix_epoch",
         Bool,

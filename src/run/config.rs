@@ -9,6 +9,7 @@ use super::distribution::Shape;
 use super::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
 use super::result::JobError;
+use super::sync_range::SyncRange;
 use crate::engine::{self, Dir, EngineOptions};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
@@ -128,6 +129,8 @@ pub struct JobConfig {
     /// fsync or, for `fdatasync`, fdatasync.
     pub fsync_blocks: u64,
     pub fdatasync_blocks: u64,
+    /// sync_file_range: its flags, and every how many writes.
+    pub sync_range: Option<SyncRange>,
     /// Sync once more when all I/O is done, or when closing the file.
     pub end_fsync: bool,
     pub fsync_on_close: bool,
@@ -246,6 +249,9 @@ pub struct JobConfig {
     /// Create each file when it is opened for I/O instead of laying it
     /// out first.
     pub create_on_open: bool,
+    /// create_serialize=0: the job lays out its files in its own thread,
+    /// once started, beside the other jobs of its group.
+    pub lay_out_in_job: bool,
     /// Write until the device is full: ENOSPC (or EDQUOT) ends the job
     /// without failing it (fill_device).
     pub fill_device: bool,
@@ -959,6 +965,16 @@ impl JobConfig {
             lat_hist: report.lat_percentiles,
         };
         let logs = log_plan(job, &measure);
+        // fio compresses a histogram log's entries as if they were plain
+        // ones, whose value is then a memory address: nothing to match.
+        if logs.hist.is_some() && (logs.gz_batch.is_some() || logs.gz_store) {
+            return Err(Refusal(format!(
+                "job '{}': write_hist_log with log_compression or log_store_compressed \
+                 is not run by ferrio (fio 3.33 writes memory addresses in place of \
+                 the histogram lines then)",
+                job.name
+            )));
+        }
         // A bw (IOPS) log sets the sampling interval to its own averaging
         // unless bwavgtime (iopsavgtime) is set; 0 means per I/O.
         let every = |name, logged: bool| {
@@ -1140,6 +1156,7 @@ impl JobConfig {
             think_blocks_set: job.setting("thinktime_blocks").is_some(),
             fsync_blocks: job.num("fsync").unwrap_or(0),
             fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
+            sync_range: sync_range(job)?,
             end_fsync: job.flag("end_fsync"),
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
@@ -1215,6 +1232,7 @@ impl JobConfig {
                 _ => crate::engine::Allocation::Native,
             },
             create_on_open: job.flag("create_on_open"),
+            lay_out_in_job: !job.flag("create_serialize"),
             fill_device,
             open_files: job.num("openfiles").unwrap_or(0) as usize,
             write_iolog: match job.value("write_iolog") {
@@ -1507,9 +1525,47 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
     }
 }
 
+/// sync_file_range, where ferrio makes the call as fio does: from the
+/// synchronous engines, splice and libaio, which call it between I/Os
+/// (mmap msyncs its mapping for it, posixaio fsyncs the file). fio
+/// queues it in the ring under io_uring: that stays refused, as does
+/// recording it in write_iolog.
+fn sync_range(job: &JobSpec) -> Result<Option<SyncRange>, Refusal> {
+    let Some(Value::Text(text)) = job.value("sync_file_range") else {
+        return Ok(None);
+    };
+    let calls_it = matches!(
+        job.engine.as_str(),
+        "sync"
+            | "psync"
+            | "vsync"
+            | "pvsync"
+            | "pvsync2"
+            | "splice"
+            | "libaio"
+            | "mmap"
+            | "posixaio"
+    );
+    if !calls_it {
+        return Err(Refusal(format!(
+            "job '{}': sync_file_range with ioengine={} is not run by ferrio yet \
+             (it runs with the sync family, splice, libaio, posixaio and mmap)",
+            job.name, job.engine
+        )));
+    }
+    if job.setting("write_iolog").is_some() {
+        return Err(Refusal(format!(
+            "job '{}': sync_file_range with write_iolog is not run by ferrio yet",
+            job.name
+        )));
+    }
+    Ok(Some(SyncRange::parse(text)))
+}
+
 /// The log files of a job, named as fio names them.
 fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
     let per_job = job.flag("per_job_logs");
+    let store = job.flag("log_store_compressed");
     let path = |option: &str, kind: &str| -> Option<PathBuf> {
         let setting = job.setting(option)?;
         let prefix = match &setting.value {
@@ -1517,7 +1573,15 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
             Value::Word { tail: Some(t), .. } if !t.is_empty() => t.clone(),
             _ => job.name.clone(),
         };
-        Some(log_name(&prefix, kind, job.number, per_job))
+        let name = log_name(&prefix, kind, job.number, per_job);
+        // Stored compressed, fio's files end in `.log.fz`.
+        Some(if store {
+            let mut name = name.into_os_string();
+            name.push(".fz");
+            name.into()
+        } else {
+            name
+        })
     };
     let avg = job.num("log_avg_msec").unwrap_or(0);
     // An explicit bwavgtime (iopsavgtime) caps the log's window.
@@ -1544,6 +1608,16 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
             .then(|| job.num("log_alternate_epoch_clock_id").unwrap_or(0) as libc::clockid_t),
         shared: !per_job,
         epoch_ms: 0,
+        entries: job.num("log_entries").unwrap_or(1024),
+        gz_batch: job
+            .num("log_compression")
+            .filter(|&n| n > 0)
+            .map(|_| job.num("log_entries").unwrap_or(1024) as usize),
+        gz_cpus: job
+            .setting("log_compression_cpus")
+            .and_then(|s| s.text.as_deref())
+            .map(super::sched::cpu_list),
+        gz_store: store,
     }
 }
 

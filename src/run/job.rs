@@ -32,6 +32,7 @@ use super::replay::{Action, Replayer, Step};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
 use super::trim_backlog::{self, TrimBacklog};
+use super::sync_range::Written;
 use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
@@ -217,6 +218,9 @@ impl Slot {
 struct Records {
     logs: Option<JobLogs>,
     live: Option<Tally>,
+    /// Under sync_file_range: each file's span written since its last
+    /// sync.
+    written: Option<Written>,
 }
 
 /// The flags that end a job early: a terminating signal, another job of
@@ -552,6 +556,7 @@ fn run_io(
     let mut records = Records {
         logs: JobLogs::new(&cfg.logs),
         live: progress.watched_live().then(|| Tally::starting(ramp_end)),
+        written: cfg.sync_range.map(|_| Written::new(cfg.paths.len())),
     };
     let m = cfg.measure;
     let mut ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && records.logs.is_none());
@@ -885,11 +890,14 @@ fn run_io(
             // are a multiple of fsync (or fdatasync), but never twice in a
             // row. They wait for the I/O in flight, then for the device.
             let due = replay_sync
-                .map(|(file, data_only)| (Some(file), data_only))
+                .map(|(file, data_only)| (Some(file), SyncKind::of(data_only)))
                 .or_else(|| {
                     sync_due(cfg, work[Dir::Write as usize].0, last_was_sync).map(|d| (None, d))
                 });
-            if let Some((None, data_only)) = due.filter(|_| eng.syncs_in_queue()) {
+            if let Some((None, kind)) =
+                due.filter(|&(_, kind)| kind != SyncKind::Range && eng.syncs_in_queue())
+            {
+                let data_only = kind == SyncKind::Data;
                 let Some(index) = free.pop() else { break };
                 let target = chooser.pick().unwrap_or(0);
                 if let Some(l) = &mut lazy
@@ -937,7 +945,8 @@ fn run_io(
                     continue;
                 }
                 keep_filling = !full;
-            } else if let Some((replayed, data_only)) = due {
+            } else if let Some((replayed, kind)) = due {
+                let data_only = kind == SyncKind::Data;
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
@@ -967,10 +976,18 @@ fn run_io(
                     if let Some(rp) = &mut replayer {
                         rp.issued(before);
                     }
-                    if let Err(e) = eng.sync(files[target], data_only) {
+                    // Any sync ends the file's written span, as in fio.
+                    let span = records.written.as_mut().map(|w| w.take(target));
+                    let synced = match (kind, span, cfg.sync_range) {
+                        (SyncKind::Range, Some((offset, len)), Some(range)) => {
+                            eng.sync_range(files[target], offset, len, range.flags)
+                        }
+                        _ => eng.sync(files[target], data_only),
+                    };
+                    if let Err(e) = synced {
                         let path = cfg.paths[target].display();
                         let text = format!("fio: sync of {path} failed: {e}");
-                        result.fail(errno(&e), "fsync", text);
+                        result.fail(errno(&e), kind.call(), text);
                         break;
                     }
                     clock = clock::now();
@@ -978,7 +995,15 @@ fn run_io(
                     result.sync_lat.add(took);
                     result.sync_hist.add(took);
                     result.done_in_queue(counts_each_io);
-                    result.syncs += u64::from(!data_only);
+                    result.syncs += u64::from(kind == SyncKind::Full);
+                    // fio counts its fdatasync and sync_file_range calls
+                    // one slot past its fsync count, where the short
+                    // read and short write counts lie.
+                    match kind {
+                        SyncKind::Data => result.dir_mut(Dir::Read).short += 1,
+                        SyncKind::Range => result.dir_mut(Dir::Write).short += 1,
+                        SyncKind::Full => {}
+                    }
                     last_was_sync = true;
                     draining = false;
                     continue;
@@ -2405,21 +2430,60 @@ fn sync_done(
         result.sync_lat.add(took);
         result.sync_hist.add(took);
         result.syncs += u64::from(!data_only);
+        // fio counts its fdatasyncs where the short read count lies.
+        if data_only {
+            result.dir_mut(Dir::Read).short += 1;
+        }
     }
     true
 }
 
-fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {
+fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<SyncKind> {
     if writes == 0 || last_was_sync {
         return None;
     }
     if cfg.fsync_blocks > 0 && writes.is_multiple_of(cfg.fsync_blocks) {
-        return Some(false);
+        return Some(SyncKind::Full);
     }
     if cfg.fdatasync_blocks > 0 && writes.is_multiple_of(cfg.fdatasync_blocks) {
-        return Some(true);
+        return Some(SyncKind::Data);
+    }
+    if let Some(range) = cfg.sync_range
+        && range.every > 0
+        && writes.is_multiple_of(range.every)
+    {
+        return Some(SyncKind::Range);
     }
     None
+}
+
+/// The periodic syncs, in the order fio checks which is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SyncKind {
+    /// fsync
+    Full,
+    /// fdatasync
+    Data,
+    /// sync_file_range
+    Range,
+}
+
+impl SyncKind {
+    fn of(data_only: bool) -> SyncKind {
+        if data_only {
+            SyncKind::Data
+        } else {
+            SyncKind::Full
+        }
+    }
+
+    /// The call's name, for its failure.
+    fn call(self) -> &'static str {
+        match self {
+            SyncKind::Full | SyncKind::Data => "fsync",
+            SyncKind::Range => "sync_file_range",
+        }
+    }
 }
 
 /// Sleeps until `until`, waking for stops; false when the run was stopped
@@ -2576,6 +2640,10 @@ fn complete(
         return false;
     }
     let queued = std::mem::take(&mut slot.queued);
+    // fio notes what was written for sync_file_range even while ramping.
+    if let (Some(w), Dir::Write) = (&mut records.written, slot.dir) {
+        w.note(slot.file, slot.offset, r as u64);
+    }
     if at < epoch {
         return true;
     }

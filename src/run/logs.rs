@@ -4,10 +4,11 @@
 //! bs[, offset], prio`), with fio's averaging windows and file names
 //! (`../shared/spec/fio-output.md` §8).
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::log_codec::{self, Layout, Sample as Entry};
+use super::log_gz::{Compressor, Handoff};
 use crate::stats::Histogram;
 use crate::stats::histogram::BUCKETS;
 
@@ -41,7 +42,24 @@ pub struct LogPlan {
     pub shared: bool,
     /// Milliseconds added to every time stamp: set when the job starts.
     pub epoch_ms: u64,
+    /// log_entries: how many entries fio's logs first hold in memory.
+    pub entries: u64,
+    /// log_compression: hand each filled batch of entries (the first of
+    /// this many, log_entries, each next one twice as large up to fio's
+    /// cap) to a helper thread that deflates it.
+    pub gz_batch: Option<usize>,
+    /// log_compression_cpus: where that thread may run.
+    pub gz_cpus: Option<Vec<usize>>,
+    /// log_store_compressed: the files hold the deflated records
+    /// (`.log.fz`, read back with `--inflate-log`), not text.
+    pub gz_store: bool,
 }
+
+/// The logs of one entry per I/O or window: lat, slat, clat, bw, IOPS.
+const RATE_LOGS: usize = 5;
+
+/// fio's largest batch of log entries kept in memory at once.
+const MAX_BATCH: usize = 1024 * 1024;
 
 impl LogPlan {
     pub fn any(&self) -> bool {
@@ -75,17 +93,6 @@ pub fn log_name(prefix: &str, kind: &str, number: u32, per_job: bool) -> PathBuf
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    time_ms: u64,
-    value: u64,
-    dir: u8,
-    bs: u64,
-    offset: u64,
-    /// The I/O's priority (0 in averaged entries).
-    prio: u16,
-}
-
 /// A running mean and maximum of the values of one averaging window
 /// (fio's add_stat_sample on the window).
 #[derive(Debug, Clone, Copy, Default)]
@@ -116,6 +123,14 @@ struct Log {
     slack_ms: u64,
     windows: [Window; 3],
     window_start: [u64; 3],
+    /// Under log_compression: where filled batches go, and how large
+    /// the current batch may grow.
+    gz: Option<(Handoff, usize)>,
+    /// Entries kept so far, all told.
+    kept: u64,
+    /// Fed once per I/O (not from periodic samples): every unaveraged
+    /// log, and, as fio has it, every compressed one.
+    per_io: bool,
 }
 
 impl Log {
@@ -126,12 +141,29 @@ impl Log {
             slack_ms,
             windows: Default::default(),
             window_start: [0; 3],
+            gz: None,
+            kept: 0,
+            per_io: avg_ms == 0,
         }
     }
 
-    fn add(&mut self, e: Entry, max_value: bool) {
+    /// Keeps an entry; a full batch under log_compression goes to the
+    /// helper as records, and the next batch may be twice as large.
+    fn push(&mut self, e: Entry, plan: &LogPlan) {
+        self.entries.push(e);
+        self.kept += 1;
+        if let Some((handoff, batch)) = &mut self.gz
+            && self.entries.len() >= *batch
+        {
+            *batch = (*batch * 2).min(MAX_BATCH);
+            let full = std::mem::replace(&mut self.entries, Vec::with_capacity(*batch));
+            handoff.send(full, layout(plan), plan.epoch_ms);
+        }
+    }
+
+    fn add(&mut self, e: Entry, plan: &LogPlan) {
         if self.avg_ms == 0 {
-            self.entries.push(e);
+            self.push(e, plan);
             return;
         }
         let d = e.dir as usize;
@@ -144,11 +176,12 @@ impl Log {
         if span < self.avg_ms && self.avg_ms - span > self.slack_ms {
             return;
         }
-        self.close_window(d, e.time_ms, max_value);
+        self.close_window(d, e.time_ms, plan);
         self.window_start[d] = e.time_ms - e.time_ms % self.avg_ms;
     }
 
-    fn close_window(&mut self, d: usize, time_ms: u64, max_value: bool) {
+    fn close_window(&mut self, d: usize, time_ms: u64, plan: &LogPlan) {
+        let max_value = plan.max_value;
         let w = std::mem::take(&mut self.windows[d]);
         if w.samples == 0 {
             return;
@@ -158,20 +191,23 @@ impl Log {
         } else {
             (w.mean + 0.5) as u64
         };
-        self.entries.push(Entry {
-            time_ms,
-            value,
-            dir: d as u8,
-            bs: 0,
-            offset: 0,
-            prio: 0,
-        });
+        self.push(
+            Entry {
+                time_ms,
+                value,
+                dir: d as u8,
+                bs: 0,
+                offset: 0,
+                prio: 0,
+            },
+            plan,
+        );
     }
 
-    fn finish(&mut self, time_ms: u64, max_value: bool) {
+    fn finish(&mut self, time_ms: u64, plan: &LogPlan) {
         if self.avg_ms > 0 {
             for d in 0..3 {
-                self.close_window(d, time_ms, max_value);
+                self.close_window(d, time_ms, plan);
             }
         }
     }
@@ -179,27 +215,21 @@ impl Log {
     fn text(&self, plan: &LogPlan) -> String {
         let mut out = String::with_capacity(self.entries.len() * 24);
         for e in &self.entries {
-            let _ = write!(
-                out,
-                "{}, {}, {}, {}, ",
-                e.time_ms + plan.epoch_ms,
-                e.value,
-                e.dir,
-                e.bs
-            );
-            if plan.offset {
-                let _ = write!(out, "{}, ", e.offset);
-            }
-            // Without log_prio, fio only tells whether the class is
-            // real-time.
-            if plan.prio {
-                let _ = writeln!(out, "0x{:04x}", e.prio);
-            } else {
-                let rt = super::priority::class_and_level(e.prio).0 == 1;
-                out.push_str(if rt { "1\n" } else { "0\n" });
-            }
+            let stamped = Entry {
+                time_ms: e.time_ms + plan.epoch_ms,
+                ..*e
+            };
+            log_codec::line(&mut out, &stamped, layout(plan));
         }
         out
+    }
+}
+
+/// The record layout of a job's logs.
+fn layout(plan: &LogPlan) -> Layout {
+    Layout {
+        offset: plan.offset,
+        prio: plan.prio,
     }
 }
 
@@ -221,6 +251,8 @@ pub struct JobLogs {
     bw: Option<Log>,
     iops: Option<Log>,
     hist: Option<HistLog>,
+    /// The log_compression helper, when there is one.
+    gz: Option<Compressor>,
 }
 
 /// One completed I/O, as the logs see it.
@@ -254,31 +286,65 @@ impl JobLogs {
             plan.epoch_ms = ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000;
         }
         let lat = |p: &Option<PathBuf>| p.as_ref().map(|_| Log::new(plan.lat_avg_ms, 0));
-        Some(JobLogs {
+        // fio feeds a compressed bw or IOPS log once per I/O, averaged
+        // or not (and samples the job's bw and IOPS statistics so too).
+        let compressed = plan.gz_batch.is_some() || plan.gz_store;
+        let rate = |avg_ms| {
+            let mut log = Log::new(avg_ms, 1);
+            log.per_io |= compressed;
+            log
+        };
+        let mut logs = JobLogs {
             lat: lat(&plan.lat),
             slat: lat(&plan.slat),
             clat: lat(&plan.clat),
-            bw: plan.bw.as_ref().map(|_| Log::new(plan.bw_avg_ms, 1)),
-            iops: plan.iops.as_ref().map(|_| Log::new(plan.iops_avg_ms, 1)),
+            bw: plan.bw.as_ref().map(|_| rate(plan.bw_avg_ms)),
+            iops: plan.iops.as_ref().map(|_| rate(plan.iops_avg_ms)),
             hist: plan.hist.as_ref().map(|_| HistLog::default()),
+            gz: None,
             plan,
-        })
+        };
+        // Without a helper thread (it could not start), batches simply
+        // stay in memory: the files come out the same.
+        if let Some(batch) = logs.plan.gz_batch
+            && let Ok(gz) = Compressor::start(RATE_LOGS, logs.plan.gz_cpus.clone())
+        {
+            for (i, log) in logs.rate_logs().into_iter().enumerate() {
+                if let Some(log) = log {
+                    log.gz = Some((gz.handoff(i), batch.max(1)));
+                }
+            }
+            logs.gz = Some(gz);
+        }
+        Some(logs)
+    }
+
+    /// The logs of one entry per I/O or window, in a fixed order (the
+    /// helper's log numbers).
+    fn rate_logs(&mut self) -> [Option<&mut Log>; RATE_LOGS] {
+        [
+            self.lat.as_mut(),
+            self.slat.as_mut(),
+            self.clat.as_mut(),
+            self.bw.as_mut(),
+            self.iops.as_mut(),
+        ]
     }
 
     /// Whether bandwidth (IOPS) is logged per I/O: then fio also samples
     /// its bw (iops) statistics per I/O instead of periodically.
     pub fn bw_per_io(&self) -> bool {
-        self.bw.as_ref().is_some_and(|l| l.avg_ms == 0)
+        self.bw.as_ref().is_some_and(|l| l.per_io)
     }
 
     pub fn iops_per_io(&self) -> bool {
-        self.iops.as_ref().is_some_and(|l| l.avg_ms == 0)
+        self.iops.as_ref().is_some_and(|l| l.per_io)
     }
 
     /// Logs one completed I/O; `clat_hist` is the direction's clat
     /// histogram after it.
     pub fn completed(&mut self, io: &Completed, clat_hist: &Histogram) {
-        let max = self.plan.max_value;
+        let plan = &self.plan;
         let entry = |value| Entry {
             time_ms: io.time_ms,
             value,
@@ -294,19 +360,19 @@ impl JobLogs {
         ];
         for (log, value) in pairs {
             if let (Some(log), Some(v)) = (log, value) {
-                log.add(entry(v), max);
+                log.add(entry(v), plan);
             }
         }
         if let (Some(log), Some(clat)) = (&mut self.bw, io.clat_ns)
-            && log.avg_ms == 0
+            && log.per_io
         {
             let rate = (io.bytes * 1_000_000).checked_div(clat).unwrap_or(0);
-            log.add(entry(rate), max);
+            log.add(entry(rate), plan);
         }
         if let Some(log) = &mut self.iops
-            && log.avg_ms == 0
+            && log.per_io
         {
-            log.add(entry(1), max);
+            log.add(entry(1), plan);
         }
         if let (Some(h), true) = (&mut self.hist, self.plan.hist_ms > 0) {
             let last = h.last_ms[io.dir].get_or_insert(io.time_ms);
@@ -324,7 +390,7 @@ impl JobLogs {
     pub fn sampled(&mut self, iops: bool, dir: usize, value: u64, time_ms: u64, bs: u64) {
         let log = if iops { &mut self.iops } else { &mut self.bw };
         if let Some(log) = log
-            && log.avg_ms > 0
+            && !log.per_io
         {
             log.add(
                 Entry {
@@ -335,7 +401,7 @@ impl JobLogs {
                     offset: 0,
                     prio: 0,
                 },
-                self.plan.max_value,
+                &self.plan,
             );
         }
     }
@@ -343,22 +409,48 @@ impl JobLogs {
     /// Closes the last windows and writes every log file (each is
     /// created even if it stays empty, as fio does).
     pub fn write(mut self, end_ms: u64) -> io::Result<()> {
-        let max = self.plan.max_value;
         let plan = self.plan.clone();
-        let logs = [
-            (&mut self.lat, &plan.lat),
-            (&mut self.slat, &plan.slat),
-            (&mut self.clat, &plan.clat),
-            (&mut self.bw, &plan.bw),
-            (&mut self.iops, &plan.iops),
-        ];
-        for (log, path) in logs {
-            if let (Some(log), Some(path)) = (log, path) {
-                log.finish(end_ms, max);
-                // Jobs sharing a file (per_job_logs=0) append to it, as
-                // fio's do.
-                open_log(path, plan.shared)?.write_all(log.text(&plan).as_bytes())?;
-            }
+        // The last windows may fill a batch; then the helper is told
+        // there is no more and handed back what it deflated.
+        for log in self.rate_logs().into_iter().flatten() {
+            log.finish(end_ms, &plan);
+            log.gz = None;
+        }
+        let mut streams = self.gz.take().map(Compressor::finish).unwrap_or_default();
+        // Once one of fio's logs outgrows its first batch, fio gives every
+        // log of the job a batch of its own, and stores even an empty
+        // one as a stream (which `--inflate-log` then reads as nothing,
+        // where a file with no stream is a short read to it).
+        let outgrown = self
+            .rate_logs()
+            .into_iter()
+            .flatten()
+            .any(|l| l.kept > plan.entries);
+        let paths = [&plan.lat, &plan.slat, &plan.clat, &plan.bw, &plan.iops];
+        for (i, (log, path)) in self.rate_logs().into_iter().zip(paths).enumerate() {
+            let (Some(log), Some(path)) = (log, path) else {
+                continue;
+            };
+            let done = streams.get_mut(i).map(std::mem::take).unwrap_or_default();
+            let bytes = if plan.gz_store {
+                // What is still in memory becomes one more stream.
+                let mut out = done.concat();
+                if !log.entries.is_empty() || (log.kept == 0 && outgrown) {
+                    let records = layout(&plan).records(&log.entries, plan.epoch_ms);
+                    out.extend(log_codec::deflate(&records));
+                }
+                out
+            } else {
+                let mut text = String::new();
+                for stream in &done {
+                    text.push_str(&log_codec::inflate_streams(stream).0);
+                }
+                text.push_str(&log.text(&plan));
+                text.into_bytes()
+            };
+            // Jobs sharing a file (per_job_logs=0) append to it, as
+            // fio's do.
+            open_log(path, plan.shared)?.write_all(&bytes)?;
         }
         if let (Some(h), Some(path)) = (&self.hist, &plan.hist) {
             let mut f = io::BufWriter::new(open_log(path, plan.shared)?);
@@ -407,8 +499,8 @@ mod tests {
     #[test]
     fn per_io_entries_are_kept_as_they_come() {
         let mut log = Log::new(0, 0);
-        log.add(entry(1, 297289, 0), false);
         let plan = LogPlan::default();
+        log.add(entry(1, 297289, 0), &plan);
         assert_eq!(log.text(&plan), "1, 297289, 0, 4096, 0\n");
         let with_offset = LogPlan {
             offset: true,
@@ -421,21 +513,22 @@ mod tests {
     #[test]
     fn windows_average_round_and_restart_on_their_boundary() {
         let mut log = Log::new(500, 1);
-        log.add(entry(100, 10, 0), false);
-        log.add(entry(300, 13, 0), false);
+        let plan = LogPlan::default();
+        log.add(entry(100, 10, 0), &plan);
+        log.add(entry(300, 13, 0), &plan);
         assert!(log.entries.is_empty());
-        log.add(entry(499, 20, 0), false);
+        log.add(entry(499, 20, 0), &plan);
         assert_eq!(log.entries.len(), 1, "1 ms of slack closes the window");
         assert_eq!((log.entries[0].time_ms, log.entries[0].value), (499, 14));
         assert_eq!(log.window_start[0], 0);
-        log.add(entry(1003, 7, 0), false);
+        log.add(entry(1003, 7, 0), &plan);
         assert_eq!(log.entries[1].value, 7);
         assert_eq!(log.window_start[0], 1000);
         // A direction's first window starts at 0 too.
-        log.add(entry(1200, 9, 1), false);
+        log.add(entry(1200, 9, 1), &plan);
         assert_eq!((log.entries[2].time_ms, log.entries[2].dir), (1200, 1));
-        log.add(entry(1250, 4, 0), false);
-        log.finish(1300, false);
+        log.add(entry(1250, 4, 0), &plan);
+        log.finish(1300, &plan);
         assert_eq!(log.entries.len(), 4, "the final partial window is written");
         assert_eq!((log.entries[3].time_ms, log.entries[3].value), (1300, 4));
     }

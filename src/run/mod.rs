@@ -21,6 +21,8 @@ pub mod layout;
 pub mod lazy_open;
 pub mod lfsr;
 pub mod live;
+pub mod log_codec;
+mod log_gz;
 pub mod logs;
 pub mod merge_blktrace;
 pub mod mounts;
@@ -38,6 +40,7 @@ pub mod signals;
 pub mod slowest;
 pub mod steady;
 pub mod trim_backlog;
+pub mod sync_range;
 mod verify_async;
 mod verifying;
 pub mod zbd;
@@ -105,6 +108,46 @@ pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResu
         last_group = cfg.group_reporting.then_some(cfg.group);
     }
     out
+}
+
+/// Whether a job lays out its files in its own thread (create_serialize
+/// =0), rather than before its group starts.
+fn laid_in_job(cfg: &JobConfig) -> bool {
+    cfg.lay_out_in_job && cfg.setup_failure.is_none() && cfg.replay.is_none()
+}
+
+/// A failed layout as the job's error.
+fn layout_error(cfg: &JobConfig, e: &std::io::Error) -> JobError {
+    JobError {
+        // A refusal of ferrio's own (allow_file_create) has only its kind.
+        errno: e.raw_os_error().unwrap_or(match e.kind() {
+            std::io::ErrorKind::NotFound => libc::ENOENT,
+            _ => libc::EIO,
+        }),
+        func: "file layout".to_string(),
+        message: format!("fio: laying out the files of {} failed: {e}", cfg.name),
+    }
+}
+
+/// Passes on what the jobs that laid out their own files said, and
+/// watches their disks from then on, as for the others once laid out.
+fn tell_layouts(
+    laid: &std::sync::mpsc::Receiver<(usize, Option<String>, Vec<String>)>,
+    members: &[JobConfig],
+    disks: &mut DiskWatch,
+    observer: &mut dyn Observer,
+) {
+    for (i, line, warnings) in laid.try_iter() {
+        let cfg = &members[i];
+        if cfg.disk_util && !crate::engine::diskless(&cfg.engine) && cfg.engine != "rados" {
+            for path in &cfg.paths {
+                disks.watch(path);
+            }
+        }
+        for text in line.iter().chain(&warnings) {
+            observer.notice(text);
+        }
+    }
 }
 
 /// What the caller sees of a run while it goes on.
@@ -184,22 +227,16 @@ pub fn run(
                 None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.engine_line(line)) => {
                     Err(e)
                 }
-                None => layout::lay_out(cfg).map_err(|e| JobError {
-                    // A refusal of ferrio's own (allow_file_create) has
-                    // only its kind.
-                    errno: e.raw_os_error().unwrap_or(match e.kind() {
-                        std::io::ErrorKind::NotFound => libc::ENOENT,
-                        _ => libc::EIO,
-                    }),
-                    func: "file layout".to_string(),
-                    message: format!("fio: laying out the files of {} failed: {e}", cfg.name),
-                }),
+                // create_serialize=0: the job's own thread lays them out.
+                None if laid_in_job(cfg) => Ok((None, Vec::new())),
+                None => layout::lay_out(cfg).map_err(|e| layout_error(cfg, &e)),
             };
             // fio watches the disks under the files of engines that do
             // I/O, once the files are in place.
             // (A rados job's files are objects: fio watches no disk.)
             // disk_util=0 leaves a job's disks out.
             if laid.is_ok()
+                && !laid_in_job(cfg)
                 && cfg.disk_util
                 && !crate::engine::diskless(&cfg.engine)
                 && cfg.engine != "rados"
@@ -265,12 +302,16 @@ pub fn run(
         let io_jobs_ahead = end < jobs.len();
         let had_io_jobs = jobs[..end].iter().any(moves_data);
         let mut steady = steady::Checker::new(members, run_start);
+        // What the jobs that lay out their own files have to say of it,
+        // by their place in the group.
+        let (laid_tx, laid_rx) = std::sync::mpsc::channel::<(usize, Option<String>, Vec<String>)>();
         let mut group_results: Vec<JobResult> = std::thread::scope(|s| {
             let handles: Vec<_> = members
                 .iter()
                 .zip(slots)
                 .zip(laid_out)
-                .map(|((cfg, slot), ready)| match ready {
+                .enumerate()
+                .map(|(i, ((cfg, slot), ready))| match ready {
                     Ok(()) => {
                         // wait_for: the jobs of that name in this group
                         // (earlier groups have ended already).
@@ -287,8 +328,24 @@ pub fn run(
                             io_done: &io_done,
                             own: &slot.terminate,
                         };
+                        let laid_tx = laid_tx.clone();
                         Ok(s.spawn(move || {
                             job::wait_for(&waitees, stops);
+                            if laid_in_job(cfg) {
+                                match layout::lay_out(cfg) {
+                                    Ok((line, warnings)) => {
+                                        let _ = laid_tx.send((i, line, warnings));
+                                    }
+                                    Err(e) => {
+                                        let e = layout_error(cfg, &e);
+                                        drop(cfg.flow.as_ref().map(|f| f.seat()));
+                                        let mut failed = JobResult::new(cfg);
+                                        failed.fail(e.errno, &e.func, e.message);
+                                        slot.set_state(progress::State::Failed);
+                                        return failed;
+                                    }
+                                }
+                            }
                             job::run(cfg, stops, slot)
                         }))
                     }
@@ -306,6 +363,7 @@ pub fn run(
                 if had_io_jobs && !io_jobs_ahead && !io_running {
                     io_done.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
+                tell_layouts(&laid_rx, members, &mut disks, observer);
                 observer.tick(&disks);
                 let mut nap = TICK;
                 if let Some(checker) = &mut steady {
@@ -315,6 +373,7 @@ pub fn run(
                 }
                 std::thread::sleep(nap);
             }
+            tell_layouts(&laid_rx, members, &mut disks, observer);
             handles
                 .into_iter()
                 .zip(members)
