@@ -1970,7 +1970,8 @@ pub static OPTIONS: &[OptDef] = &[
         Text(&[]),
         Process,
         "Place the job in this control group",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "cgroup_nodelete",
         Bool,
@@ -1978,7 +1979,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Leave the job's control group in place afterwards",
     )
     .def("0")
-    .parent("cgroup"),
+    .parent("cgroup")
+    .runs(),
     OptDef::new(
         "cgroup_weight",
         Int,
@@ -1987,7 +1989,8 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .min(100)
     .max(1000)
-    .parent("cgroup"),
+    .parent("cgroup")
+    .runs(),
     OptDef::new("uid", Int, Process, "User id the job runs as")
     .runs(),
     OptDef::new("gid", Int, Process, "Group id the job runs as")

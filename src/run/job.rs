@@ -290,8 +290,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         result.finish(std::time::Duration::ZERO);
         return result;
     }
-    let _locked = match cfg.thread_setup.apply(&cfg.name) {
-        Ok(locked) => locked,
+    let _held = match cfg.thread_setup.apply(&cfg.name) {
+        Ok(held) => held,
         Err(e) => {
             // A failed exec_prerun ends the job quietly, as in fio.
             if e.errno != 0 {

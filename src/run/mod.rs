@@ -2,6 +2,7 @@
 //! own OS thread, all started together.
 
 pub mod blktrace;
+pub mod cgroup;
 pub mod clock;
 pub mod config;
 pub mod content;
@@ -330,5 +331,7 @@ pub fn run(
         results.extend(group_results);
         start = end;
     }
+    // fio removes the control groups it made once every job is done.
+    cgroup::remove_made();
     (results, disks.usage())
 }
