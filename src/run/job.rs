@@ -635,6 +635,9 @@ fn run_io(
         .map(|(shared_reads, origin)| FileLocks::new(shared_reads, origin, &cfg.paths));
     // An I/O serialize_overlap held back until the one it overlaps is done.
     let mut held = None;
+    // openfiles: the next file found no room while I/O was in flight;
+    // the job reaps before it picks again.
+    let mut files_busy = false;
     let thinks = !cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero();
     // The direction of the I/O just handed out, while its pause is to be
     // weighed, with the completions counted when it was the last one.
@@ -757,7 +760,7 @@ fn run_io(
         // latency_target holds the queue to the depth it is trying.
         let depth_limit = lat_target.as_ref().map_or(cfg.iodepth, |l| l.depth);
         let below_depth = in_flight + unsubmitted.len() < depth_limit;
-        let room = below_depth && !(may_be_busy && eng.busy());
+        let room = below_depth && !(may_be_busy && eng.busy()) && !files_busy;
         // fio hands a busy null engine its next I/O anyway, which logs it,
         // and hands it over again once the engine has been reaped.
         if iolog.is_some() && issuing && !draining && below_depth && may_be_busy && eng.busy() {
@@ -887,6 +890,9 @@ fn run_io(
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
                     let target = replayed.unwrap_or_else(|| chooser.pick().unwrap_or(0));
+                    // Nothing is in flight during a sync, so it never
+                    // finds the choice busy.
+                    chooser.take_busy();
                     if let Some(l) = &mut lazy
                         && let Err(e) =
                             l.ensure(eng.as_mut(), &mut files, target, &cfg.paths[target], mode)
@@ -1209,9 +1215,11 @@ fn run_io(
                                 (file, offset, len)
                             }
                             (None, _) => {
+                                chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
                                 match next_io(
                                     cfg,
                                     &mut chooser,
+                                    &mut lazy,
                                     &mut placer,
                                     dir,
                                     room,
@@ -1221,7 +1229,14 @@ fn run_io(
                                     Some(io) => io,
                                     None => {
                                         free.push(index);
-                                        out_of_offsets = true;
+                                        // No room for the next file while
+                                        // I/O is in flight: reap, then
+                                        // try again (fio's busy open).
+                                        if chooser.take_busy() {
+                                            files_busy = true;
+                                        } else {
+                                            out_of_offsets = true;
+                                        }
                                         continue;
                                     }
                                 }
@@ -1256,7 +1271,7 @@ fn run_io(
                     while let Some(f) = chooser.take_retired() {
                         l.retire(f);
                     }
-                    l.flush(eng.as_mut(), &mut files);
+                    l.flush(eng.as_mut(), &mut files, &mut chooser);
                     let path = &cfg.paths[file_index];
                     if let Err(e) = l.ensure(eng.as_mut(), &mut files, file_index, path, mode) {
                         free.push(index);
@@ -1419,7 +1434,7 @@ fn run_io(
                             r = 0;
                         }
                         if let Some(l) = &mut lazy {
-                            l.ended(eng.as_mut(), &mut files, file_index);
+                            l.ended(eng.as_mut(), &mut files, file_index, &mut chooser);
                         }
                         free.push(index);
                         // Nothing transferred at all (a read at the end of a
@@ -1511,6 +1526,9 @@ fn run_io(
                 continue;
             }
         }
+        if in_flight == 0 && std::mem::take(&mut files_busy) {
+            continue;
+        }
         if in_flight == 0 {
             // A drain for a sync or a new pass goes on to it only while
             // the job may still issue: when its time ran out during the
@@ -1559,7 +1577,7 @@ fn run_io(
                     continue;
                 }
                 if let Some(l) = &mut lazy {
-                    l.ended(eng.as_mut(), &mut files, slot.file);
+                    l.ended(eng.as_mut(), &mut files, slot.file, &mut chooser);
                 }
                 free.push(c.slot);
                 if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
@@ -1585,6 +1603,7 @@ fn run_io(
                 }
             }
             depth.set(clock, in_flight);
+            files_busy = false;
             let draining = draining || !may_issue(clock, &work, budget);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
@@ -1805,9 +1824,12 @@ fn unlink_and_reopen(
 /// The file, offset and length of the next I/O: fio's set_io_u_file,
 /// which retires each file that has no offset left and tries the next;
 /// `None` once every file is done.
+// The job loop's state it reads and moves on, each its own part.
+#[allow(clippy::too_many_arguments)]
 fn next_io(
     cfg: &JobConfig,
     chooser: &mut FileChooser,
+    lazy: &mut Option<LazyOpen>,
     placer: &mut Placer,
     dir: Dir,
     room: u64,
@@ -1821,7 +1843,13 @@ fn next_io(
         if let Some((offset, len)) = placer.next(cfg, file, dir, room, draws) {
             return Some((file, offset, len));
         }
-        chooser.finished(file);
+        // A file closes at once unless I/O on it is in flight (openfiles).
+        chooser.finished(file, lazy.as_ref().is_some_and(|l| l.in_flight(file)));
+        if let Some(l) = lazy {
+            while let Some(f) = chooser.take_retired() {
+                l.retire(f);
+            }
+        }
         // fio closes a file it has no offset left for.
         if let Some(w) = iolog {
             w.close(file);
