@@ -188,3 +188,123 @@ fn bad_weights_are_refused_as_by_fio() {
     }
     assert!(!blkio_root().join("ferrio-test-never-made").exists());
 }
+
+/// Runs `bin args...` in `dir` with room for a whole profile (fio's
+/// tiobench moves four times the machine's memory in KiB per job).
+fn run_long(bin: &str, args: &[&str], dir: &Path) -> Outcome {
+    let out = Command::new("timeout")
+        .args(["-k", "5", "180"])
+        .arg(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// What a tiobench run comes to: the exit code, the normal report's
+/// lines before the first job's report (job lines, no version line,
+/// "Starting ..."), the JSON's global options as printed (fio lists a
+/// repeated option twice), each job's name, group, options, I/O counts
+/// and error, and the files left in the directory with their sizes.
+fn tiobench(bin: &str, args: &[&str]) -> (i32, Vec<String>, String, Vec<String>, Vec<String>) {
+    let dir = Scratch::new("tiobench");
+    // A directory of its own that --directory names (and the profile's
+    // own directory=./ then overrides).
+    std::fs::create_dir(dir.0.join("elsewhere")).unwrap();
+    let mut all = vec!["--profile=tiobench", "--output-format=normal,json"];
+    all.extend_from_slice(args);
+    let out = run_long(bin, &all, &dir.0);
+    let at = out.stdout.find("{\n  \"fio version\"").unwrap_or_else(|| {
+        panic!("{bin}: no JSON: {out:?}");
+    });
+    let header = out.stdout[..at]
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.contains("Laying out"))
+        .map(str::to_string)
+        .collect();
+    let text = &out.stdout[at..];
+    let from = text.find("\"global options\"").expect("global options");
+    let globals = text[from..from + text[from..].find('}').unwrap()].to_string();
+    // The normal report may follow the JSON document.
+    let doc: serde_json::Value = serde_json::Deserializer::from_str(text)
+        .into_iter()
+        .next()
+        .expect("a JSON document")
+        .expect("JSON");
+    let jobs = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            format!(
+                "{} g={} {} read={} write={} error={}",
+                j["jobname"],
+                j["groupid"],
+                j["job options"],
+                j["read"]["total_ios"],
+                j["write"]["total_ios"],
+                j["error"]
+            )
+        })
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| {
+            let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+            format!("{} {len}", e.file_name().to_string_lossy())
+        })
+        .collect();
+    files.sort();
+    (out.code, header, globals, jobs, files)
+}
+
+/// `--profile=tiobench`: the same four jobs in four groups, over the
+/// same files of the same size (from the machine's memory), with the
+/// profile's own options (`--size`, `--dir`, `--numruns`, `--block`,
+/// `--threads`) as ineffective as fio 3.33 leaves them.
+#[test]
+fn tiobench_runs_fios_jobs() {
+    let args = [
+        "--size=4",
+        "--directory=elsewhere",
+        "--dir=elsewhere",
+        "--numruns=2",
+        "--block=8192",
+        "--threads=2",
+    ];
+    let theirs = tiobench(fio(), &args);
+    let ours = tiobench(ferrio(), &args);
+    assert_eq!(theirs.3.len(), 4, "fio: {theirs:?}");
+    assert_eq!(ours, theirs);
+}
+
+/// An unknown profile is fio's error, dry runs included; `--showcmd`
+/// and `--parse-only` load a known profile but add none of its jobs, so
+/// they show and check nothing.
+#[test]
+fn profile_errors_and_dry_runs_are_fios() {
+    let dir = Scratch::new("profile");
+    let env = std::collections::HashMap::new();
+    for args in [
+        &["--profile=nosuch"][..],
+        &["--profile=tiobench", "--showcmd"],
+        &["--profile=tiobench", "--parse-only"],
+        &["--profile=nosuch", "--showcmd"],
+    ] {
+        let theirs = common::run(fio(), args, &dir.0, &env);
+        let ours = common::run(ferrio(), args, &dir.0, &env);
+        assert_eq!(
+            (ours.code, ours.stdout, fio_part(&ours.stderr)),
+            (theirs.code, theirs.stdout, theirs.stderr),
+            "{args:?}"
+        );
+    }
+}
