@@ -220,6 +220,44 @@ rate=50m
     }
 }
 
+/// UDP multicast on loopback: the reader joins the group on
+/// interface=127.0.0.1, the sender sends to the group out of that
+/// interface with ttl=1. At a gentle rate no datagram is lost, in either
+/// tool: every byte sent is read.
+#[test]
+fn udp_multicast_on_loopback() {
+    let job = "[global]
+ioengine=net
+port=PORT
+protocol=udp
+hostname=239.255.77.1
+interface=127.0.0.1
+bs=1k
+size=64k
+
+[receiver]
+rw=read
+
+[sender]
+startdelay=300ms
+rw=write
+ttl=1
+rate=1m
+";
+    let (want, got) = run_both(job, true);
+    let (w, g) = both_ok(&want, &got);
+    for (job, dir) in [("sender", "write"), ("receiver", "read")] {
+        for key in ["total_ios", "io_bytes"] {
+            assert_eq!(
+                figure(&w, job, dir, key),
+                figure(&g, job, dir, key),
+                "{job} {key}"
+            );
+        }
+    }
+    assert_eq!(figure(&w, "receiver", "read", "io_bytes"), 64 << 10);
+}
+
 #[test]
 fn pingpong_round_trips() {
     let job = TCP

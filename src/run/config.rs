@@ -1418,6 +1418,8 @@ fn net_options(job: &JobSpec, pattern: Pattern, size: u64) -> engine::net::NetOp
         writes: pattern.write,
         random: pattern.random,
         size,
+        interface: text_option(job, "interface"),
+        ttl: job.num("ttl").unwrap_or(1) as u32,
     }
 }
 
