@@ -632,31 +632,24 @@ impl Net {
         done as i64
     }
 
+    /// One receive, as fio makes it: a datagram is a message of its own,
+    /// and a stream receive takes what has come, which may be short of
+    /// the buffer (fio counts that as a short I/O and asks for the rest).
     fn recv(&mut self, fd: RawFd, buf: &mut [u8]) -> i64 {
-        let mut done = 0;
-        while done < buf.len() {
-            // SAFETY: the unfilled tail of `buf` is valid for writing.
-            let n = unsafe { libc::recv(fd, buf[done..].as_mut_ptr().cast(), buf.len() - done, 0) };
-            if n < 0 {
-                let e = last();
-                if retry(&e) {
-                    continue;
-                }
+        let done = loop {
+            // SAFETY: `buf` is valid for writing.
+            let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if n >= 0 {
+                break n as usize;
+            }
+            let e = last();
+            if !retry(&e) {
                 return neg(e);
             }
-            if n == 0 {
-                break;
-            }
-            let n = n as usize;
-            if n == 8 && done == 0 && buf[..8] == Self::control(LINK_CLOSE) {
-                self.ended = true;
-                return 0;
-            }
-            done += n;
-            // A datagram is a message of its own.
-            if self.o.proto.udp() {
-                break;
-            }
+        };
+        if done == 8 && buf[..8] == Self::control(LINK_CLOSE) {
+            self.ended = true;
+            return 0;
         }
         if done == 0 {
             self.ended = true;

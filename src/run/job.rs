@@ -559,6 +559,10 @@ fn run_io(
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
+    // The bytes of those that were the rests of short I/Os: they count
+    // towards the job's end, but a new I/O's size is not cut to make
+    // room for them (fio trims no block for its requeued rests).
+    let mut rests = 0u64;
     let issued = |work: &[(u64, u64); 3]| {
         work.iter()
             .fold((0, 0), |(n, b), &(ios, bytes)| (n + ios, b + bytes))
@@ -1188,7 +1192,7 @@ fn run_io(
                         let room = if cfg.time_based {
                             u64::MAX
                         } else {
-                            budget - issued(&work).1
+                            budget - (issued(&work).1 - rests)
                         };
                         let (file_index, offset, len) = match (follow, replayed) {
                             (Some(block), _) => block,
@@ -1325,6 +1329,7 @@ fn run_io(
                 if resumed.is_some() {
                     work[dir as usize].0 += 1;
                     work[dir as usize].1 += len;
+                    rests += len;
                 }
                 // Backlog reads are not part of the job's amount of I/O.
                 if backlog.is_some() && resumed.is_none() {
