@@ -311,6 +311,73 @@ fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
     let _ = std::process::Command::new("umount").arg(&mount.0).status();
 }
 
+/// fill_device on a reading job, in a 2 MiB tmpfs: without a size the
+/// layout writes until the filesystem is full and the job reads all of
+/// it (each file cut to what it got; a second file gets nothing), for
+/// every loop; with a size it is an ordinary layout. Compared: exit
+/// status, error, read I/Os and bytes, stderr, and the files' sizes.
+#[test]
+fn fill_device_on_a_reading_job_reads_what_the_layout_wrote() {
+    let mount = Scratch::new("tmpfs-read");
+    if !small_tmpfs(&mount.0) {
+        eprintln!("no tmpfs could be mounted: skipped");
+        return;
+    }
+    let outcome = |tool: &str, job: &str| {
+        for entry in std::fs::read_dir(&mount.0).unwrap().flatten() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+        let s = Scratch::new("fill-read");
+        s.write(
+            "job.fio",
+            &job.replace("DIR", &mount.0.display().to_string()),
+        );
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        let doc: Value =
+            serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+        let j = &doc["jobs"][0];
+        let mut sizes: Vec<(String, u64)> = std::fs::read_dir(&mount.0)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+                (e.file_name().to_string_lossy().into_owned(), len)
+            })
+            .collect();
+        sizes.sort();
+        (
+            out.code,
+            j["error"].as_u64().unwrap(),
+            j["read"]["total_ios"].as_u64().unwrap(),
+            j["read"]["io_bytes"].as_u64().unwrap(),
+            out.stderr.trim().to_string(),
+            sizes,
+        )
+    };
+    for extra in [
+        "rw=read\n",
+        "rw=randread\nbs=48k\n",
+        "rw=read\nloops=2\n",
+        "rw=read\nnrfiles=2\n",
+        "rw=randread\nioengine=libaio\niodepth=4\n",
+        "rw=read\nsize=1m\n",
+    ] {
+        let job = format!("[r]\ndirectory=DIR\nioengine=psync\nbs=64k\nfill_device=1\n{extra}");
+        let want = outcome(fio(), &job);
+        assert!(want.3 > 0, "{extra}: fio read nothing: {want:?}");
+        assert_eq!(outcome(ferrio(), &job), want, "{extra}");
+    }
+    for entry in std::fs::read_dir(&mount.0).unwrap().flatten() {
+        let _ = std::fs::remove_file(entry.path());
+    }
+    let _ = std::process::Command::new("umount").arg(&mount.0).status();
+}
+
 #[test]
 fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
     let job = "[j]\nioengine=psync\nfilename=f\nsize=64k\nbs=4k\nrw=read\ncreate_on_open=1\n";

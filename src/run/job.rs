@@ -313,6 +313,8 @@ fn run_io(
     mut result: JobResult,
     mut flow: Option<&mut super::flow::Seat<'_>>,
 ) -> JobResult {
+    let capped = super::fill_read::capped(cfg);
+    let cfg = capped.as_ref().unwrap_or(cfg);
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,

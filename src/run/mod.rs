@@ -11,6 +11,7 @@ pub mod distribution;
 pub mod errors;
 pub mod file_lock;
 pub mod files;
+pub mod fill_read;
 pub mod fio_rand;
 pub mod flow;
 pub mod iolog;
