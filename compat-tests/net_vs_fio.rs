@@ -358,6 +358,16 @@ fn net_setup_refusals_fail_the_job_as_in_fio() {
     for (extra, what) in [
         ("protocol=udp\nrw=rw\n", "read OR write"),
         ("rw=randwrite\nhostname=127.0.0.1\n", "can't be random"),
+        // A multicast reader's interface is an address; a UDP reader's
+        // hostname must be a multicast group.
+        (
+            "protocol=udp\nrw=read\nhostname=239.255.77.2\ninterface=lo\n",
+            "interface not valid interface IP",
+        ),
+        (
+            "protocol=udp\nrw=read\nhostname=127.0.0.1\n",
+            "hostname not valid for non-multicast inbound network IO",
+        ),
     ] {
         let job = format!("[j]\nioengine=net\nport=PORT\nsize=1m\n{extra}");
         let (want, got) = run_both(&job, false);
