@@ -286,7 +286,8 @@ fn tiobench_runs_fios_jobs() {
     assert_eq!(ours, theirs);
 }
 
-/// An unknown profile is fio's error, dry runs included; `--showcmd`
+/// An unknown profile is fio's error, dry runs included, and so is act
+/// without devices (act itself is refused); `--showcmd`
 /// and `--parse-only` load a known profile but add none of its jobs, so
 /// they show and check nothing.
 #[test]
@@ -298,6 +299,7 @@ fn profile_errors_and_dry_runs_are_fios() {
         &["--profile=tiobench", "--showcmd"],
         &["--profile=tiobench", "--parse-only"],
         &["--profile=nosuch", "--showcmd"],
+        &["--profile=act"],
     ] {
         let theirs = common::run(fio(), args, &dir.0, &env);
         let ours = common::run(ferrio(), args, &dir.0, &env);

@@ -224,7 +224,8 @@ fn with_profile(args: &Args, name: &str) -> Result<Option<Args>, i32> {
         return Err(1);
     }
     let mb_memory = Environment::capture().mb_memory;
-    let more = crate::profile::options(name, mb_memory).map_err(|e| {
+    let act_devices = args.job_options.iter().any(|o| o.name == "device-names");
+    let more = crate::profile::options(name, mb_memory, act_devices).map_err(|e| {
         eprintln!("{}", e.message);
         e.code
     })?;

@@ -24,13 +24,27 @@ pub struct ProfileError {
 }
 
 /// The options `name` adds after the command line's own, given the
-/// machine's memory in MiB (fio's `$mb_memory`).
-pub fn options(name: &str, mb_memory: u64) -> Result<Vec<CmdOption>, ProfileError> {
+/// machine's memory in MiB (fio's `$mb_memory`) and whether the command
+/// line names act's devices.
+pub fn options(
+    name: &str,
+    mb_memory: u64,
+    act_devices: bool,
+) -> Result<Vec<CmdOption>, ProfileError> {
     match name {
         "tiobench" => Ok(tiobench(mb_memory)),
+        // Without devices act's preparation fails in fio too, so that
+        // much is fio's own error.
+        "act" if !act_devices => Err(ProfileError {
+            message: "act: you need to set IO target(s) with the device-names option.\n\
+                      fio: profile act prep failed"
+                .to_string(),
+            code: 1,
+        }),
         "act" => Err(ProfileError {
-            message: "ferrio: the act profile is not run yet (its device-names, load, \
-                      threads-per-queue and large-block phases are not modelled); run it \
+            message: "ferrio: the act profile is not run yet: fio's act also sorts every \
+                      I/O's latency into hourly slices, judges them against its pass \
+                      criteria and prints its own table, which is not modelled; run it \
                       with fio"
                 .to_string(),
             code: 1,
@@ -93,7 +107,7 @@ mod tests {
 
     #[test]
     fn tiobench_sizes_by_memory_and_names_four_jobs() {
-        let opts = options("tiobench", 24105).unwrap();
+        let opts = options("tiobench", 24105, false).unwrap();
         let size = opts.iter().find(|o| o.name == "size").unwrap();
         assert_eq!(size.value.as_deref(), Some("98734080"));
         let names: Vec<_> = opts
@@ -106,7 +120,7 @@ mod tests {
 
     #[test]
     fn unknown_profiles_are_fios_error() {
-        let e = options("nope", 1).unwrap_err();
+        let e = options("nope", 1, false).unwrap_err();
         assert_eq!(e.message, "fio: profile 'nope' not found");
     }
 }
