@@ -311,6 +311,73 @@ fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
     let _ = std::process::Command::new("umount").arg(&mount.0).status();
 }
 
+/// fill_device on a reading job, in a 2 MiB tmpfs: without a size the
+/// layout writes until the filesystem is full and the job reads all of
+/// it (each file cut to what it got; a second file gets nothing), for
+/// every loop; with a size it is an ordinary layout. Compared: exit
+/// status, error, read I/Os and bytes, stderr, and the files' sizes.
+#[test]
+fn fill_device_on_a_reading_job_reads_what_the_layout_wrote() {
+    let mount = Scratch::new("tmpfs-read");
+    if !small_tmpfs(&mount.0) {
+        eprintln!("no tmpfs could be mounted: skipped");
+        return;
+    }
+    let outcome = |tool: &str, job: &str| {
+        for entry in std::fs::read_dir(&mount.0).unwrap().flatten() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+        let s = Scratch::new("fill-read");
+        s.write(
+            "job.fio",
+            &job.replace("DIR", &mount.0.display().to_string()),
+        );
+        let out = run(
+            tool,
+            &["--output-format=json", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        let doc: Value =
+            serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
+        let j = &doc["jobs"][0];
+        let mut sizes: Vec<(String, u64)> = std::fs::read_dir(&mount.0)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+                (e.file_name().to_string_lossy().into_owned(), len)
+            })
+            .collect();
+        sizes.sort();
+        (
+            out.code,
+            j["error"].as_u64().unwrap(),
+            j["read"]["total_ios"].as_u64().unwrap(),
+            j["read"]["io_bytes"].as_u64().unwrap(),
+            out.stderr.trim().to_string(),
+            sizes,
+        )
+    };
+    for extra in [
+        "rw=read\n",
+        "rw=randread\nbs=48k\n",
+        "rw=read\nloops=2\n",
+        "rw=read\nnrfiles=2\n",
+        "rw=randread\nioengine=libaio\niodepth=4\n",
+        "rw=read\nsize=1m\n",
+    ] {
+        let job = format!("[r]\ndirectory=DIR\nioengine=psync\nbs=64k\nfill_device=1\n{extra}");
+        let want = outcome(fio(), &job);
+        assert!(want.3 > 0, "{extra}: fio read nothing: {want:?}");
+        assert_eq!(outcome(ferrio(), &job), want, "{extra}");
+    }
+    for entry in std::fs::read_dir(&mount.0).unwrap().flatten() {
+        let _ = std::fs::remove_file(entry.path());
+    }
+    let _ = std::process::Command::new("umount").arg(&mount.0).status();
+}
+
 #[test]
 fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
     let job = "[j]\nioengine=psync\nfilename=f\nsize=64k\nbs=4k\nrw=read\ncreate_on_open=1\n";
@@ -456,8 +523,9 @@ fn open_files_at_once(trace: &str) -> usize {
 
 /// openfiles below nrfiles: fio opens a file only when the job comes to
 /// it and closes it when done, so no more than openfiles are open at
-/// once. Compared (under strace): the most of the job's files open at
-/// once, and the offsets issued (from the lat log).
+/// once (on an async engine, counting a file done with until its last
+/// I/O has ended). Compared (under strace): the most of the job's files
+/// open at once, and the offsets issued (from the lat log).
 #[test]
 fn openfiles_opens_files_lazily_as_fio_does() {
     if run(
@@ -477,6 +545,11 @@ fn openfiles_opens_files_lazily_as_fio_does() {
         "rw=randread\nnrfiles=6\nopenfiles=2\nfile_service_type=roundrobin\n",
         "rw=randread\nnrfiles=6\nopenfiles=4\nfile_service_type=zipf:1.2\n",
         "rw=randwrite\nnrfiles=5\nopenfiles=3\nfile_service_type=random\n",
+        // An async engine: a file done with stays open (and counted) until
+        // the I/O in flight on it has ended, and the job reaps meanwhile.
+        "ioengine=libaio\niodepth=4\nrw=read\nnrfiles=6\nopenfiles=1\n",
+        "ioengine=libaio\niodepth=4\nrw=randread\nnrfiles=6\nopenfiles=1\nfile_service_type=random\n",
+        "ioengine=io_uring\niodepth=8\nrw=randread\nnrfiles=6\nopenfiles=2\nfile_service_type=sequential\n",
     ] {
         let job = format!("{}bs=4k\nfilesize=32k\n{options}", logged(None, ""));
         let outcome = |tool: &str| {

@@ -103,6 +103,17 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     }
     check_flags(args)?;
     let parse_only = args.has("parse-only");
+    let profiled;
+    let args = match args.flag("profile") {
+        Some(name) => match with_profile(args, name.unwrap_or(""))? {
+            Some(more) => {
+                profiled = more;
+                &profiled
+            }
+            None => return Ok(0),
+        },
+        None => args,
+    };
     if args.files.is_empty() && args.job_options.is_empty() && !parse_only && !args.has("demo") {
         eprintln!("No job(s) defined\n");
         out(&help::usage());
@@ -209,6 +220,32 @@ fn demo_target() -> String {
 }
 
 /// Flags that fio checks before reading any job.
+/// `--profile=NAME`: the command line with the profile's options after
+/// its own, or `None` for a dry run (`--showcmd`, `--parse-only`), where
+/// fio loads the profile but adds none of its jobs.
+fn with_profile(args: &Args, name: &str) -> Result<Option<Args>, i32> {
+    if !args.files.is_empty() || args.job_options.iter().any(|o| o.name == "name") {
+        eprintln!(
+            "ferrio: --profile together with job files or --name jobs is not run yet \
+             (fio adds the profile's jobs after those, sharing its global options); \
+             run the profile on its own"
+        );
+        return Err(1);
+    }
+    let mb_memory = Environment::capture().mb_memory;
+    let act_devices = args.job_options.iter().any(|o| o.name == "device-names");
+    let more = crate::profile::options(name, mb_memory, act_devices).map_err(|e| {
+        eprintln!("{}", e.message);
+        e.code
+    })?;
+    if args.has("showcmd") || args.has("parse-only") {
+        return Ok(None);
+    }
+    let mut args = args.clone();
+    args.job_options.extend(more);
+    Ok(Some(args))
+}
+
 fn check_flags(args: &Args) -> Result<(), i32> {
     for value in args.all("output-format") {
         for format in value.split(',') {

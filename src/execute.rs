@@ -105,9 +105,16 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     if formats.normal {
         let specs: Vec<&JobSpec> = plan.jobs().collect();
         sink.say(&headers(&specs, &jobs));
+        // fio prints its version once the command line is parsed, unless
+        // the jobs are to come from a profile (loaded later, without it).
+        let version = if args.has("profile") {
+            String::new()
+        } else {
+            format!("{}\n", crate::FIO_VERSION)
+        };
         match aborted {
-            Some(_) => sink.say(&format!("{}\n", crate::FIO_VERSION)),
-            None => sink.say(&format!("{}\n{}\n", crate::FIO_VERSION, starting(&jobs))),
+            Some(_) => sink.say(&version),
+            None => sink.say(&format!("{version}{}\n", starting(&jobs))),
         }
     }
     crate::run::signals::install();

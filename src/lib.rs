@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod options;
 pub mod persona;
 pub mod plan;
+pub mod profile;
 pub mod report;
 pub mod run;
 pub mod stats;

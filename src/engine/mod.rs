@@ -13,6 +13,7 @@ pub mod io_uring;
 pub mod libaio;
 pub mod mmap;
 pub mod net;
+pub mod net_multicast;
 pub mod null;
 pub mod posixaio;
 pub mod psync;

@@ -76,9 +76,20 @@ pub struct NetOptions {
     pub random: bool,
     /// The job's size: a TCP sender says MSG_MORE until it is reached.
     pub size: u64,
+    /// UDP multicast: the interface's address, and the hop limit.
+    pub interface: Option<String>,
+    pub ttl: u32,
 }
 
 impl NetOptions {
+    /// The multicast group of a UDP job, if its hostname names one.
+    fn group(&self) -> Option<Ipv4Addr> {
+        self.host
+            .as_deref()
+            .filter(|_| self.proto.udp())
+            .and_then(super::net_multicast::group)
+    }
+
     /// Whether this job takes the listening side: TCP `listen`, or the
     /// reader of a datagram or unix link (fio decides so in its init).
     fn listens(&self) -> bool {
@@ -112,12 +123,11 @@ impl NetOptions {
                 return bad("UNIX sockets need host/filename");
             }
         }
-        // Multicast (with its interface and ttl) is not carried out: refused
-        // rather than sent as unicast.
-        if self.proto.udp() && self.host.as_deref().and_then(multicast).is_some() {
-            return bad("UDP multicast is not supported by ferrio");
-        }
-        if self.listens() && self.proto != Proto::Unix && self.host.is_some() {
+        if self.listens()
+            && self.proto != Proto::Unix
+            && self.host.is_some()
+            && self.group().is_none()
+        {
             return bad("hostname not valid for non-multicast inbound network IO");
         }
         if !self.listens() && self.host.is_none() {
@@ -125,11 +135,6 @@ impl NetOptions {
         }
         Ok(())
     }
-}
-
-/// The IPv4 multicast group a host names, if it is one.
-fn multicast(host: &str) -> Option<Ipv4Addr> {
-    host.parse::<Ipv4Addr>().ok().filter(|a| a.is_multicast())
 }
 
 /// Listening sockets bound before the group's threads start, by
@@ -354,12 +359,18 @@ fn bind_listener(o: &NetOptions) -> io::Result<OwnedFd> {
             "setsockopt",
         )?;
         tune(raw, o)?;
-        let any = if o.proto.v6() {
-            IpAddr::V6(Ipv6Addr::UNSPECIFIED)
-        } else {
-            IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+        // A multicast reader joins its group and takes the group's address.
+        let at = match o.group() {
+            Some(group) => IpAddr::V4(super::net_multicast::join(
+                raw,
+                group,
+                o.proto.v6(),
+                o.interface.as_deref(),
+            )?),
+            None if o.proto.v6() => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+            None => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
         };
-        RawAddr::inet(SocketAddr::new(any, o.port as u16))
+        RawAddr::inet(SocketAddr::new(at, o.port as u16))
     };
     // SAFETY: `addr` holds a valid address of `addr.len` bytes.
     if unsafe { libc::bind(raw, addr.ptr(), addr.len) } < 0 {
@@ -544,6 +555,14 @@ impl Net {
             )?;
         }
         tune(raw, &self.o)?;
+        if self.o.group().is_some() {
+            super::net_multicast::sender(
+                raw,
+                self.o.proto.v6(),
+                self.o.interface.as_deref(),
+                self.o.ttl,
+            )?;
+        }
         let addr = peer(&self.o)?;
         if self.o.proto.udp() {
             self.to = Some(addr);
@@ -613,31 +632,24 @@ impl Net {
         done as i64
     }
 
+    /// One receive, as fio makes it: a datagram is a message of its own,
+    /// and a stream receive takes what has come, which may be short of
+    /// the buffer (fio counts that as a short I/O and asks for the rest).
     fn recv(&mut self, fd: RawFd, buf: &mut [u8]) -> i64 {
-        let mut done = 0;
-        while done < buf.len() {
-            // SAFETY: the unfilled tail of `buf` is valid for writing.
-            let n = unsafe { libc::recv(fd, buf[done..].as_mut_ptr().cast(), buf.len() - done, 0) };
-            if n < 0 {
-                let e = last();
-                if retry(&e) {
-                    continue;
-                }
+        let done = loop {
+            // SAFETY: `buf` is valid for writing.
+            let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if n >= 0 {
+                break n as usize;
+            }
+            let e = last();
+            if !retry(&e) {
                 return neg(e);
             }
-            if n == 0 {
-                break;
-            }
-            let n = n as usize;
-            if n == 8 && done == 0 && buf[..8] == Self::control(LINK_CLOSE) {
-                self.ended = true;
-                return 0;
-            }
-            done += n;
-            // A datagram is a message of its own.
-            if self.o.proto.udp() {
-                break;
-            }
+        };
+        if done == 8 && buf[..8] == Self::control(LINK_CLOSE) {
+            self.ended = true;
+            return 0;
         }
         if done == 0 {
             self.ended = true;
@@ -913,12 +925,23 @@ mod tests {
             ..tcp_sender()
         };
         assert!(refused(o).contains("read OR write"));
+        // A multicast group is a UDP reader's only hostname.
         let o = NetOptions {
             proto: Proto::Udp,
             host: Some("239.0.0.1".into()),
+            reads: true,
+            writes: false,
             ..tcp_sender()
         };
-        assert!(refused(o).contains("multicast"));
+        assert!(o.check().is_ok());
+        let o = NetOptions {
+            proto: Proto::Udp,
+            host: Some("127.0.0.1".into()),
+            reads: true,
+            writes: false,
+            ..tcp_sender()
+        };
+        assert!(refused(o).contains("non-multicast"));
         let o = NetOptions {
             proto: Proto::Unix,
             ..tcp_sender()

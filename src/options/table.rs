@@ -1981,13 +1981,16 @@ pub static OPTIONS: &[OptDef] = &[
         ]),
         Misc,
         "Run one of the built-in workload profiles",
-    ),
+    )
+    // As a job option fio only stores it (the --profile flag runs one).
+    .runs(),
     OptDef::new(
         "cgroup",
         Text(&[]),
         Process,
         "Place the job in this control group",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "cgroup_nodelete",
         Bool,
@@ -1995,7 +1998,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Leave the job's control group in place afterwards",
     )
     .def("0")
-    .parent("cgroup"),
+    .parent("cgroup")
+    .runs(),
     OptDef::new(
         "cgroup_weight",
         Int,
@@ -2004,7 +2008,8 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .min(100)
     .max(1000)
-    .parent("cgroup"),
+    .parent("cgroup")
+    .runs(),
     OptDef::new("uid", Int, Process, "User id the job runs as")
     .runs(),
     OptDef::new("gid", Int, Process, "Group id the job runs as")
@@ -2114,24 +2119,32 @@ pub static OPTIONS: &[OptDef] = &[
     .parent("steadystate"),
     // Options that fio's built-in profiles (tiobench, act) add to the
     // generic table at start-up; job files may set them like any other.
+    // fio 3.33's tiobench builds its jobs from defaults its own options
+    // never reach, so they change nothing, there or anywhere: they run,
+    // as no-ops (src/profile.rs).
     OptDef::new("block", Int, Misc, "tiobench profile: block size in bytes")
         .def("4096")
-        .profile("tiobench"),
+        .profile("tiobench")
+        .runs(),
     OptDef::new(
         "numruns",
         Int,
         Misc,
         "tiobench profile: how many times to run",
     )
-    .profile("tiobench"),
+    .profile("tiobench")
+    .runs(),
     OptDef::new(
         "dir",
         Text(&[]),
         Misc,
         "tiobench profile: directory to test in",
     )
-    .profile("tiobench"),
-    OptDef::new("threads", Int, Misc, "tiobench profile: number of threads").profile("tiobench"),
+    .profile("tiobench")
+    .runs(),
+    OptDef::new("threads", Int, Misc, "tiobench profile: number of threads")
+        .profile("tiobench")
+        .runs(),
     OptDef::new(
         "device-names",
         Text(&[]),

@@ -672,12 +672,25 @@ impl JobConfig {
         };
         // fill_device without a size writes until the device is full.
         let fill_device = job.flag("fill_device");
-        if fill_device && pattern.read {
+        if fill_device
+            && pattern.read
+            && !pattern.write
+            && offset != 0
+            && job.setting("size").is_none()
+        {
             return Err(Refusal(format!(
-                "job '{}': fill_device on a job that reads is not run by ferrio: fio 3.33 \
-                 first rewrites its files (without a size, with writes until the \
-                 filesystem is full; with one, replacing even a longer file), then \
-                 reads them; run it with fio",
+                "job '{}': fill_device with an offset on a reading job is not run by \
+                 ferrio: fio 3.33 adds the offset to its unbounded size, which wraps, \
+                 and lays out a file shorter than the offset; run it with fio",
+                job.name
+            )));
+        }
+        if fill_device && pattern.read && pattern.write {
+            return Err(Refusal(format!(
+                "job '{}': fill_device on a job that both reads and writes is not run by \
+                 ferrio: fio 3.33 lays its files out until the filesystem is full and then \
+                 mixes reads with writes that meet ENOSPC, which is not modelled; run it \
+                 with fio",
                 job.name
             )));
         }
@@ -1445,6 +1458,8 @@ fn net_options(job: &JobSpec, pattern: Pattern, size: u64) -> engine::net::NetOp
         writes: pattern.write,
         random: pattern.random,
         size,
+        interface: text_option(job, "interface"),
+        ttl: job.num("ttl").unwrap_or(1) as u32,
     }
 }
 

@@ -3,7 +3,10 @@
 //! at random (uniformly or skewed), keeping each pick for `:N` I/Os.
 //! With `openfiles` below the file count, a file not in use yet is passed
 //! over while that many are in use (fio's busy open), and a file leaves
-//! use when it is done.
+//! use when it is done and the last I/O on it has ended (fio counts a
+//! closing file as open until then). A file passed over that way while
+//! I/O is in flight makes the choice busy, as fio's EBUSY does: the job
+//! reaps before it asks again.
 
 use super::config::{FileService, JobConfig, ServiceKind};
 use super::distribution::{Distribution, Seeding};
@@ -32,6 +35,13 @@ pub struct FileChooser {
     /// Files left since the caller last asked (only kept with a limit
     /// below the file count, where they are closed).
     retired: Vec<usize>,
+    /// Files done with that still count as in use: I/O on them was in
+    /// flight when they were left, and they have not closed yet.
+    closing: Vec<bool>,
+    /// Whether the job has I/O queued or in flight (the caller's word),
+    /// and whether a pick found no room for a file because of it.
+    in_flight: bool,
+    busy: bool,
 }
 
 impl FileChooser {
@@ -65,13 +75,34 @@ impl FileChooser {
             in_use_count: 0,
             limit: if limit == 0 { files } else { limit.min(files) },
             retired: Vec::with_capacity(files),
+            closing: vec![false; files],
+            in_flight: false,
+            busy: false,
         }
     }
 
     /// Whether `f` may take the next I/O: not done, and in use already or
     /// with room for one more file in use.
     fn available(&self, f: usize) -> bool {
-        !self.done[f] && (self.in_use[f] || self.in_use_count < self.limit)
+        !self.done[f] && !self.closing[f] && (self.in_use[f] || self.in_use_count < self.limit)
+    }
+
+    /// Whether `f` is passed over only for want of room while I/O is in
+    /// flight: fio's busy open, after which the job reaps.
+    fn blocked(&self, f: usize) -> bool {
+        self.in_flight && !self.done[f] && !self.closing[f] && !self.in_use[f]
+    }
+
+    /// Tells the choice whether the job has I/O queued or in flight.
+    #[inline]
+    pub fn set_in_flight(&mut self, any: bool) {
+        self.in_flight = any;
+    }
+
+    /// Whether the last pick gave nothing because every file it tried
+    /// needed room (the job reaps, then picks again); clears the mark.
+    pub fn take_busy(&mut self) -> bool {
+        std::mem::take(&mut self.busy)
     }
 
     fn take(&mut self, f: usize) -> usize {
@@ -107,11 +138,19 @@ impl FileChooser {
                 if self.available(f) {
                     break f;
                 }
+                if self.blocked(f) {
+                    self.busy = true;
+                    return None;
+                }
             },
             ServiceKind::Random => loop {
                 let f = self.rng.scaled(files as u64) as usize;
                 if self.available(f) {
                     break f;
+                }
+                if self.blocked(f) {
+                    self.busy = true;
+                    return None;
                 }
             },
             ServiceKind::Skewed(_) => loop {
@@ -121,6 +160,10 @@ impl FileChooser {
                 let f = ((slot >> SLOT_SHIFT) as usize).min(files - 1);
                 if self.available(f) {
                     break f;
+                }
+                if self.blocked(f) {
+                    self.busy = true;
+                    return None;
                 }
             },
         };
@@ -132,12 +175,17 @@ impl FileChooser {
 
     /// `file` has no offset left. A skewed choice keeps it (the caller
     /// starts its positions over); otherwise it is done for this pass.
-    /// Either way it is closed in fio, so the next I/O picks afresh.
-    pub fn finished(&mut self, file: usize) {
+    /// Either way it is closed in fio, so the next I/O picks afresh;
+    /// with I/O still `in_flight` on it, it keeps its room until it has
+    /// `closed`.
+    pub fn finished(&mut self, file: usize, in_flight: bool) {
         if self.current == Some(file) {
             self.current = None;
         }
-        if self.in_use[file] {
+        if in_flight && self.in_use[file] && self.limit < self.done.len() {
+            self.closing[file] = true;
+            self.retired.push(file);
+        } else if self.in_use[file] {
             self.in_use[file] = false;
             self.in_use_count -= 1;
             if self.limit < self.done.len() {
@@ -147,6 +195,14 @@ impl FileChooser {
         if !self.service.skewed() && !self.done[file] {
             self.done[file] = true;
             self.done_count += 1;
+        }
+    }
+
+    /// `file` has closed: a file left with I/O in flight gives up its room.
+    pub fn closed(&mut self, file: usize) {
+        if std::mem::take(&mut self.closing[file]) {
+            self.in_use[file] = false;
+            self.in_use_count -= 1;
         }
     }
 
@@ -161,6 +217,7 @@ impl FileChooser {
         self.done_count = 0;
         self.in_use.iter_mut().for_each(|u| *u = false);
         self.in_use_count = 0;
+        self.closing.iter_mut().for_each(|c| *c = false);
         self.retired.clear();
         self.current = None;
         self.left = 0;

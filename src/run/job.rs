@@ -299,8 +299,8 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         result.finish(std::time::Duration::ZERO);
         return result;
     }
-    let _locked = match cfg.thread_setup.apply(&cfg.name) {
-        Ok(locked) => locked,
+    let _held = match cfg.thread_setup.apply(&cfg.name) {
+        Ok(held) => held,
         Err(e) => {
             // A failed exec_prerun ends the job quietly, as in fio.
             if e.errno != 0 {
@@ -322,6 +322,8 @@ fn run_io(
     mut result: JobResult,
     mut flow: Option<&mut super::flow::Seat<'_>>,
 ) -> JobResult {
+    let capped = super::fill_read::capped(cfg);
+    let cfg = capped.as_ref().unwrap_or(cfg);
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,
@@ -575,6 +577,10 @@ fn run_io(
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
+    // The bytes of those that were the rests of short I/Os: they count
+    // towards the job's end, but a new I/O's size is not cut to make
+    // room for them (fio trims no block for its requeued rests).
+    let mut rests = 0u64;
     let issued = |work: &[(u64, u64); 3]| {
         work.iter()
             .fold((0, 0), |(n, b), &(ios, bytes)| (n + ios, b + bytes))
@@ -651,6 +657,9 @@ fn run_io(
         .map(|(shared_reads, origin)| FileLocks::new(shared_reads, origin, &cfg.paths));
     // An I/O serialize_overlap held back until the one it overlaps is done.
     let mut held = None;
+    // openfiles: the next file found no room while I/O was in flight;
+    // the job reaps before it picks again.
+    let mut files_busy = false;
     let thinks = !cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero();
     // The direction of the I/O just handed out, while its pause is to be
     // weighed, with the completions counted when it was the last one.
@@ -773,7 +782,7 @@ fn run_io(
         // latency_target holds the queue to the depth it is trying.
         let depth_limit = lat_target.as_ref().map_or(cfg.iodepth, |l| l.depth);
         let below_depth = in_flight + unsubmitted.len() < depth_limit;
-        let room = below_depth && !(may_be_busy && eng.busy());
+        let room = below_depth && !(may_be_busy && eng.busy()) && !files_busy;
         // fio hands a busy null engine its next I/O anyway, which logs it,
         // and hands it over again once the engine has been reaped.
         if iolog.is_some() && issuing && !draining && below_depth && may_be_busy && eng.busy() {
@@ -960,6 +969,9 @@ fn run_io(
                     // Like fio, sync the file the next I/O would go to
                     // (the sync takes that file's turn).
                     let target = replayed.unwrap_or_else(|| chooser.pick().unwrap_or(0));
+                    // Nothing is in flight during a sync, so it never
+                    // finds the choice busy.
+                    chooser.take_busy();
                     if let Some(l) = &mut lazy
                         && let Err(e) =
                             l.ensure(eng.as_mut(), &mut files, target, &cfg.paths[target], mode)
@@ -1304,7 +1316,7 @@ fn run_io(
                         let room = if cfg.time_based || cfg.zbd.is_some() {
                             u64::MAX
                         } else {
-                            budget - issued(&work).1
+                            budget - (issued(&work).1 - rests)
                         };
                         let (file_index, offset, len) = match (follow, replayed) {
                             // zbd: trimwrite's write goes to the write
@@ -1344,9 +1356,11 @@ fn run_io(
                                 (file, offset, len)
                             }
                             (None, _) => {
+                                chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
                                 match next_io(
                                     cfg,
                                     &mut chooser,
+                                    &mut lazy,
                                     &mut placer,
                                     &mut dir,
                                     room,
@@ -1362,7 +1376,14 @@ fn run_io(
                                             result.fail(e.errno, &e.func, e.message);
                                             break 'run;
                                         }
-                                        out_of_offsets = true;
+                                        // No room for the next file while
+                                        // I/O is in flight: reap, then
+                                        // try again (fio's busy open).
+                                        if chooser.take_busy() {
+                                            files_busy = true;
+                                        } else {
+                                            out_of_offsets = true;
+                                        }
                                         continue;
                                     }
                                 }
@@ -1397,7 +1418,7 @@ fn run_io(
                     while let Some(f) = chooser.take_retired() {
                         l.retire(f);
                     }
-                    l.flush(eng.as_mut(), &mut files);
+                    l.flush(eng.as_mut(), &mut files, &mut chooser);
                     let path = &cfg.paths[file_index];
                     if let Err(e) = l.ensure(eng.as_mut(), &mut files, file_index, path, mode) {
                         free.push(index);
@@ -1451,6 +1472,7 @@ fn run_io(
                 if resumed.is_some() {
                     work[dir as usize].0 += 1;
                     work[dir as usize].1 += len;
+                    rests += len;
                 }
                 // Backlog reads are not part of the job's amount of I/O.
                 if backlog.is_some() && resumed.is_none() {
@@ -1574,7 +1596,7 @@ fn run_io(
                             r = 0;
                         }
                         if let Some(l) = &mut lazy {
-                            l.ended(eng.as_mut(), &mut files, file_index);
+                            l.ended(eng.as_mut(), &mut files, file_index, &mut chooser);
                         }
                         free.push(index);
                         // Nothing transferred at all (a read at the end of a
@@ -1666,6 +1688,9 @@ fn run_io(
                 continue;
             }
         }
+        if in_flight == 0 && std::mem::take(&mut files_busy) {
+            continue;
+        }
         if in_flight == 0 {
             // A drain for a sync or a new pass goes on to it only while
             // the job may still issue: when its time ran out during the
@@ -1722,7 +1747,7 @@ fn run_io(
                     continue;
                 }
                 if let Some(l) = &mut lazy {
-                    l.ended(eng.as_mut(), &mut files, slot.file);
+                    l.ended(eng.as_mut(), &mut files, slot.file, &mut chooser);
                 }
                 free.push(c.slot);
                 if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
@@ -1748,6 +1773,7 @@ fn run_io(
                 }
             }
             depth.set(clock, in_flight);
+            files_busy = false;
             let draining = draining || !may_issue(clock, &work, budget);
             let keep_reaping = draining || (full && in_flight > cfg.iodepth_low);
             if in_flight == 0 || !keep_reaping {
@@ -1974,9 +2000,12 @@ fn unlink_and_reopen(
 /// The file, offset and length of the next I/O: fio's set_io_u_file,
 /// which retires each file that has no offset left and tries the next;
 /// `None` once every file is done.
+// The job loop's state it reads and moves on, each its own part.
+#[allow(clippy::too_many_arguments)]
 fn next_io(
     cfg: &JobConfig,
     chooser: &mut FileChooser,
+    lazy: &mut Option<LazyOpen>,
     placer: &mut Placer,
     dir: &mut Dir,
     room: u64,
@@ -1991,7 +2020,13 @@ fn next_io(
         if let Some((offset, len)) = placer.next(cfg, file, *dir, room, draws) {
             return Some((file, offset, len));
         }
-        chooser.finished(file);
+        // A file closes at once unless I/O on it is in flight (openfiles).
+        chooser.finished(file, lazy.as_ref().is_some_and(|l| l.in_flight(file)));
+        if let Some(l) = lazy {
+            while let Some(f) = chooser.take_retired() {
+                l.retire(f);
+            }
+        }
         // fio closes a file it has no offset left for.
         if let Some(w) = iolog {
             w.close(file);

@@ -92,13 +92,25 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         if !fill {
             continue;
         }
-        file.set_len(needed)?;
+        // fill_device: no length is set ahead, and a full device ends the
+        // writing, not the job (which then reads what was written).
+        if !cfg.fill_device {
+            file.set_len(needed)?;
+        }
         let mut chunk = vec![0u8; 1 << 20];
         let mut written = 0;
         while written < needed {
             fill_random(&mut chunk, &mut rng);
             let n = ((needed - written) as usize).min(chunk.len());
-            std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written)?;
+            match std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written) {
+                Err(e)
+                    if cfg.fill_device
+                        && matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) =>
+                {
+                    break;
+                }
+                r => r?,
+            }
             written += n as u64;
         }
         if cfg.create_fsync {

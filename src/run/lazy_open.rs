@@ -7,6 +7,7 @@ use std::io;
 use std::path::Path;
 
 use super::config::JobConfig;
+use super::files::FileChooser;
 use crate::engine::{Engine, OpenMode};
 
 /// The engine handle of a file that is not open.
@@ -78,12 +79,26 @@ impl LazyOpen {
         self.refs[file] += 1;
     }
 
-    /// An I/O on `file` ended: the file closes if it was done with.
+    /// Whether I/O on `file` is queued or in flight.
     #[inline]
-    pub fn ended(&mut self, eng: &mut dyn Engine, files: &mut [usize], file: usize) {
+    pub fn in_flight(&self, file: usize) -> bool {
+        self.refs[file] > 0
+    }
+
+    /// An I/O on `file` ended: the file closes if it was done with, and
+    /// its room goes back to `chooser`.
+    #[inline]
+    pub fn ended(
+        &mut self,
+        eng: &mut dyn Engine,
+        files: &mut [usize],
+        file: usize,
+        chooser: &mut FileChooser,
+    ) {
         self.refs[file] = self.refs[file].saturating_sub(1);
         if self.refs[file] == 0 && self.retired[file] {
             self.close(eng, files, file);
+            chooser.closed(file);
         }
     }
 
@@ -96,10 +111,11 @@ impl LazyOpen {
     }
 
     /// Closes the files retired with no I/O in flight.
-    pub fn flush(&mut self, eng: &mut dyn Engine, files: &mut [usize]) {
+    pub fn flush(&mut self, eng: &mut dyn Engine, files: &mut [usize], chooser: &mut FileChooser) {
         while let Some(file) = self.pending.pop() {
             if self.retired[file] && self.refs[file] == 0 {
                 self.close(eng, files, file);
+                chooser.closed(file);
             }
         }
     }

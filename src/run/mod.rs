@@ -3,6 +3,7 @@
 
 pub mod blktrace;
 pub mod block_errors;
+pub mod cgroup;
 pub mod clock;
 pub mod config;
 pub mod content;
@@ -11,6 +12,7 @@ pub mod distribution;
 pub mod errors;
 pub mod file_lock;
 pub mod files;
+pub mod fill_read;
 pub mod fio_rand;
 pub mod flow;
 pub mod iolog;
@@ -399,5 +401,7 @@ pub fn run(
         results.extend(group_results);
         start = end;
     }
+    // fio removes the control groups it made once every job is done.
+    cgroup::remove_made();
     (results, disks.usage())
 }

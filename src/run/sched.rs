@@ -34,6 +34,16 @@ pub struct ThreadSetup {
     pub lockmem: u64,
     pub prerun: Option<String>,
     pub postrun: Option<String>,
+    /// cgroup: the control group the job's thread runs in.
+    pub cgroup: Option<super::cgroup::Cgroup>,
+}
+
+/// What a job holds while it runs: its locked memory (lockmem) and its
+/// place in a control group, both given back on drop.
+#[derive(Debug)]
+pub struct Held {
+    _locked: Option<Locked>,
+    _cgroup: Option<super::cgroup::Member>,
 }
 
 impl ThreadSetup {
@@ -105,6 +115,11 @@ impl ThreadSetup {
             lockmem: job.num("lockmem").unwrap_or(0),
             prerun: text("exec_prerun"),
             postrun: text("exec_postrun"),
+            cgroup: text("cgroup").map(|name| super::cgroup::Cgroup {
+                name,
+                weight: job.num("cgroup_weight").unwrap_or(0) as u32,
+                keep: job.flag("cgroup_nodelete"),
+            }),
         }
     }
 
@@ -117,8 +132,9 @@ impl ThreadSetup {
 
     /// Applies everything to the calling thread, which is the job's.
     /// `name` is the job's, for exec_prerun's output file. The memory
-    /// locked for lockmem stays locked while the returned guard lives.
-    pub fn apply(&self, name: &str) -> Result<Option<Locked>, JobError> {
+    /// locked for lockmem stays locked, and the thread stays in its
+    /// control group, while the returned guard lives.
+    pub fn apply(&self, name: &str) -> Result<Held, JobError> {
         let fail = |func: &str, e: io::Error| JobError {
             errno: e.raw_os_error().unwrap_or(libc::EINVAL),
             func: func.to_string(),
@@ -176,6 +192,12 @@ impl ThreadSetup {
                 return Err(fail("ioprio_set", io::Error::last_os_error()));
             }
         }
+        // fio places the job in its group after the priority, before nice.
+        let cgroup = match &self.cgroup {
+            // SAFETY: gettid has no preconditions.
+            Some(group) => Some(group.join(unsafe { libc::gettid() } as u32)?),
+            None => None,
+        };
         if self.nice != 0 {
             // nice(2) may return -1 as a valid value: only errno tells.
             unsafe { *libc::__errno_location() = 0 };
@@ -195,7 +217,10 @@ impl ThreadSetup {
                 message: String::new(),
             });
         }
-        Ok(locked)
+        Ok(Held {
+            _locked: locked,
+            _cgroup: cgroup,
+        })
     }
 
     /// Runs exec_postrun, if set.
