@@ -81,6 +81,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             std::sync::Arc::make_mut(spec).dump_dir = Some(dir.into());
         }
     }
+    load_verify_states(&mut jobs)?;
     let formats = formats(args);
     let terse_version = match args.flag("terse-version").flatten() {
         Some(v) => v.parse().unwrap_or(3),
@@ -469,4 +470,30 @@ fn starting(jobs: &[JobConfig]) -> String {
         parts.push(count(processes, "process", "processes"));
     }
     format!("Starting {}", parts.join(" and "))
+}
+
+/// verify_state_load: reads each such job's state file before any job
+/// runs, from where fio looks for it (`--aux-path`, else the working
+/// directory). fio gives up on the run when one cannot be read, with its
+/// messages, and exits 1.
+fn load_verify_states(jobs: &mut [crate::run::config::JobConfig]) -> Result<(), i32> {
+    use crate::verify::state::{self, VerifyState};
+    for job in jobs.iter_mut() {
+        let index = job.seeds.thread_number.saturating_sub(1);
+        let Some(spec) = job.verify.as_mut().filter(|s| s.state_load) else {
+            continue;
+        };
+        let path = state::file_name(&state::prefix(spec.dump_dir.as_deref()), &job.name, index);
+        let bytes = std::fs::read(&path).map_err(|e| {
+            eprintln!("fio: open state file: {}", crate::strerror(&e));
+            eprintln!("fio: state file: {} (for_write=0)", path.display());
+            1
+        })?;
+        let loaded = VerifyState::decode(&bytes).map_err(|text| {
+            eprintln!("{text}");
+            1
+        })?;
+        std::sync::Arc::make_mut(spec).loaded = Some(std::sync::Arc::new(loaded));
+    }
+    Ok(())
 }

@@ -849,6 +849,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Resume from the verify state saved by an interrupted run",
     )
+    .runs()
     .parent("verify"),
     OptDef::new(
         "verify_state_save",
@@ -857,6 +858,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Save verify state on exit so a later run can check the data",
     )
     .def("1")
+    .runs()
     .parent("verify"),
     OptDef::new(
         "trim_percentage",

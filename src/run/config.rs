@@ -498,15 +498,6 @@ impl JobConfig {
                 "ferrio checks the blocks it logged while writing; fio's replay of the \
                  offset sequence for the verify pass is not modelled yet",
             ),
-            (
-                "verify_state_load",
-                "ferrio neither writes nor reads fio's <job>-<n>-verify.state files yet, \
-                 so it cannot resume a verify from one",
-            ),
-            (
-                "verify_state_save",
-                "ferrio does not write fio's <job>-<n>-verify.state files yet",
-            ),
         ] {
             if pending.contains(&name) {
                 return Err(Refusal(format!(
@@ -2092,6 +2083,9 @@ fn verify_spec(
         thread: job.number as u16,
         dump: job.flag("verify_dump"),
         dump_dir: None,
+        state_save: job.flag("verify_state_save"),
+        state_load: job.flag("verify_state_load"),
+        loaded: None,
         offload_threads: job.num("verify_async").unwrap_or(0) as usize,
         offload_cpus: match job.value("verify_async_cpus") {
             Some(Value::Text(t)) if !t.trim().is_empty() => Some(super::sched::cpu_list(t)),

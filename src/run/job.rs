@@ -31,6 +31,7 @@ use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::replay::{Action, Replayer, Step};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
+use super::verify_trail;
 use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
@@ -488,6 +489,9 @@ fn run_io(
     // in do_io), and the time spent in verify passes between loops.
     let mut loop_queued = 0u64;
     let mut verify_spent: Nanos = 0;
+    // Whether a verify pass followed the last writes: fio reseeds its
+    // generators before each pass, which its verify state file shows.
+    let mut verify_reseeded = false;
     // Random offsets without a map never run out.
     let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
     // fio's bytes per loop (do_io's total_bytes): the size, io_size if
@@ -960,6 +964,7 @@ fn run_io(
                     }
                     if verifies && !idle {
                         loop_queued = 0;
+                        verify_reseeded = true;
                         if let Some(v) = &mut verifying {
                             let rest = v.rest();
                             verify_moved += rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
@@ -1045,6 +1050,7 @@ fn run_io(
                         }
                     }
                     placer.restart();
+                    verify_reseeded = false;
                     eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
@@ -1616,6 +1622,7 @@ fn run_io(
         && !stop.any()
         && time_left
     {
+        verify_reseeded = true;
         let rest = v.rest();
         // The read-back may go to any file: open those closed (openfiles).
         if let Some(l) = &mut lazy {
@@ -1716,6 +1723,15 @@ fn run_io(
                 );
             }
         }
+    }
+    // verify_state_save: a writing, verifying job records how far its
+    // writes got, however it ended.
+    if let Some(v) = &verifying
+        && cfg.pattern.write
+        && v.spec.state_save
+    {
+        let rand = verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded);
+        verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand));
     }
     result.connection = eng.connection();
     result.dir_mut(Dir::Read).dropped = eng.dropped();
@@ -2070,12 +2086,20 @@ impl Pass<'_, '_> {
         let mut unsubmitted: Vec<usize> = Vec::with_capacity(self.slots.len());
         let mut done: Vec<Completion> = Vec::with_capacity(self.slots.len());
         let (mut next, mut in_flight) = (0usize, 0usize);
+        // Where the pass ends: the last block, or where a loaded verify
+        // state says the writes stopped.
+        let mut end = rest.len();
         let mut clock = clock::now();
         // Verifying reads are timed one by one.
         let mut precise = LoopClock::new(false);
         'pass: loop {
             let out_of_time = self.deadline.is_some_and(|d| clock >= d);
-            while next < rest.len() && !stop.any() && !out_of_time {
+            while next < end && !stop.any() && !out_of_time {
+                if v.past_saved_writes(&rest[next]) {
+                    // A loaded verify state ends the pass here.
+                    end = next;
+                    break;
+                }
                 let Some(index) = free.pop() else { break };
                 let block = rest[next];
                 let slot = &mut self.slots[index];
@@ -2145,7 +2169,7 @@ impl Pass<'_, '_> {
                     }
                 }
             }
-            let more = next < rest.len() && !stop.any() && !out_of_time;
+            let more = next < end && !stop.any() && !out_of_time;
             if in_flight == 0 {
                 if !more {
                     break;

@@ -37,6 +37,7 @@ pub mod signals;
 pub mod slowest;
 pub mod steady;
 mod verify_async;
+mod verify_trail;
 mod verifying;
 
 use std::sync::atomic::AtomicBool;

@@ -10,6 +10,7 @@ use crate::verify::{Block, VerifySpec, Written};
 use super::config::JobConfig;
 use super::offsets::Rng;
 use super::verify_async::Offload;
+use super::verify_trail::Trail;
 
 /// Salt for the stream of per-block seeds stored in headers.
 const SEED_SALT: u64 = 0x7665_7269_6679;
@@ -34,6 +35,8 @@ pub struct Verifying<'a> {
     names: Arc<[String]>,
     /// verify_async's helpers, when the job has some.
     offload: Option<Offload>,
+    /// What fio's verify state file records, kept as the job runs.
+    pub trail: Trail,
 }
 
 impl<'a> Verifying<'a> {
@@ -61,6 +64,7 @@ impl<'a> Verifying<'a> {
             scratch: Vec::with_capacity(512),
             names,
             offload,
+            trail: Trail::new(cfg.iodepth, cfg.paths.len()),
         })
     }
 
@@ -77,6 +81,7 @@ impl<'a> Verifying<'a> {
         numberio: u64,
         mapped: bool,
     ) -> usize {
+        self.trail.issued += 1;
         let numberio = numberio as u16;
         if !self.spec.only {
             let now = crate::verify::now();
@@ -127,6 +132,17 @@ impl<'a> Verifying<'a> {
         if let Some(c) = self.complete.get_mut(piece) {
             *c = true;
         }
+        if let Some(w) = self.written.get(piece) {
+            self.trail.completed(w.file as usize, w.offset);
+        }
+    }
+
+    /// Whether the verify read of `block` goes past the writes of a loaded
+    /// verify state (fio's verify_state_should_stop).
+    pub fn past_saved_writes(&self, block: &Written) -> bool {
+        self.spec.loaded.as_ref().is_some_and(|s| {
+            s.should_stop(self.trail.reads_done, u64::from(block.file), block.offset)
+        })
     }
 
     /// fio's io_hist_len: logged writes not yet checked.
@@ -201,6 +217,7 @@ impl<'a> Verifying<'a> {
     /// verify_async the block goes to the helpers, and what fails is a
     /// failure they reported earlier, if any.
     pub fn check(&mut self, buf: &mut [u8], piece: &Written, logged: bool) -> Result<(), String> {
+        self.trail.reads_done += 1;
         if let Some(offload) = &mut self.offload {
             offload.send(buf, *piece, logged);
             return offload.failure(false).map_or(Ok(()), Err);
