@@ -1240,6 +1240,18 @@ fn run_io(
                     };
                     (backlog, io)
                 };
+            // verify_state_load: a job that only reads checks up to where
+            // the loaded state's writes stopped, and there its I/O ends.
+            if dir == Dir::Read
+                && !cfg.pattern.write
+                && resumed.is_none()
+                && verifying
+                    .as_ref()
+                    .is_some_and(|v| v.past_saved_writes(file_index, offset))
+            {
+                free.push(index);
+                break 'run;
+            }
             // serialize_overlap: an I/O that overlaps one in flight waits,
             // as it is, until something completes (fio's busy queue).
             if cfg.serialize_overlap
@@ -2095,7 +2107,7 @@ impl Pass<'_, '_> {
         'pass: loop {
             let out_of_time = self.deadline.is_some_and(|d| clock >= d);
             while next < end && !stop.any() && !out_of_time {
-                if v.past_saved_writes(&rest[next]) {
+                if v.past_saved_writes(rest[next].file as usize, rest[next].offset) {
                     // A loaded verify state ends the pass here.
                     end = next;
                     break;

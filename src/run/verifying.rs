@@ -137,12 +137,13 @@ impl<'a> Verifying<'a> {
         }
     }
 
-    /// Whether the verify read of `block` goes past the writes of a loaded
-    /// verify state (fio's verify_state_should_stop).
-    pub fn past_saved_writes(&self, block: &Written) -> bool {
-        self.spec.loaded.as_ref().is_some_and(|s| {
-            s.should_stop(self.trail.reads_done, u64::from(block.file), block.offset)
-        })
+    /// Whether a verify read of `offset` in `file` goes past the writes of
+    /// a loaded verify state (fio's verify_state_should_stop).
+    pub fn past_saved_writes(&self, file: usize, offset: u64) -> bool {
+        self.spec
+            .loaded
+            .as_ref()
+            .is_some_and(|s| s.should_stop(self.trail.reads_done, file as u64, offset))
     }
 
     /// fio's io_hist_len: logged writes not yet checked.
