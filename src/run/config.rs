@@ -492,13 +492,11 @@ impl JobConfig {
             )));
         }
         // The verify options still to come, with what is missing.
-        for (name, why) in [
-            (
-                "experimental_verify",
-                "ferrio checks the blocks it logged while writing; fio's replay of the \
+        for (name, why) in [(
+            "experimental_verify",
+            "ferrio checks the blocks it logged while writing; fio's replay of the \
                  offset sequence for the verify pass is not modelled yet",
-            ),
-        ] {
+        )] {
             if pending.contains(&name) {
                 return Err(Refusal(format!(
                     "job '{}': {name} is not run by ferrio yet: {why} (run it with fio)",

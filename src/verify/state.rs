@@ -111,7 +111,11 @@ impl VerifyState {
         put(&mut body, 88, name);
         for (i, (file, offset)) in self.comps.iter().take(slots).enumerate() {
             put(&mut body, LIST_LEN + COMP_LEN * i, &file.to_le_bytes());
-            put(&mut body, LIST_LEN + COMP_LEN * i + 8, &offset.to_le_bytes());
+            put(
+                &mut body,
+                LIST_LEN + COMP_LEN * i + 8,
+                &offset.to_le_bytes(),
+            );
         }
         let mut out = Vec::with_capacity(HEADER_LEN + size);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -176,12 +180,11 @@ impl VerifyState {
     /// completed are checked.
     pub fn should_stop(&self, reads_done: u64, file: u64, offset: u64) -> bool {
         let depth = u64::from(self.depth);
-        let before_window =
-            reads_done < depth || self.issued.wrapping_sub(reads_done) > depth;
+        let before_window = reads_done < depth || self.issued.wrapping_sub(reads_done) > depth;
         if before_window && self.issued > depth {
             return false;
         }
-        !self.comps.iter().any(|&c| c == (file, offset))
+        !self.comps.contains(&(file, offset))
     }
 }
 
