@@ -842,6 +842,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Verify by replaying the offset sequence instead of logging each write",
     )
+    .runs()
     .parent("verify"),
     OptDef::new(
         "verify_state_load",

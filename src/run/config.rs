@@ -491,19 +491,6 @@ impl JobConfig {
                 job.name
             )));
         }
-        // The verify options still to come, with what is missing.
-        for (name, why) in [(
-            "experimental_verify",
-            "ferrio checks the blocks it logged while writing; fio's replay of the \
-                 offset sequence for the verify pass is not modelled yet",
-        )] {
-            if pending.contains(&name) {
-                return Err(Refusal(format!(
-                    "job '{}': {name} is not run by ferrio yet: {why} (run it with fio)",
-                    job.name
-                )));
-            }
-        }
         if !pending.is_empty() {
             return Err(Refusal(format!(
                 "job '{}': ferrio does not run these options yet: {} (run it with fio, or drop them)",
@@ -2001,6 +1988,44 @@ fn cfg_time_based(job: &JobSpec) -> bool {
 /// The job's verify settings, with fio's fix-ups of verify_interval
 /// (init.c): by default the smallest write size, never more than it, and
 /// always a divisor of the smallest and largest write sizes.
+/// experimental_verify: ferrio replays the writes it issued, which is what
+/// fio's reseeded generators draw again, except where fio's replay would
+/// draw something else: fresh random offsets (randrepeat=0), a skewed
+/// distribution whose state fio does not reset, draws past the writes
+/// (fio stops on bytes completed, so at a depth above one it goes on
+/// drawing offsets, and may issue more reads than writes, while reads are
+/// in flight), and the later loops that fio's counting of the replayed
+/// reads as writes disturbs.
+fn replay_supported(job: &JobSpec, rw: &Pattern) -> Result<(), &'static str> {
+    if rw.random && !job.flag("randrepeat") {
+        return Err("with randrepeat=0");
+    }
+    let uniform = match job.value("random_distribution") {
+        Some(Value::Word { word, .. }) => *word == "random",
+        _ => true,
+    };
+    if rw.random && !uniform {
+        return Err("with a random_distribution other than random");
+    }
+    if rw.random && job.setting("percentage_random").is_some() {
+        return Err("with percentage_random");
+    }
+    // fio counts each replayed read as a write issued, against the job's
+    // size: a later loop is cut short or skipped and its writes numbered
+    // past what the replay expects.
+    if job.num("loops").unwrap_or(1) > 1
+        || job.flag("time_based")
+        || job.setting("io_size").is_some()
+        || job.setting("number_ios").is_some()
+    {
+        return Err("with loops, time_based, io_size or number_ios");
+    }
+    if job.num("iodepth").unwrap_or(1) > 1 {
+        return Err("at an iodepth above 1");
+    }
+    Ok(())
+}
+
 fn verify_spec(
     job: &JobSpec,
     rw: &Pattern,
@@ -2063,6 +2088,14 @@ fn verify_spec(
     }
     let backlog = job.num("verify_backlog").unwrap_or(0);
     let only = job.flag("verify_only");
+    let replay = job.flag("experimental_verify");
+    if replay {
+        replay_supported(job, rw).map_err(|why| {
+            refuse(format!(
+                "experimental_verify {why} is not run by ferrio (run it with fio)"
+            ))
+        })?;
+    }
     Ok(Some(VerifySpec {
         method,
         interval: interval as usize,
@@ -2084,6 +2117,7 @@ fn verify_spec(
         state_save: job.flag("verify_state_save"),
         state_load: job.flag("verify_state_load"),
         loaded: None,
+        replay,
         offload_threads: job.num("verify_async").unwrap_or(0) as usize,
         offload_cpus: match job.value("verify_async_cpus") {
             Some(Value::Text(t)) if !t.trim().is_empty() => Some(super::sched::cpu_list(t)),

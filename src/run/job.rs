@@ -1742,7 +1742,7 @@ fn run_io(
         && cfg.pattern.write
         && v.spec.state_save
     {
-        let rand = verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded);
+        let rand = verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, v.trail.replayed);
         verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand));
     }
     result.connection = eng.connection();
@@ -2101,6 +2101,7 @@ impl Pass<'_, '_> {
         // Where the pass ends: the last block, or where a loaded verify
         // state says the writes stopped.
         let mut end = rest.len();
+        v.trail.replayed = 0;
         let mut clock = clock::now();
         // Verifying reads are timed one by one.
         let mut precise = LoopClock::new(false);
@@ -2108,7 +2109,11 @@ impl Pass<'_, '_> {
             let out_of_time = self.deadline.is_some_and(|d| clock >= d);
             while next < end && !stop.any() && !out_of_time {
                 if v.past_saved_writes(rest[next].file as usize, rest[next].offset) {
-                    // A loaded verify state ends the pass here.
+                    // A loaded verify state ends the pass here (fio has
+                    // drawn a replayed I/O's offset by then).
+                    if v.spec.replay {
+                        v.trail.replayed += 1;
+                    }
                     end = next;
                     break;
                 }
@@ -2127,6 +2132,12 @@ impl Pass<'_, '_> {
                 next += 1;
                 if clock >= self.epoch {
                     self.result.issue(Dir::Read);
+                }
+                // fio draws a replayed read as the write it repeats, and
+                // counts it among the writes issued.
+                if v.spec.replay {
+                    v.trail.issued += 1;
+                    v.trail.replayed += 1;
                 }
                 if let Some(w) = self.iolog.as_mut() {
                     w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
@@ -2241,7 +2252,9 @@ impl Pass<'_, '_> {
         }
         let Some(piece) = slot.piece else { return true };
         let func = if v.offloaded() { "async_verify" } else { func };
-        match v.check(slot.buf(), &rest[piece], true) {
+        // A replayed read (experimental_verify) is not from fio's log.
+        let logged = !v.spec.replay;
+        match v.check(slot.buf(), &rest[piece], logged) {
             Ok(()) => true,
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),
         }

@@ -19,6 +19,9 @@ pub struct Trail {
     /// Reads completed (fio's io_blocks for reads), which places a verify
     /// read relative to a loaded state's writes.
     pub reads_done: u64,
+    /// experimental_verify: the I/Os the last pass drew again, each one
+    /// draw of fio's reseeded offset generator.
+    pub replayed: u64,
     depth: usize,
     /// Per file: offsets of the latest completed writes, and the slot the
     /// next one goes to.
@@ -33,6 +36,7 @@ impl Trail {
             issued: 0,
             completed: 0,
             reads_done: 0,
+            replayed: 0,
             depth,
             rings: vec![vec![0; depth]; files],
             next: vec![0; files],
@@ -76,14 +80,21 @@ impl Trail {
 /// The random-offset generator's state as fio has it when the job ends:
 /// zeros for a job without random offsets (fio never seeds it); freshly
 /// seeded when the job's last act was a verify pass under randrepeat (fio
-/// reseeds before each pass); otherwise where the writes left it.
-pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool) -> RandState {
+/// reseeds before each pass), then advanced by the draws of a pass that
+/// replayed the writes (experimental_verify; a shift register draws
+/// nothing from it); otherwise where the writes left it.
+pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool, replayed: u64) -> RandState {
     if !cfg.pattern.random {
         return RandState::Narrow([0; 3]);
     }
-    let fresh;
+    let mut fresh;
     let rng = if reseeded && cfg.seeds.repeat {
         fresh = super::job::job_draws(cfg).offsets;
+        if !cfg.lfsr {
+            for _ in 0..replayed {
+                fresh.draw();
+            }
+        }
         &fresh
     } else {
         current

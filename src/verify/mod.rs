@@ -97,6 +97,12 @@ pub struct VerifySpec {
     /// job starts; checking stops where its writes stopped.
     pub state_load: bool,
     pub loaded: Option<std::sync::Arc<state::VerifyState>>,
+    /// experimental_verify: the pass replays the loop's writes in the
+    /// order they were issued, every one of them (fio resets its
+    /// generators and draws the same I/Os again, turning writes into
+    /// reads), instead of checking a log that keeps only each block's
+    /// latest write.
+    pub replay: bool,
     /// verify_async: helper threads that do the checking, and the CPUs
     /// they may run on (verify_async_cpus).
     pub offload_threads: usize,
