@@ -301,3 +301,114 @@ fn a_missing_state_file_ends_the_run() {
     };
     assert_eq!(first(&a.stderr), first(&b.stderr));
 }
+
+/// (exit code, read I/Os, write I/Os, error) of a run with JSON output.
+fn summary(out: &common::Outcome) -> (i32, u64, u64, u64) {
+    let j = &json(out)["jobs"][0];
+    let ios = |d: &str| j[d]["total_ios"].as_u64().unwrap();
+    (
+        out.code,
+        ios("read"),
+        ios("write"),
+        j["error"].as_u64().unwrap(),
+    )
+}
+
+/// The verify messages on stderr, with the run's folder taken out.
+fn verify_lines(out: &common::Outcome, dir: &Path) -> Vec<String> {
+    let dir = dir.display().to_string();
+    common::fio_part(&out.stderr)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.replace(&dir, "DIR"))
+        .collect()
+}
+
+/// experimental_verify: the pass replays every write in the order it was
+/// issued, so it reads what fio reads, fails where fio fails (a block
+/// written twice without a random map is read for its first write too,
+/// and its header's write number no longer matches), and leaves the same
+/// state file (the replayed reads count as writes issued, and the offset
+/// generator ends where the replay's draws leave it).
+#[test]
+fn experimental_verify_replays_the_writes_as_fio_does() {
+    let base = [
+        "--name=x",
+        "--size=64k",
+        "--bs=4k",
+        "--verify=crc32c",
+        "--experimental_verify=1",
+    ];
+    let cases: &[&[&str]] = &[
+        &["--rw=randwrite"],
+        &["--rw=write"],
+        &["--rw=randwrite", "--bsrange=4k-16k"],
+        &["--rw=randwrite", "--norandommap=1"],
+        &["--rw=randwrite", "--random_generator=lfsr"],
+        &[
+            "--rw=randwrite",
+            "--random_generator=tausworthe64",
+            "--verify=md5",
+        ],
+        &["--rw=randwrite", "--numjobs=2", "--group_reporting=0"],
+    ];
+    for case in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(case);
+        let run_in = |tool: &str| {
+            let s = Scratch::new("vstate");
+            let file = format!("--filename={}", s.0.join("data").display());
+            let mut all = vec![file.as_str(), "--output-format=json"];
+            all.extend_from_slice(&args);
+            let out = run(tool, &all, &s.0, &HashMap::new());
+            (summary(&out), verify_lines(&out, &s.0), state_files(&s.0))
+        };
+        let (want, got) = (run_in(fio()), run_in(ferrio()));
+        assert_eq!(got.0, want.0, "{case:?}: code, reads, writes, error");
+        assert_eq!(got.1, want.1, "{case:?}: stderr");
+        assert_eq!(got.2, want.2, "{case:?}: state files");
+    }
+}
+
+/// One block corrupted on disk between a write and a verify_only run:
+/// with experimental_verify both tools stop at it with fio's message (its
+/// flags without fio's "from the log" bit), after the same reads; without
+/// it, fio's flags carry that bit, in both tools.
+#[test]
+fn experimental_verify_finds_a_corrupted_block_as_fio_does() {
+    for experimental in ["1", "0"] {
+        let s = Scratch::new("vstate");
+        let file = format!("--filename={}", s.0.join("data").display());
+        let exp = format!("--experimental_verify={experimental}");
+        let job = [
+            "--name=c",
+            file.as_str(),
+            "--size=64k",
+            "--bs=4k",
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--output-format=json",
+        ];
+        let mut write = job.to_vec();
+        write.push("--do_verify=0");
+        run_ok(fio(), &s.0, &write, 0);
+        let mut data = std::fs::read(s.0.join("data")).unwrap();
+        data[5 * 4096 + 100..5 * 4096 + 104].copy_from_slice(b"XXXX");
+        let mut check = job.to_vec();
+        check.extend_from_slice(&["--verify_only=1", &exp]);
+        let mut seen = Vec::new();
+        for tool in [fio(), ferrio()] {
+            std::fs::write(s.0.join("data"), &data).unwrap();
+            let out = run(tool, &check, &s.0, &HashMap::new());
+            seen.push((summary(&out), verify_lines(&out, &s.0), state_files(&s.0)));
+        }
+        assert_eq!(seen[1], seen[0], "experimental_verify={experimental}");
+        let flags = if experimental == "1" {
+            "flags=8)"
+        } else {
+            "flags=88)"
+        };
+        assert!(seen[0].1[0].ends_with(flags), "{:?}", seen[0].1);
+        assert_eq!(seen[0].0.3, 84);
+    }
+}
