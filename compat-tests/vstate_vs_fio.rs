@@ -201,6 +201,31 @@ fn a_write_cut_short_by_time_leaves_a_consistent_state() {
     }
 }
 
+/// ramp_time: fio starts its counts over when the ramp ends, so the
+/// writes issued in the state are those after it (about 200 at 100 IOPS
+/// for 2 seconds, where the whole run issued about 300).
+#[test]
+fn writes_during_ramp_time_are_not_counted() {
+    let (f, r) = both(&[
+        "--name=ramp",
+        "--size=64m",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+        "--do_verify=0",
+        "--ramp_time=1",
+        "--rate_iops=100",
+        "--runtime=2",
+    ]);
+    for dir in [&f.0, &r.0] {
+        let files = state_files(dir);
+        assert_eq!(files[0].0, "local-ramp-0-verify.state");
+        let (.., issued, _, _, last) = fields(&files[0].1);
+        assert!((170..=230).contains(&issued), "{dir:?}: {issued}");
+        assert!(last / 4096 > issued + 50, "{dir:?}: {last}");
+    }
+}
+
 /// verify_state_save=0 writes no state in either tool.
 #[test]
 fn verify_state_save_0_writes_none() {

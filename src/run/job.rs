@@ -723,6 +723,9 @@ fn run_io(
                 progress.set_state(State::Running);
                 if !cfg.ramp.is_zero() {
                     progress.set_epoch(ramp_end);
+                    if let Some(v) = &mut verifying {
+                        v.trail.stats_restarted();
+                    }
                     if let Some(lt) = &mut lat_target {
                         lt.restart(clock, 0);
                     }
@@ -818,6 +821,9 @@ fn run_io(
                     depth = DepthTracker::new(clock);
                     cpu_start = Some(CpuUsage::of_this_thread());
                     progress.set_epoch(clock);
+                    if let Some(v) = &mut verifying {
+                        v.trail.stats_restarted();
+                    }
                     if let Some(lt) = &mut lat_target {
                         lt.stats_restarted(clock);
                     }

@@ -43,6 +43,15 @@ impl Trail {
         }
     }
 
+    /// fio's reset_all_stats (at the end of ramp_time, and for a latency
+    /// target's final window) zeroes its counts of I/Os issued and
+    /// completed; the rings of offsets stay.
+    pub fn stats_restarted(&mut self) {
+        self.issued = 0;
+        self.completed = 0;
+        self.reads_done = 0;
+    }
+
     /// A write at `offset` of `file` completed.
     pub fn completed(&mut self, file: usize, offset: u64) {
         self.completed += 1;
