@@ -170,6 +170,35 @@ fn aux_path_and_slashes_in_the_name() {
     assert_eq!(from_fio, run_in(ferrio()));
 }
 
+/// A state file that cannot be written is reported with fio's two lines,
+/// and the job still passes.
+#[test]
+fn an_unwritable_state_file_is_reported_and_the_job_passes() {
+    let s = Scratch::new("vstate");
+    let file = format!("--filename={}", s.0.join("data").display());
+    let aux = format!("--aux-path={}", s.0.join("missing").display());
+    let args = [
+        aux.as_str(),
+        "--name=u",
+        &file,
+        "--size=16k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+        "--output-format=json",
+    ];
+    let a = run_ok(fio(), &s.0, &args, 0);
+    let b = run_ok(ferrio(), &s.0, &args, 0);
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with("fio: "))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(lines(&a.stderr).len(), 2, "{}", a.stderr);
+    assert_eq!(lines(&a.stderr), lines(&b.stderr));
+}
+
 /// A write cut short by its runtime: the file has the same name and
 /// layout, and in each tool its counts agree with each other (the last
 /// completion of a sequential write at depth 1 is the last block issued).
