@@ -86,6 +86,8 @@ fn a_finished_write_leaves_the_same_state_file() {
             "--ioengine=psync",
             "--iodepth=4",
             "--numjobs=2",
+            // Each clone on its own half of the file.
+            "--offset_increment=64k",
         ],
     ];
     for case in cases {
@@ -354,6 +356,20 @@ fn a_missing_state_file_ends_the_run() {
             .map(String::from)
     };
     assert_eq!(first(&a.stderr), first(&b.stderr));
+    // fio reads the file even for a job that does not verify.
+    let args = [
+        "--name=plain",
+        &file,
+        "--size=16k",
+        "--rw=read",
+        "--verify_state_load=1",
+        "--output-format=json",
+    ];
+    let a = run_ok(fio(), &s.0, &args, 1);
+    let b = run_ok(ferrio(), &s.0, &args, 1);
+    let wanted = "fio: state file: local-plain-0-verify.state (for_write=0)";
+    assert!(a.stderr.contains(wanted), "{}", a.stderr);
+    assert!(b.stderr.contains(wanted), "{}", b.stderr);
 }
 
 /// (exit code, read I/Os, write I/Os, error) of a run with JSON output.
@@ -404,7 +420,7 @@ fn experimental_verify_replays_the_writes_as_fio_does() {
             "--random_generator=tausworthe64",
             "--verify=md5",
         ],
-        &["--rw=randwrite", "--numjobs=2", "--group_reporting=0"],
+        &["--rw=randwrite", "--numjobs=2", "--offset_increment=64k"],
     ];
     for case in cases {
         let mut args = base.to_vec();

@@ -212,6 +212,9 @@ pub struct JobConfig {
     pub error_dump: bool,
     /// How written data is stamped and checked, when the job verifies.
     pub verify: Option<Arc<VerifySpec>>,
+    /// verify_state_load: fio reads the job's state file before the run
+    /// even when the job does not verify (and gives up when it cannot).
+    pub verify_state_load: bool,
     /// The bytes buffer_pattern fills write buffers with.
     pub buffer_pattern: Option<Arc<[u8]>>,
     /// `rw=read:N` and the like: bytes skipped after each sequential I/O,
@@ -1196,6 +1199,7 @@ impl JobConfig {
             replay,
             create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
             verify: verify.map(Arc::new),
+            verify_state_load: job.flag("verify_state_load"),
             buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
         })
     }
@@ -2115,7 +2119,6 @@ fn verify_spec(
         dump: job.flag("verify_dump"),
         dump_dir: None,
         state_save: job.flag("verify_state_save"),
-        state_load: job.flag("verify_state_load"),
         loaded: None,
         replay,
         offload_threads: job.num("verify_async").unwrap_or(0) as usize,

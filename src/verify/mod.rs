@@ -95,7 +95,6 @@ pub struct VerifySpec {
     pub state_save: bool,
     /// verify_state_load: the state a previous run saved, read before the
     /// job starts; checking stops where its writes stopped.
-    pub state_load: bool,
     pub loaded: Option<std::sync::Arc<state::VerifyState>>,
     /// experimental_verify: the pass replays the loop's writes in the
     /// order they were issued, every one of them (fio resets its
