@@ -1989,9 +1989,6 @@ fn cfg_time_based(job: &JobSpec) -> bool {
     job.flag("time_based")
 }
 
-/// The job's verify settings, with fio's fix-ups of verify_interval
-/// (init.c): by default the smallest write size, never more than it, and
-/// always a divisor of the smallest and largest write sizes.
 /// experimental_verify: ferrio replays the writes it issued, which is what
 /// fio's reseeded generators draw again, except where fio's replay would
 /// draw something else: fresh random offsets (randrepeat=0), a skewed
@@ -2030,6 +2027,9 @@ fn replay_supported(job: &JobSpec, rw: &Pattern) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// The job's verify settings, with fio's fix-ups of verify_interval
+/// (init.c): by default the smallest write size, never more than it, and
+/// always a divisor of the smallest and largest write sizes.
 fn verify_spec(
     job: &JobSpec,
     rw: &Pattern,

@@ -98,14 +98,15 @@ impl<'a> Verifying<'a> {
         };
         self.written.push(written);
         self.complete.push(false);
-        if self.spec.replay {
-            // experimental_verify keeps no log to check from (so no
-            // verify_backlog either): the pass replays the writes.
-        } else if mapped {
-            self.list.push_back(piece);
-        } else {
-            self.drop_overlaps(&written);
-            self.tree.insert((written.file, offset), piece);
+        // experimental_verify keeps no log to check from (so no
+        // verify_backlog either): its pass replays the writes.
+        if !self.spec.replay {
+            if mapped {
+                self.list.push_back(piece);
+            } else {
+                self.drop_overlaps(&written);
+                self.tree.insert((written.file, offset), piece);
+            }
         }
         piece
     }
