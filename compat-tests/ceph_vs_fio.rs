@@ -45,7 +45,13 @@ fn text(bytes: &[u8]) -> String {
 
 impl Cluster {
     fn start() -> Cluster {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ceph-local");
+        Cluster::start_in("ceph-local", &[])
+    }
+
+    /// A cluster in its own folder under the test's scratch space, with
+    /// scripts/ceph-local's extra `options` (such as --bluestore).
+    fn start_in(name: &str, options: &[&str]) -> Cluster {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
         // Daemons left by a run that was killed before it could stop them.
         bounded(
             60,
@@ -53,12 +59,9 @@ impl Cluster {
             &["stop", dir.to_str().unwrap()],
             &[],
         );
-        let out = bounded(
-            180,
-            script().to_str().unwrap(),
-            &["start", dir.to_str().unwrap()],
-            &[],
-        );
+        let mut args = vec!["start", dir.to_str().unwrap()];
+        args.extend_from_slice(options);
+        let out = bounded(180, script().to_str().unwrap(), &args, &[]);
         let stdout = text(&out.stdout);
         assert!(
             out.status.success(),
@@ -393,8 +396,7 @@ fn rbd_reads_return_what_rbd_writes_wrote(cluster: &Cluster) {
 
 /// A pool that does not exist fails the job before any I/O, in both, and
 /// ferrio says which call failed on what; so does a machine without
-/// librbd, saying what to install; periodic fsync, which ferrio does not
-/// run on rbd yet, is refused.
+/// librbd, saying what to install.
 fn rbd_engine_failures_are_clear(cluster: &Cluster) {
     let job = cluster.dir.join("rbd-no-pool.fio");
     std::fs::write(
@@ -437,15 +439,44 @@ fn rbd_engine_failures_are_clear(cluster: &Cluster) {
         assert!(said.contains("apt-get install librbd1 librados2"), "{said}");
         assert!(!text(&hidden.stdout).contains("issued rwts"));
     }
+}
 
+/// Periodic syncs on rbd: fio queues each as an rbd_aio_flush beside the
+/// writes and counts it done only when it completes, so it issues more
+/// flushes than one per `fsync` writes; ferrio does the same. An
+/// fdatasync, which librbd cannot do, fails the job with EINVAL in both.
+fn rbd_periodic_syncs_are_queued_as_fio_queues_them(cluster: &Cluster) {
     let job = rbd_job(
         &cluster.dir,
         "rbd-fsync.fio",
-        "[w]\nrw=write\nsize=1m\nfsync=4\n",
+        "[w]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=16\nfsync=4\n",
     );
-    let ferrio = bounded(60, common::ferrio(), &[job.to_str().unwrap()], &env);
-    assert_ne!(ferrio.status.code(), Some(0));
-    assert!(text(&ferrio.stderr).contains("fsync= with ioengine=rbd is not run by ferrio yet"));
+    for tool in [common::fio(), common::ferrio()] {
+        let doc = fio_json(cluster, tool, &job);
+        let one = &doc["jobs"][0];
+        assert_eq!(one["write"]["total_ios"], 4096, "{tool}");
+        let flushes = one["sync"]["total_ios"].as_u64().unwrap();
+        assert_eq!(one["sync"]["lat_ns"]["N"], flushes, "{tool}");
+        assert!(
+            (1100..=1024 * 16).contains(&flushes),
+            "{tool}: {flushes} flushes for 4096 writes"
+        );
+    }
+    let job = rbd_job(
+        &cluster.dir,
+        "rbd-fdatasync.fio",
+        "[w]\nrw=write\nsize=1m\nfdatasync=4\n",
+    );
+    let env = [("CEPH_CONF", cluster.conf.as_path())];
+    for tool in [common::fio(), common::ferrio()] {
+        let out = bounded(60, tool, &[job.to_str().unwrap()], &env);
+        assert_eq!(out.status.code(), Some(1), "{tool}");
+        let said = text(&out.stdout);
+        assert!(
+            said.contains("err=22") && said.contains("func=xfer, error=Invalid argument"),
+            "{tool}: {said}"
+        );
+    }
 }
 
 /// A job file for a rados engine in the cluster's pool, with its config
@@ -771,7 +802,11 @@ fn slowest_ios_and_shared_connections(cluster: &Cluster) {
         assert_eq!(distinct(&c), if shared == 1 { 1 } else { 3 }, "{c:?}");
         for j in doc["jobs"].as_array().unwrap() {
             let slow = j["ferrio"]["slowest_ios"].as_array().unwrap();
-            assert_eq!(slow.len(), 8, "{j}");
+            // Up to 8 (a loaded machine may stall a clone's first writes
+            // for most of its second).
+            let ios = j["write"]["total_ios"].as_u64().unwrap() as usize;
+            assert!(ios > 0, "{j}");
+            assert_eq!(slow.len(), ios.min(8), "{j}");
             let lats: Vec<u64> = slow.iter().map(|s| s["lat_ns"].as_u64().unwrap()).collect();
             assert!(lats.windows(2).all(|w| w[0] >= w[1]), "{lats:?}");
             let max = j["write"]["lat_ns"]["max"].as_u64().unwrap();
@@ -966,6 +1001,7 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     bindings_read_back_what_they_wrote(&cluster);
     rbd_engine_issues_what_fio_issues(&cluster);
     rbd_engine_failures_are_clear(&cluster);
+    rbd_periodic_syncs_are_queued_as_fio_queues_them(&cluster);
     rados_engine_issues_what_fio_issues(&cluster);
     faults_at_start_are_clear_and_bounded(&cluster);
     rbd_reads_return_what_rbd_writes_wrote(&cluster);
@@ -980,4 +1016,42 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     assert!(stopped.status.success(), "{}", text(&stopped.stderr));
     let left: Vec<_> = pids.into_iter().filter(|&pid| alive(pid)).collect();
     assert!(left.is_empty(), "daemons left running: {left:?}");
+
+    rbd_data_survives_a_bluestore_osd_restart();
+}
+
+/// On a bluestore OSD (a sparse file in the cluster's folder), what ferrio
+/// wrote to an image is still there after the OSD is stopped and started
+/// again: ferrio and fio both read it back and find every block's
+/// checksum good.
+fn rbd_data_survives_a_bluestore_osd_restart() {
+    let cluster = Cluster::start_in("ceph-bluestore", &["--bluestore"]);
+    let body = |extra: &str| {
+        format!("[v]\nrw=write\nbs=64k\nsize=32m\niodepth=16\nverify=crc32c\n{extra}\n")
+    };
+    let write = rbd_job(&cluster.dir, "rbd-keep.fio", &body("do_verify=0"));
+    let doc = fio_json(&cluster, common::ferrio(), &write);
+    assert_eq!(doc["jobs"][0]["write"]["total_ios"], 512);
+
+    let before = osd_pid(&cluster);
+    signal_osd(&cluster, libc::SIGTERM);
+    let stopping = std::time::Instant::now();
+    while alive(before) {
+        assert!(stopping.elapsed().as_secs() < 60, "the OSD would not stop");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let conf = cluster.conf.to_str().unwrap();
+    let started = bounded(60, "ceph-osd", &["--conf", conf, "-i", "0"], &[]);
+    assert!(started.status.success(), "{}", text(&started.stderr));
+    let after = osd_pid(&cluster);
+    assert_ne!(after, before, "a new OSD process");
+
+    let check = rbd_job(&cluster.dir, "rbd-keep-check.fio", &body("verify_only=1"));
+    for tool in [common::ferrio(), common::fio()] {
+        let doc = fio_json(&cluster, tool, &check);
+        let j = &doc["jobs"][0];
+        assert_eq!(j["error"], 0, "{tool}: {j}");
+        assert_eq!(j["read"]["total_ios"], 512, "{tool}: every block checked");
+    }
+    assert!(alive(after));
 }

@@ -422,3 +422,49 @@ fn rate_floors_are_measured_only_when_io_is_issued() {
     assert_eq!(got["jobs"][0]["error"], want["jobs"][0]["error"]);
     assert_eq!(got["jobs"][0]["error"], 0);
 }
+
+/// The syncs of job 0: (fsync count, all syncs timed).
+fn syncs(doc: &Value) -> (u64, u64) {
+    let sync = &doc["jobs"][0]["sync"];
+    (
+        sync["total_ios"].as_u64().unwrap(),
+        sync["lat_ns"]["N"].as_u64().unwrap_or(0),
+    )
+}
+
+/// io_uring and posixaio flush asynchronously: fio queues its periodic
+/// syncs beside the writes and counts one done only when it completes, so
+/// until then it keeps finding a sync due and issues more than one per
+/// `fsync` writes. ferrio must do the same (it used to drain and sync
+/// once). fio's posixaio asks for O_SYNC even for an fdatasync.
+#[test]
+fn async_engines_queue_periodic_syncs_beside_the_writes_as_fio_does() {
+    let writes = 2048u64;
+    let once_each = writes / 4 - 1;
+    for (engine, option, fsyncs) in [
+        ("io_uring", "fsync", true),
+        ("io_uring", "fdatasync", false),
+        ("posixaio", "fsync", true),
+    ] {
+        let job = format!(
+            "[w]\nioengine={engine}\nfilename=f\nsize=8m\nbs=4k\nrw=write\n\
+             iodepth=8\n{option}=4\n"
+        );
+        let (want, got) = both(&job);
+        for (tool, doc) in [("fio", &want), ("ferrio", &got)] {
+            assert_eq!(ios(doc, "write"), writes, "{tool} {engine} {option}");
+            let (total, timed) = syncs(doc);
+            assert_eq!(
+                total,
+                if fsyncs { timed } else { 0 },
+                "{tool} {engine} {option}"
+            );
+            // More than one per four writes, never more than a queue of
+            // them each time.
+            assert!(
+                timed > once_each + once_each / 8 && timed <= once_each * 8,
+                "{tool} {engine} {option}: {timed} syncs for {writes} writes"
+            );
+        }
+    }
+}

@@ -208,6 +208,35 @@ impl Uring {
         };
         Ok(entry.user_data(slot as u64))
     }
+
+    /// Registers the files before the first request (they are all open by
+    /// then), or the negative errno when a job that asked cannot have it.
+    fn files_registered(&mut self) -> Result<(), i64> {
+        if self.registered_files.is_none() {
+            self.register_files()
+                .map_err(|e| -(e.raw_os_error().unwrap_or(libc::EIO) as i64))?;
+        }
+        Ok(())
+    }
+
+    /// Puts an entry in the submission ring. The ring has room for the
+    /// queue depth, which the runner never exceeds; should it be full,
+    /// this submits what is there and tries again.
+    fn push(&mut self, entry: &Entry) -> Queued {
+        loop {
+            // SAFETY: the entry's buffer (and its iovec) stay valid and
+            // untouched until its completion is reaped (the runner's slot
+            // discipline); a flush has none.
+            let pushed = unsafe { self.ring.submission().push(entry) };
+            if pushed.is_ok() {
+                return Queued::Pending;
+            }
+            if let Err(e) = self.ring.submit() {
+                return Queued::Done(-(e.raw_os_error().unwrap_or(libc::EIO) as i64));
+            }
+            self.deferred = 0;
+        }
+    }
 }
 
 impl Engine for Uring {
@@ -251,34 +280,42 @@ impl Engine for Uring {
     }
 
     fn queue(&mut self, mut req: Request<'_>) -> Queued {
-        if self.registered_files.is_none()
-            && let Err(e) = self.register_files()
-        {
-            return Queued::Done(-(e.raw_os_error().unwrap_or(libc::EIO) as i64));
+        if let Err(errno) = self.files_registered() {
+            return Queued::Done(errno);
         }
-        let entry = match self.entry(&mut req) {
-            Ok(e) => e,
-            Err(errno) => return Queued::Done(errno),
-        };
-        // The ring has room for the queue depth, which the runner never
-        // exceeds; should it be full, submit what is there and retry.
-        loop {
-            // SAFETY: the buffer (and its iovec) stay valid and untouched
-            // until this entry's completion is reaped (the runner's slot
-            // discipline).
-            let pushed = unsafe { self.ring.submission().push(&entry) };
-            if pushed.is_ok() {
-                return Queued::Pending;
-            }
-            if let Err(e) = self.ring.submit() {
-                return Queued::Done(-(e.raw_os_error().unwrap_or(libc::EIO) as i64));
-            }
-            self.deferred = 0;
+        match self.entry(&mut req) {
+            Ok(entry) => self.push(&entry),
+            Err(errno) => Queued::Done(errno),
         }
     }
 
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         super::sync_file(&self.files[file], data_only)
+    }
+
+    fn syncs_in_queue(&self) -> bool {
+        true
+    }
+
+    fn queue_sync(&mut self, slot: usize, file: usize, data_only: bool) -> Queued {
+        if let Err(errno) = self.files_registered() {
+            return Queued::Done(errno);
+        }
+        let flags = if data_only {
+            types::FsyncFlags::DATASYNC
+        } else {
+            types::FsyncFlags::empty()
+        };
+        let entry = if file < self.registered_files.unwrap_or(0) {
+            opcode::Fsync::new(types::Fixed(file as u32))
+                .flags(flags)
+                .build()
+        } else {
+            opcode::Fsync::new(types::Fd(self.files[file].as_raw_fd()))
+                .flags(flags)
+                .build()
+        };
+        self.push(&entry.user_data(slot as u64))
     }
 
     fn counts_submits(&self) -> bool {

@@ -199,6 +199,21 @@ pub trait Engine: Send {
     /// Flushes a file's written data to stable storage (fsync, or
     /// fdatasync when `data_only`), waiting for it.
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()>;
+    /// Whether the engine flushes asynchronously, as one more request in
+    /// its queue (io_uring's IORING_OP_FSYNC, rbd's rbd_aio_flush). fio
+    /// hands such an engine its periodic syncs without draining the I/O
+    /// in flight, and counts each one done only when it completes: until
+    /// then every look for the next I/O finds another sync due, so fio
+    /// issues more of them than one per `fsync` writes.
+    fn syncs_in_queue(&self) -> bool {
+        false
+    }
+    /// Starts a flush (fsync, or fdatasync when `data_only`) that comes
+    /// back from [`Engine::reap`] under `slot`. Only called on engines
+    /// whose [`Engine::syncs_in_queue`] says so.
+    fn queue_sync(&mut self, _slot: usize, _file: usize, _data_only: bool) -> Queued {
+        Queued::Done(-i64::from(libc::EINVAL))
+    }
     /// Drops what is cached of a file, so reads reach the device (fio's
     /// `invalidate`, at every new pass over the files).
     fn invalidate(&mut self, path: &Path) -> io::Result<()> {

@@ -159,6 +159,30 @@ impl Rbd {
         })
     }
 
+    /// Starts one operation for `slot`, which reports `len` when it
+    /// succeeds.
+    ///
+    /// # Safety
+    /// The operation's buffer must stay in place and untouched until the
+    /// slot's completion has been reaped.
+    unsafe fn launch(&mut self, slot: usize, offset: u64, len: i64, io: ImageIo) -> Queued {
+        let Some(image) = &self.image else {
+            return Queued::Done(-i64::from(libc::EBADF));
+        };
+        let Some(slot_len) = self.lens.get_mut(slot) else {
+            return Queued::Done(-i64::from(libc::EINVAL));
+        };
+        *slot_len = len;
+        // SAFETY: passed on from the caller.
+        match unsafe { image.submit(&self.queue, slot, io) } {
+            Ok(()) => {
+                self.grace.started(slot, 0, offset);
+                Queued::Pending
+            }
+            Err(e) => Queued::Done(-i64::from(e.errno())),
+        }
+    }
+
     fn image(&self) -> io::Result<&Image> {
         match &self.image {
             Some(image) => Ok(image),
@@ -206,23 +230,24 @@ impl Engine for Rbd {
                 len: len as u64,
             },
         };
-        let Some(image) = &self.image else {
-            return Queued::Done(-i64::from(libc::EBADF));
-        };
-        let Some(slot_len) = self.lens.get_mut(req.slot) else {
-            return Queued::Done(-i64::from(libc::EINVAL));
-        };
-        *slot_len = len as i64;
         // SAFETY: the runner keeps each slot's buffer in place and
         // untouched until the slot's completion has been reaped, and gives
         // a slot a new request only after that.
-        match unsafe { image.submit(&self.queue, req.slot, io) } {
-            Ok(()) => {
-                self.grace.started(req.slot, 0, req.offset);
-                Queued::Pending
-            }
-            Err(e) => Queued::Done(-i64::from(e.errno())),
+        unsafe { self.launch(req.slot, req.offset, len as i64, io) }
+    }
+
+    fn syncs_in_queue(&self) -> bool {
+        true
+    }
+
+    /// A flush through rbd_aio_flush. librbd has no data-only flush, and
+    /// fio's engine fails an fdatasync with EINVAL; so does this.
+    fn queue_sync(&mut self, slot: usize, _file: usize, data_only: bool) -> Queued {
+        if data_only {
+            return Queued::Done(-i64::from(libc::EINVAL));
         }
+        // SAFETY: a flush touches no buffer of the runner's.
+        unsafe { self.launch(slot, 0, 0, ImageIo::Flush) }
     }
 
     fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {

@@ -62,7 +62,8 @@ pub struct JobConfig {
     pub io_bytes: u64,
     /// Bytes of one pass over the files (io_size, or the whole region).
     pub pass_bytes: u64,
-    /// Stop after this many I/Os, if set (number_ios).
+    /// Stop after this many I/Os, if set (number_ios, times loops; never
+    /// for a time-based job).
     pub number_ios: Option<u64>,
     /// Wait this long before starting.
     pub startdelay: Duration,
@@ -536,19 +537,6 @@ impl JobConfig {
             )));
         }
         let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
-        // fio queues an rbd job's periodic flushes asynchronously, beside
-        // its reads and writes, which changes how many it issues; ferrio
-        // flushes synchronously, so it does not claim to run them yet.
-        let periodic_sync = ["fsync", "fdatasync"]
-            .into_iter()
-            .find(|&name| job.num(name).is_some_and(|n| n > 0));
-        if let Some(name) = periodic_sync.filter(|_| job.engine == "rbd") {
-            return Err(Refusal(format!(
-                "job '{}': {name}= with ioengine=rbd is not run by ferrio yet \
-                 (fio queues those flushes asynchronously; end_fsync=1 runs)",
-                job.name
-            )));
-        }
         if readonly && (pattern.write || pattern.trim) {
             return Err(Refusal(format!(
                 "job '{}': it writes, and --readonly is set",
@@ -1056,7 +1044,15 @@ impl JobConfig {
             offset,
             io_bytes,
             pass_bytes,
-            number_ios: job.num("number_ios").filter(|&n| n > 0),
+            // fio's count covers all of the job's loops, twice over for
+            // trimwrite (a trim and a write per block); a time-based job
+            // runs its whole runtime whatever it says. (fio doubles it
+            // again at each new loop, which matters only when the count
+            // ends a loop early, and then ferrio ends the job there.)
+            number_ios: job
+                .num("number_ios")
+                .filter(|&n| n > 0 && !time_based)
+                .map(|n| n.saturating_mul(loops) * if pattern.trimwrite { 2 } else { 1 }),
             startdelay: Duration::from_micros(startdelay),
             ramp: Duration::from_micros(job.num("ramp_time").unwrap_or(0)),
             buffers,

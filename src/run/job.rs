@@ -76,6 +76,9 @@ struct Slot {
     /// priorities reported apart (0: the job's own).
     ioprio: u16,
     prio_index: u8,
+    /// A periodic sync queued like an I/O (fdatasync when true), on the
+    /// engines that flush asynchronously.
+    sync: Option<bool>,
 }
 
 /// Where the job's buffers are carved from: each slot's own heap memory,
@@ -142,6 +145,7 @@ impl<'r> Carver<'r> {
             piece: None,
             ioprio: 0,
             prio_index: 0,
+            sync: None,
         }
     }
 }
@@ -831,6 +835,11 @@ fn run_io(
                 }
             }
         }
+        // Set when a batch was submitted while the queue has room for more.
+        let mut keep_filling = false;
+        // Set when a periodic sync went into the engine's queue in place
+        // of an I/O.
+        let mut sync_queued = false;
         if issuing && room {
             // A replay's next step, unless it is an I/O: the end of the
             // log, a file action or wait (which only pace it), or a sync.
@@ -883,7 +892,55 @@ fn run_io(
                 .or_else(|| {
                     sync_due(cfg, work[Dir::Write as usize].0, last_was_sync).map(|d| (None, d))
                 });
-            if let Some((replayed, data_only)) = due {
+            if let Some((None, data_only)) = due.filter(|_| eng.syncs_in_queue()) {
+                let Some(index) = free.pop() else { break };
+                let target = chooser.pick().unwrap_or(0);
+                if let Some(l) = &mut lazy
+                    && let Err(e) =
+                        l.ensure(eng.as_mut(), &mut files, target, &cfg.paths[target], mode)
+                {
+                    let func = format!("open({})", cfg.paths[target].display());
+                    result.fail(errno(&e), &func, String::new());
+                    break;
+                }
+                if let Some(w) = &mut iolog {
+                    let offset = free.last().map_or(0, |&i| slots[i].offset);
+                    w.sync(target, data_only, offset);
+                }
+                let slot = &mut slots[index];
+                slot.file = target;
+                slot.offset = 0;
+                slot.len = 0;
+                slot.piece = None;
+                slot.prepared = clock;
+                slot.submitted = Some(clock);
+                match eng.queue_sync(index, files[target], data_only) {
+                    Queued::Pending => {
+                        if submits_in_queue && clock >= ramp_end {
+                            result.done_in_queue_async();
+                        }
+                        slot.sync = Some(data_only);
+                        slot.queued = true;
+                        slot.flying = true;
+                        unsubmitted.push(index);
+                    }
+                    Queued::Done(r) => {
+                        free.push(index);
+                        // A sync the engine refused to start (rbd's
+                        // fdatasync): fio's error line says it all.
+                        if r < 0 {
+                            result.fail((-r) as i32, "xfer", String::new());
+                            break;
+                        }
+                    }
+                }
+                sync_queued = true;
+                let full = in_flight + unsubmitted.len() >= depth_limit;
+                if unsubmitted.len() < cfg.batch_submit && !full {
+                    continue;
+                }
+                keep_filling = !full;
+            } else if let Some((replayed, data_only)) = due {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
@@ -971,6 +1028,16 @@ fn run_io(
                     if verifies && !idle {
                         loop_queued = 0;
                         verify_reseeded = true;
+                        // The checks may go to any file: open those closed
+                        // (openfiles).
+                        if let Some(l) = &mut lazy
+                            && let Err((e, path)) =
+                                l.ensure_all(eng.as_mut(), &mut files, &cfg.paths, mode)
+                        {
+                            let func = format!("open({})", path.display());
+                            result.fail(errno(&e), &func, String::new());
+                            break 'run;
+                        }
                         if let Some(v) = &mut verifying {
                             let rest = v.rest();
                             verify_moved += rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
@@ -1086,9 +1153,7 @@ fn run_io(
             quiesce = Some(Quiesce::Flow);
             draining = true;
         }
-        // Set when a batch was submitted while the queue has room for more.
-        let mut keep_filling = false;
-        if issuing && room && !draining {
+        if issuing && room && !draining && !sync_queued {
             // The rest of an I/O cut short goes first, as it stands; then
             // an I/O held back by serialize_overlap, as it was.
             let resumed = requeued.pop();
@@ -1576,6 +1641,14 @@ fn run_io(
             for c in &done {
                 let slot = &mut slots[c.slot];
                 slot.flying = false;
+                if let Some(data_only) = slot.sync.take() {
+                    free.push(c.slot);
+                    if !sync_done(&mut result, slot, data_only, c.result, clock, epoch) {
+                        break 'run;
+                    }
+                    last_was_sync = true;
+                    continue;
+                }
                 // A short transfer short of the file's end: fio hands the
                 // engine the rest before any new I/O.
                 if slot.shortened(c.result, &mut result) && slot.offset < real_sizes[slot.file] {
@@ -1643,14 +1716,11 @@ fn run_io(
         verify_reseeded = true;
         let rest = v.rest();
         // The read-back may go to any file: open those closed (openfiles).
-        if let Some(l) = &mut lazy {
-            for (file, path) in cfg.paths.iter().enumerate() {
-                if let Err(e) = l.ensure(eng.as_mut(), &mut files, file, path, mode) {
-                    let func = format!("open({})", path.display());
-                    result.fail(errno(&e), &func, String::new());
-                    break;
-                }
-            }
+        if let Some(l) = &mut lazy
+            && let Err((e, path)) = l.ensure_all(eng.as_mut(), &mut files, &cfg.paths, mode)
+        {
+            let func = format!("open({})", path.display());
+            result.fail(errno(&e), &func, String::new());
         }
         let mut pass = Pass {
             cfg,
@@ -2285,6 +2355,33 @@ pub fn job_draws(cfg: &JobConfig) -> Draws {
         cfg.verify.is_some(),
         cfg.pattern.trimwrite,
     )
+}
+
+/// Accounts a periodic sync that an engine completed from its queue (in
+/// the statistics only after `epoch`); on an error, fails the job as fio
+/// does and returns false.
+fn sync_done(
+    result: &mut JobResult,
+    slot: &mut Slot,
+    data_only: bool,
+    r: i64,
+    at: Nanos,
+    epoch: Nanos,
+) -> bool {
+    let submitted = slot.submitted.take().unwrap_or(at);
+    if r < 0 {
+        let code = (-r) as i32;
+        let text = std::io::Error::from_raw_os_error(code);
+        result.fail(code, "fsync", format!("fio: sync failed: {text}"));
+        return false;
+    }
+    if at >= epoch {
+        let took = at.saturating_sub(submitted);
+        result.sync_lat.add(took);
+        result.sync_hist.add(took);
+        result.syncs += u64::from(!data_only);
+    }
+    true
 }
 
 fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<bool> {

@@ -56,6 +56,22 @@ impl LazyOpen {
         Ok(())
     }
 
+    /// Opens every file that is closed, for a verify pass that may read
+    /// any of them; on a failure, the error and the file's path.
+    pub fn ensure_all<'p>(
+        &mut self,
+        eng: &mut dyn Engine,
+        files: &mut [usize],
+        paths: &'p [std::path::PathBuf],
+        mode: OpenMode,
+    ) -> Result<(), (io::Error, &'p Path)> {
+        for (file, path) in paths.iter().enumerate() {
+            self.ensure(eng, files, file, path, mode)
+                .map_err(|e| (e, path.as_path()))?;
+        }
+        Ok(())
+    }
+
     /// An I/O on `file` went to the engine.
     #[inline]
     pub fn issued(&mut self, file: usize) {
