@@ -482,3 +482,38 @@ fn experimental_verify_finds_a_corrupted_block_as_fio_does() {
         assert_eq!(seen[0].0.3, 84);
     }
 }
+
+/// experimental_verify with verify_state_load: fio writes 8 of 16 random
+/// blocks; the verify_only replay of each tool stops where the saved
+/// writes stopped, after the same reads, and saves the same state (whose
+/// generator has drawn the offset it stopped at).
+#[test]
+fn experimental_verify_stops_at_a_loaded_state_as_fio_does() {
+    let mut seen = Vec::new();
+    for tool in [fio(), ferrio()] {
+        let s = Scratch::new("vstate");
+        let file = format!("--filename={}", s.0.join("data").display());
+        let job = [
+            "--name=e",
+            file.as_str(),
+            "--size=64k",
+            "--bs=4k",
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--output-format=json",
+        ];
+        let mut write = job.to_vec();
+        write.extend_from_slice(&["--io_size=32k", "--do_verify=0"]);
+        run_ok(fio(), &s.0, &write, 0);
+        let mut check = job.to_vec();
+        check.extend_from_slice(&[
+            "--verify_only=1",
+            "--experimental_verify=1",
+            "--verify_state_load=1",
+        ]);
+        let out = run(tool, &check, &s.0, &HashMap::new());
+        seen.push((summary(&out), state_files(&s.0)));
+    }
+    assert_eq!(seen[0].0, (0, 8, 16, 0));
+    assert_eq!(seen[1], seen[0]);
+}
