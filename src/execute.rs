@@ -81,6 +81,11 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             std::sync::Arc::make_mut(spec).dump_dir = Some(dir.into());
         }
     }
+    let aux_path = args
+        .flag("aux-path")
+        .flatten()
+        .map(std::path::PathBuf::from);
+    load_verify_states(&mut jobs, aux_path.as_deref())?;
     let formats = formats(args);
     let terse_version = match args.flag("terse-version").flatten() {
         Some(v) => v.parse().unwrap_or(3),
@@ -481,4 +486,33 @@ fn starting(jobs: &[JobConfig]) -> String {
         parts.push(count(processes, "process", "processes"));
     }
     format!("Starting {}", parts.join(" and "))
+}
+
+/// verify_state_load: reads each such job's state file before any job
+/// runs, from where fio looks for it (`--aux-path`, else the working
+/// directory). fio gives up on the run when one cannot be read, with its
+/// messages, and exits 1; it reads the file even for a job that does not
+/// verify, which then makes no use of it.
+fn load_verify_states(
+    jobs: &mut [crate::run::config::JobConfig],
+    aux_path: Option<&std::path::Path>,
+) -> Result<(), i32> {
+    use crate::verify::state::{self, VerifyState};
+    for job in jobs.iter_mut().filter(|j| j.verify_state_load) {
+        let index = job.seeds.thread_number.saturating_sub(1);
+        let path = state::file_name(&state::prefix(aux_path), &job.name, index);
+        let bytes = std::fs::read(&path).map_err(|e| {
+            eprintln!("fio: open state file: {}", crate::strerror(&e));
+            eprintln!("fio: state file: {} (for_write=0)", path.display());
+            1
+        })?;
+        let loaded = VerifyState::decode(&bytes).map_err(|text| {
+            eprintln!("{text}");
+            1
+        })?;
+        if let Some(spec) = job.verify.as_mut() {
+            std::sync::Arc::make_mut(spec).loaded = Some(std::sync::Arc::new(loaded));
+        }
+    }
+    Ok(())
 }

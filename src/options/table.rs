@@ -843,6 +843,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Verify by replaying the offset sequence instead of logging each write",
     )
+    .runs()
     .parent("verify"),
     OptDef::new(
         "verify_state_load",
@@ -850,6 +851,7 @@ pub static OPTIONS: &[OptDef] = &[
         Verify,
         "Resume from the verify state saved by an interrupted run",
     )
+    .runs()
     .parent("verify"),
     OptDef::new(
         "verify_state_save",
@@ -858,6 +860,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Save verify state on exit so a later run can check the data",
     )
     .def("1")
+    .runs()
     .parent("verify"),
     OptDef::new(
         "trim_percentage",

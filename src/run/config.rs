@@ -219,6 +219,9 @@ pub struct JobConfig {
     /// trim_percentage and trim_backlog, for a writer that logs its
     /// blocks for verification (see trim_backlog.rs).
     pub trim: Option<super::trim_backlog::TrimSpec>,
+    /// verify_state_load: fio reads the job's state file before the run
+    /// even when the job does not verify (and gives up when it cannot).
+    pub verify_state_load: bool,
     /// The bytes buffer_pattern fills write buffers with.
     pub buffer_pattern: Option<Arc<[u8]>>,
     /// `rw=read:N` and the like: bytes skipped after each sequential I/O,
@@ -502,30 +505,6 @@ impl JobConfig {
                  output), which is no report to match; run it with fio",
                 job.name
             )));
-        }
-        // The verify options still to come, with what is missing.
-        for (name, why) in [
-            (
-                "experimental_verify",
-                "ferrio checks the blocks it logged while writing; fio's replay of the \
-                 offset sequence for the verify pass is not modelled yet",
-            ),
-            (
-                "verify_state_load",
-                "ferrio neither writes nor reads fio's <job>-<n>-verify.state files yet, \
-                 so it cannot resume a verify from one",
-            ),
-            (
-                "verify_state_save",
-                "ferrio does not write fio's <job>-<n>-verify.state files yet",
-            ),
-        ] {
-            if pending.contains(&name) {
-                return Err(Refusal(format!(
-                    "job '{}': {name} is not run by ferrio yet: {why} (run it with fio)",
-                    job.name
-                )));
-            }
         }
         if !pending.is_empty() {
             return Err(Refusal(format!(
@@ -1260,6 +1239,7 @@ impl JobConfig {
             create_fsync: job.setting("create_fsync").is_none() || job.flag("create_fsync"),
             verify: verify.map(Arc::new),
             trim,
+            verify_state_load: job.flag("verify_state_load"),
             buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
         })
     }
@@ -2188,6 +2168,44 @@ fn cfg_time_based(job: &JobSpec) -> bool {
     job.flag("time_based")
 }
 
+/// experimental_verify: ferrio replays the writes it issued, which is what
+/// fio's reseeded generators draw again, except where fio's replay would
+/// draw something else: fresh random offsets (randrepeat=0), a skewed
+/// distribution whose state fio does not reset, draws past the writes
+/// (fio stops on bytes completed, so at a depth above one it goes on
+/// drawing offsets, and may issue more reads than writes, while reads are
+/// in flight), and the later loops that fio's counting of the replayed
+/// reads as writes disturbs.
+fn replay_supported(job: &JobSpec, rw: &Pattern) -> Result<(), &'static str> {
+    if rw.random && !job.flag("randrepeat") {
+        return Err("with randrepeat=0");
+    }
+    let uniform = match job.value("random_distribution") {
+        Some(Value::Word { word, .. }) => *word == "random",
+        _ => true,
+    };
+    if rw.random && !uniform {
+        return Err("with a random_distribution other than random");
+    }
+    if rw.random && job.setting("percentage_random").is_some() {
+        return Err("with percentage_random");
+    }
+    // fio counts each replayed read as a write issued, against the job's
+    // size: a later loop is cut short or skipped and its writes numbered
+    // past what the replay expects.
+    if job.num("loops").unwrap_or(1) > 1
+        || job.flag("time_based")
+        || job.setting("io_size").is_some()
+        || job.setting("number_ios").is_some()
+    {
+        return Err("with loops, time_based, io_size or number_ios");
+    }
+    if job.num("iodepth").unwrap_or(1) > 1 {
+        return Err("at an iodepth above 1");
+    }
+    Ok(())
+}
+
 /// The job's verify settings, with fio's fix-ups of verify_interval
 /// (init.c): by default the smallest write size, never more than it, and
 /// always a divisor of the smallest and largest write sizes.
@@ -2253,6 +2271,14 @@ fn verify_spec(
     }
     let backlog = job.num("verify_backlog").unwrap_or(0);
     let only = job.flag("verify_only");
+    let replay = job.flag("experimental_verify");
+    if replay {
+        replay_supported(job, rw).map_err(|why| {
+            refuse(format!(
+                "experimental_verify {why} is not run by ferrio (run it with fio)"
+            ))
+        })?;
+    }
     Ok(Some(VerifySpec {
         method,
         interval: interval as usize,
@@ -2271,6 +2297,9 @@ fn verify_spec(
         thread: job.number as u16,
         dump: job.flag("verify_dump"),
         dump_dir: None,
+        state_save: job.flag("verify_state_save"),
+        loaded: None,
+        replay,
         offload_threads: job.num("verify_async").unwrap_or(0) as usize,
         offload_cpus: match job.value("verify_async_cpus") {
             Some(Value::Text(t)) if !t.trim().is_empty() => Some(super::sched::cpu_list(t)),

@@ -33,6 +33,7 @@ use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
 use super::trim_backlog::{self, TrimBacklog};
 use super::sync_range::Written;
+use super::verify_trail;
 use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
@@ -505,6 +506,9 @@ fn run_io(
     // in do_io), and the time spent in verify passes between loops.
     let mut loop_queued = 0u64;
     let mut verify_spent: Nanos = 0;
+    // Whether a verify pass followed the last writes: fio reseeds its
+    // generators before each pass, which its verify state file shows.
+    let mut verify_reseeded = false;
     // Random offsets without a map never run out.
     let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
     // fio's bytes per loop (do_io's total_bytes): the size, io_size if
@@ -744,6 +748,9 @@ fn run_io(
                 progress.set_state(State::Running);
                 if !cfg.ramp.is_zero() {
                     progress.set_epoch(ramp_end);
+                    if let Some(v) = &mut verifying {
+                        v.trail.stats_restarted();
+                    }
                     if let Some(lt) = &mut lat_target {
                         lt.restart(clock, 0);
                     }
@@ -839,6 +846,9 @@ fn run_io(
                     depth = DepthTracker::new(clock);
                     cpu_start = Some(CpuUsage::of_this_thread());
                     progress.set_epoch(clock);
+                    if let Some(v) = &mut verifying {
+                        v.trail.stats_restarted();
+                    }
                     if let Some(lt) = &mut lat_target {
                         lt.stats_restarted(clock);
                     }
@@ -1068,6 +1078,7 @@ fn run_io(
                     }
                     if verifies && !idle {
                         loop_queued = 0;
+                        verify_reseeded = true;
                         // The checks may go to any file: open those closed
                         // (openfiles).
                         if let Some(l) = &mut lazy
@@ -1163,6 +1174,7 @@ fn run_io(
                         }
                     }
                     placer.restart(cfg);
+                    verify_reseeded = false;
                     eng.new_pass();
                     // fio's next loop draws again from the start of each
                     // sequence when the job repeats its randomness.
@@ -1396,6 +1408,18 @@ fn run_io(
                     };
                     (backlog, io)
                 };
+            // verify_state_load: a job that only reads checks up to where
+            // the loaded state's writes stopped, and there its I/O ends.
+            if dir == Dir::Read
+                && !cfg.pattern.write
+                && resumed.is_none()
+                && verifying
+                    .as_ref()
+                    .is_some_and(|v| v.past_saved_writes(file_index, offset))
+            {
+                free.push(index);
+                break 'run;
+            }
             // serialize_overlap: an I/O that overlaps one in flight waits,
             // as it is, until something completes (fio's busy queue).
             if cfg.serialize_overlap
@@ -1809,6 +1833,7 @@ fn run_io(
         && time_left
         && !died
     {
+        verify_reseeded = true;
         let rest = v.rest();
         // The read-back may go to any file: open those closed (openfiles).
         if let Some(l) = &mut lazy
@@ -1911,6 +1936,15 @@ fn run_io(
                 );
             }
         }
+    }
+    // verify_state_save: a writing, verifying job records how far its
+    // writes got, however it ended.
+    if let Some(v) = &verifying
+        && cfg.pattern.write
+        && v.spec.state_save
+    {
+        let rand = verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, v.trail.replayed);
+        verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand));
     }
     result.connection = eng.connection();
     result.dir_mut(Dir::Read).dropped = eng.dropped();
@@ -2286,12 +2320,25 @@ impl Pass<'_, '_> {
         let mut unsubmitted: Vec<usize> = Vec::with_capacity(self.slots.len());
         let mut done: Vec<Completion> = Vec::with_capacity(self.slots.len());
         let (mut next, mut in_flight) = (0usize, 0usize);
+        // Where the pass ends: the last block, or where a loaded verify
+        // state says the writes stopped.
+        let mut end = rest.len();
+        v.trail.replayed = 0;
         let mut clock = clock::now();
         // Verifying reads are timed one by one.
         let mut precise = LoopClock::new(false);
         'pass: loop {
             let out_of_time = self.deadline.is_some_and(|d| clock >= d);
-            while next < rest.len() && !stop.any() && !out_of_time {
+            while next < end && !stop.any() && !out_of_time {
+                if v.past_saved_writes(rest[next].file as usize, rest[next].offset) {
+                    // A loaded verify state ends the pass here (fio has
+                    // drawn a replayed I/O's offset by then).
+                    if v.spec.replay {
+                        v.trail.replayed += 1;
+                    }
+                    end = next;
+                    break;
+                }
                 let Some(index) = free.pop() else { break };
                 let block = rest[next];
                 let slot = &mut self.slots[index];
@@ -2307,6 +2354,12 @@ impl Pass<'_, '_> {
                 next += 1;
                 if clock >= self.epoch {
                     self.result.issue(Dir::Read);
+                }
+                // fio draws a replayed read as the write it repeats, and
+                // counts it among the writes issued.
+                if v.spec.replay {
+                    v.trail.issued += 1;
+                    v.trail.replayed += 1;
                 }
                 if let Some(w) = self.iolog.as_mut() {
                     w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
@@ -2361,7 +2414,7 @@ impl Pass<'_, '_> {
                     }
                 }
             }
-            let more = next < rest.len() && !stop.any() && !out_of_time;
+            let more = next < end && !stop.any() && !out_of_time;
             if in_flight == 0 {
                 if !more {
                     break;
@@ -2421,7 +2474,9 @@ impl Pass<'_, '_> {
         }
         let Some(piece) = slot.piece else { return true };
         let func = if v.offloaded() { "async_verify" } else { func };
-        match v.check(slot.buf(), &rest[piece], true) {
+        // A replayed read (experimental_verify) is not from fio's log.
+        let logged = !v.spec.replay;
+        match v.check(slot.buf(), &rest[piece], logged) {
             Ok(()) => true,
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),
         }

@@ -44,6 +44,7 @@ pub mod steady;
 pub mod trim_backlog;
 pub mod sync_range;
 mod verify_async;
+mod verify_trail;
 mod verifying;
 pub mod zbd;
 

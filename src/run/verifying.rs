@@ -10,6 +10,7 @@ use crate::verify::{Block, VerifySpec, Written};
 use super::config::JobConfig;
 use super::offsets::Rng;
 use super::verify_async::Offload;
+use super::verify_trail::Trail;
 
 /// Salt for the stream of per-block seeds stored in headers.
 const SEED_SALT: u64 = 0x7665_7269_6679;
@@ -37,6 +38,8 @@ pub struct Verifying<'a> {
     names: Arc<[String]>,
     /// verify_async's helpers, when the job has some.
     offload: Option<Offload>,
+    /// What fio's verify state file records, kept as the job runs.
+    pub trail: Trail,
 }
 
 impl<'a> Verifying<'a> {
@@ -65,6 +68,7 @@ impl<'a> Verifying<'a> {
             dropped: Vec::with_capacity(8),
             names,
             offload,
+            trail: Trail::new(cfg.iodepth, cfg.paths.len()),
         })
     }
 
@@ -81,6 +85,7 @@ impl<'a> Verifying<'a> {
         numberio: u64,
         mapped: bool,
     ) -> usize {
+        self.trail.issued += 1;
         let numberio = numberio as u16;
         if !self.spec.only {
             let now = crate::verify::now();
@@ -98,11 +103,15 @@ impl<'a> Verifying<'a> {
         self.written.push(written);
         self.complete.push(false);
         self.dropped.clear();
-        if mapped {
-            self.list.push_back(piece);
-        } else {
-            self.drop_overlaps(&written);
-            self.tree.insert((written.file, offset), piece);
+        // experimental_verify keeps no log to check from (so no
+        // verify_backlog either): its pass replays the writes.
+        if !self.spec.replay {
+            if mapped {
+                self.list.push_back(piece);
+            } else {
+                self.drop_overlaps(&written);
+                self.tree.insert((written.file, offset), piece);
+            }
         }
         piece
     }
@@ -137,6 +146,18 @@ impl<'a> Verifying<'a> {
         if let Some(c) = self.complete.get_mut(piece) {
             *c = true;
         }
+        if let Some(w) = self.written.get(piece) {
+            self.trail.completed(w.file as usize, w.offset);
+        }
+    }
+
+    /// Whether a verify read of `offset` in `file` goes past the writes of
+    /// a loaded verify state (fio's verify_state_should_stop).
+    pub fn past_saved_writes(&self, file: usize, offset: u64) -> bool {
+        self.spec
+            .loaded
+            .as_ref()
+            .is_some_and(|s| s.should_stop(self.trail.reads_done, file as u64, offset))
     }
 
     /// fio's io_hist_len: logged writes not yet checked.
@@ -203,6 +224,11 @@ impl<'a> Verifying<'a> {
     /// (the tree's, then the list's). Called with no I/O in flight: the
     /// log starts afresh for the next loop, as fio prunes it.
     pub fn rest(&mut self) -> Vec<Written> {
+        if self.spec.replay {
+            let all = std::mem::take(&mut self.written);
+            self.forget();
+            return all;
+        }
         let mut rest: Vec<Written> = self.tree.values().map(|&p| self.written[p]).collect();
         rest.extend(self.list.iter().map(|&p| self.written[p]));
         self.forget();
@@ -222,6 +248,7 @@ impl<'a> Verifying<'a> {
     /// verify_async the block goes to the helpers, and what fails is a
     /// failure they reported earlier, if any.
     pub fn check(&mut self, buf: &mut [u8], piece: &Written, logged: bool) -> Result<(), String> {
+        self.trail.reads_done += 1;
         if let Some(offload) = &mut self.offload {
             offload.send(buf, *piece, logged);
             return offload.failure(false).map_or(Ok(()), Err);

@@ -12,6 +12,7 @@
 pub mod checksum;
 mod dump;
 pub mod pattern;
+pub mod state;
 
 use checksum::Checksum;
 use pattern::DataPattern;
@@ -87,9 +88,20 @@ pub struct VerifySpec {
     pub thread: u16,
     /// Save a failing interval, read and expected, to files (verify_dump).
     pub dump: bool,
-    /// Where those files go (fio's `--aux-path`); the working directory
-    /// when unset.
+    /// Where those files, and verify state files, go (fio's
+    /// `--aux-path`); the working directory when unset.
     pub dump_dir: Option<std::path::PathBuf>,
+    /// verify_state_save: write fio's state file when the writes end.
+    pub state_save: bool,
+    /// verify_state_load: the state a previous run saved, read before the
+    /// job starts; checking stops where its writes stopped.
+    pub loaded: Option<std::sync::Arc<state::VerifyState>>,
+    /// experimental_verify: the pass replays the loop's writes in the
+    /// order they were issued, every one of them (fio resets its
+    /// generators and draws the same I/Os again, turning writes into
+    /// reads), instead of checking a log that keeps only each block's
+    /// latest write.
+    pub replay: bool,
     /// verify_async: helper threads that do the checking, and the CPUs
     /// they may run on (verify_async_cpus).
     pub offload_threads: usize,
