@@ -214,7 +214,8 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             }
         }
     }
-    let report = Report::new(results, disks, started.elapsed(), terse_version);
+    let last_group = jobs.iter().map(|j| j.group).max();
+    let report = Report::new(results, last_group, disks, started.elapsed(), terse_version);
     let text = report.render(formats);
     sink.say(&if live.ndjson {
         crate::report::ndjson::compact(&text)
@@ -297,7 +298,14 @@ impl Watcher<'_> {
             .collect();
         let results = crate::run::group_results(self.jobs, results);
         let i = &self.interim;
-        let report = Report::new(results, disks.usage(), i.started.elapsed(), i.terse_version);
+        let last_group = self.jobs.iter().map(|j| j.group).max();
+        let report = Report::new(
+            results,
+            last_group,
+            disks.usage(),
+            i.started.elapsed(),
+            i.terse_version,
+        );
         let text = report.render(i.formats);
         self.sink.say(&if i.compact {
             crate::report::ndjson::compact(&text)

@@ -1713,7 +1713,9 @@ pub static OPTIONS: &[OptDef] = &[
         "Report a group's jobs as one combined result",
     )
     .runs(),
-    OptDef::new("stats", Bool, Stats, "Gather statistics for this job").def("1"),
+    OptDef::new("stats", Bool, Stats, "Gather statistics for this job")
+        .def("1")
+        .runs(),
     OptDef::new(
         "zero_buffers",
         Flag,

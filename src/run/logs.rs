@@ -41,6 +41,9 @@ pub struct LogPlan {
     pub shared: bool,
     /// Milliseconds added to every time stamp: set when the job starts.
     pub epoch_ms: u64,
+    /// stats=0: fio still creates the files but never adds a sample, so
+    /// they stay empty.
+    pub muted: bool,
 }
 
 impl LogPlan {
@@ -278,6 +281,9 @@ impl JobLogs {
     /// Logs one completed I/O; `clat_hist` is the direction's clat
     /// histogram after it.
     pub fn completed(&mut self, io: &Completed, clat_hist: &Histogram) {
+        if self.plan.muted {
+            return;
+        }
         let max = self.plan.max_value;
         let entry = |value| Entry {
             time_ms: io.time_ms,
@@ -325,6 +331,7 @@ impl JobLogs {
         let log = if iops { &mut self.iops } else { &mut self.bw };
         if let Some(log) = log
             && log.avg_ms > 0
+            && !self.plan.muted
         {
             log.add(
                 Entry {
@@ -354,7 +361,9 @@ impl JobLogs {
         ];
         for (log, path) in logs {
             if let (Some(log), Some(path)) = (log, path) {
-                log.finish(end_ms, max);
+                if !plan.muted {
+                    log.finish(end_ms, max);
+                }
                 // Jobs sharing a file (per_job_logs=0) append to it, as
                 // fio's do.
                 open_log(path, plan.shared)?.write_all(log.text(&plan).as_bytes())?;

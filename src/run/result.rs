@@ -364,6 +364,41 @@ impl JobResult {
         result
     }
 
+    /// A report slot fio counted but no stats=1 job filled (see
+    /// `run::group_results`): fio prints it from a zeroed record, so it
+    /// has no name, group -1, no job options or percentiles, and none of
+    /// the job's settings but the global options of the document.
+    pub fn unreported(cfg: &JobConfig) -> Self {
+        let report = ReportOptions {
+            description: String::new(),
+            percentile_list: Vec::new(),
+            percentile_precision: 0,
+            clat_percentiles: false,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            sig_figs: 0,
+            kb_base: 0,
+            bits: false,
+            unified: crate::report::options::Unified::None,
+            continue_on_error: false,
+            latency_target_ns: 0,
+            latency_window_us: 0,
+            latency_percentile: 0.0,
+            job_options: Vec::new(),
+            ..(*cfg.report).clone()
+        };
+        JobResult {
+            name: String::new(),
+            group: u32::MAX,
+            members: 0,
+            dirs: Default::default(),
+            latency_depth: 0,
+            ioprio: 0,
+            report: Arc::new(report),
+            ..JobResult::new(cfg)
+        }
+    }
+
     /// Records the error that ends the job (the first one counts):
     /// `func` names what failed, `message` is the full text for stderr.
     pub fn fail(&mut self, errno: i32, func: &str, message: String) {

@@ -1,0 +1,186 @@
+//! System-facing options beside fio 3.33 on the same job files in temp
+//! dirs: stats=0's report slots, write_barrier, atomic, uncached,
+//! cmd_type, ioscheduler and io_submit_mode=offload. Each test compares
+//! what the option changes (report layout, I/O counts, syscalls, error
+//! text and exit status) between the two tools.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Outcome, Scratch, ferrio, fio, json, run};
+use serde_json::Value;
+
+/// Two scratch folders, one per tool, in which job files run in turn.
+struct Pair {
+    fio: Scratch,
+    ferrio: Scratch,
+}
+
+impl Pair {
+    fn new(tag: &str) -> Self {
+        Pair {
+            fio: Scratch::new(&format!("{tag}-fio")),
+            ferrio: Scratch::new(&format!("{tag}-ferrio")),
+        }
+    }
+
+    /// Runs `job` with both tools and `args` before the job file, each in
+    /// its folder; returns (fio's, ferrio's) outcome after checking that
+    /// both exit alike.
+    fn run(&self, job: &str, args: &[&str]) -> (Outcome, Outcome) {
+        let env = HashMap::new();
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("job.fio");
+        self.fio.write("job.fio", job);
+        self.ferrio.write("job.fio", job);
+        let want = run(fio(), &all, &self.fio.0, &env);
+        let got = run(ferrio(), &all, &self.ferrio.0, &env);
+        assert_eq!(
+            want.code, got.code,
+            "{job}\nfio: {}\nferrio: {}",
+            want.stderr, got.stderr
+        );
+        (want, got)
+    }
+
+    /// A file as each tool left it (None if absent).
+    fn read(&self, name: &str) -> [Option<String>; 2] {
+        [&self.fio, &self.ferrio].map(|s| std::fs::read_to_string(s.0.join(name)).ok())
+    }
+}
+
+// ---------------------------------------------------------------- stats
+
+/// Job files mixing stats=0 with reported jobs, grouped and not.
+const STATS_JOBS: [&str; 5] = [
+    "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\nstats=0\n",
+    "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\nstats=0\n[b]\nrw=write\n\
+     [c]\nrw=randread\nstats=0\nnew_group\n",
+    "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\ngroup_reporting\n",
+    "[global]\nioengine=null\nsize=1m\ngroup_reporting\n[a]\nrw=read\nstats=0\n\
+     [b]\nrw=write\n[c]\nrw=read\n[d]\nrw=read\nstats=0\nnew_group\n",
+    "[global]\nioengine=null\nsize=1m\nnumjobs=2\n[a]\nrw=read\nstats=0\n\
+     [b]\nrw=write\nstats=1\ndescription=kept\n",
+];
+
+/// The normal report's skeleton: job headers (name, group, members),
+/// the directions each job shows, the group blocks and their directions.
+fn normal_skeleton(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            if let Some((name, rest)) = l.split_once(": (groupid=") {
+                let (group, rest) = rest.split_once(", jobs=")?;
+                let members = rest.split(')').next()?;
+                return Some(format!("job {name} {group} {members}"));
+            }
+            let t = l.trim_start();
+            let dir = ["read:", "write:", "READ:", "WRITE:", "Run status group"]
+                .iter()
+                .find(|d| t.starts_with(*d))?;
+            Some(if dir.starts_with("Run") {
+                t.to_string()
+            } else {
+                dir.to_string()
+            })
+        })
+        .collect()
+}
+
+/// A terse line's identity (version, fio version, name, group, error)
+/// and its I/O counts; an unfilled slot's line whole.
+fn terse_skeleton(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(';').collect();
+            if f.get(3) == Some(&"-1") {
+                return l.to_string();
+            }
+            // Read and write KiB are fields 5 and 46 of version 3.
+            format!("{} io={}/{}", f[..5].join(";"), f[5], f[46])
+        })
+        .collect()
+}
+
+/// Each JSON job without what differs from run to run: the whole record
+/// for an unfilled slot; name, group, error, option keys and I/O counts
+/// for the others.
+fn json_skeleton(doc: &Value) -> Vec<Value> {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let mut j = j.clone();
+            let o = j.as_object_mut().unwrap();
+            for volatile in ["eta", "elapsed", "ferrio"] {
+                o.shift_remove(volatile);
+            }
+            if o["groupid"] == 4294967295u64 {
+                return j;
+            }
+            let keys: Vec<&String> = o.keys().collect();
+            serde_json::json!({
+                "keys": keys,
+                "jobname": o.get("jobname"),
+                "groupid": o["groupid"],
+                "error": o["error"],
+                "job options": o.get("job options"),
+                "ios": [o["read"]["total_ios"], o["write"]["total_ios"], o["trim"]["total_ios"]],
+            })
+        })
+        .collect()
+}
+
+/// stats=0: fio still counts a report slot for each such job (outside
+/// group_reporting) but fills it with nothing, so the slots left over
+/// come last as unnamed, zeroed jobs of group -1 (4294967295 in JSON),
+/// absent from the normal report; a group of stats=0 jobs alone still
+/// gets its empty `Run status` block.
+#[test]
+fn stats_zero_report_slots_as_fio() {
+    let pair = Pair::new("stats");
+    for job in STATS_JOBS {
+        let (want, got) = pair.run(job, &["--output-format=normal"]);
+        assert_eq!(
+            normal_skeleton(&want.stdout),
+            normal_skeleton(&got.stdout),
+            "{job}\n{}\n{}",
+            want.stdout,
+            got.stdout
+        );
+        let (want, got) = pair.run(job, &["--output-format=terse"]);
+        assert_eq!(
+            terse_skeleton(&want.stdout),
+            terse_skeleton(&got.stdout),
+            "{job}"
+        );
+        let (want, got) = pair.run(job, &["--output-format=json"]);
+        let (want, got) = (json(&want), json(&got));
+        assert_eq!(want["global options"], got["global options"], "{job}");
+        assert_eq!(json_skeleton(&want), json_skeleton(&got), "{job}");
+    }
+}
+
+/// stats=0 logs nothing: fio creates each log file and leaves it empty.
+#[test]
+fn stats_zero_logs_stay_empty_as_fio() {
+    let pair = Pair::new("stats-logs");
+    let job = "[a]\nioengine=null\nsize=1m\nrw=read\nstats=0\nwrite_lat_log=x\n\
+               write_bw_log=x\nwrite_iops_log=x\nwrite_hist_log=x\nlog_hist_msec=1\n\
+               [b]\nioengine=null\nsize=1m\nrw=read\nstats=0\nwrite_bw_log=y\n\
+               log_avg_msec=10\nrate=20m\n";
+    pair.run(job, &[]);
+    for name in [
+        "x_lat.1.log",
+        "x_clat.1.log",
+        "x_slat.1.log",
+        "x_bw.1.log",
+        "x_iops.1.log",
+        "x_clat_hist.1.log",
+        "y_bw.2.log",
+    ] {
+        let [want, got] = pair.read(name);
+        assert_eq!(want, got, "{name}");
+    }
+}
