@@ -184,3 +184,153 @@ fn stats_zero_logs_stay_empty_as_fio() {
         assert_eq!(want, got, "{name}");
     }
 }
+
+// ---------------------------------------------------- syscalls, strace
+
+/// Runs `job` (JSON output) under strace with both tools, tracing
+/// `calls`; returns each tool's (JSON document, trace lines).
+fn traced(pair: &Pair, job: &str, calls: &str) -> [(Value, Vec<String>); 2] {
+    let env = HashMap::new();
+    let mut out = Vec::new();
+    for (dir, bin) in [(&pair.fio, fio()), (&pair.ferrio, ferrio())] {
+        dir.write("job.fio", job);
+        let _ = std::fs::remove_file(dir.0.join("trace"));
+        let args = [
+            "-f",
+            "-qq",
+            "-o",
+            "trace",
+            "-e",
+            &format!("trace={calls}"),
+            bin,
+            "--output-format=json",
+            "job.fio",
+        ];
+        let o = run("strace", &args, &dir.0, &env);
+        assert_eq!(o.code, 0, "{bin}: {job}\n{}", o.stderr);
+        let trace = std::fs::read_to_string(dir.0.join("trace")).unwrap();
+        let lines = trace.lines().map(str::to_string).collect();
+        out.push((json(&o), lines));
+    }
+    let [a, b]: [_; 2] = out.try_into().unwrap();
+    [a, b]
+}
+
+/// Issued I/Os per direction of the first job.
+fn total_ios(doc: &Value) -> [u64; 3] {
+    ["read", "write", "trim"].map(|d| doc["jobs"][0][d]["total_ios"].as_u64().unwrap())
+}
+
+/// How many traced calls of each name a trace holds (writes of less
+/// than a block left out: the tools' output and fio's wake-up pipe).
+fn call_counts(trace: &[String]) -> std::collections::BTreeMap<String, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for line in trace {
+        // `pid name(args) = ret`
+        let call = line.split_whitespace().nth(1).unwrap_or("");
+        let Some((name, _)) = call.split_once('(') else {
+            continue;
+        };
+        let ret: i64 = line
+            .rsplit("= ")
+            .next()
+            .and_then(|r| r.trim().parse().ok())
+            .unwrap_or(0);
+        if name == "write" && ret < 512 {
+            continue;
+        }
+        *counts.entry(name.to_string()).or_insert(0) += 1;
+    }
+    counts
+}
+
+// -------------------------------------------------------- write_barrier
+
+/// write_barrier: fio 3.33 flags writes only on engines that declare
+/// barriers (libpmem) and no engine reads the flag, so the I/O counts
+/// and the data syscalls are those of the same job without it, in both
+/// tools.
+#[test]
+fn write_barrier_changes_nothing_as_in_fio() {
+    let pair = Pair::new("barrier");
+    for engine in ["psync", "libaio", "sync"] {
+        let job = |n: u32| {
+            format!(
+                "[a]\nioengine={engine}\nfilename=data\nsize=256k\nbs=4k\nrw=randwrite\n\
+                 iodepth=4\nfsync=8\nwrite_barrier={n}\n"
+            )
+        };
+        // Laid out beforehand, so the traces hold the job's I/O alone.
+        for dir in [&pair.fio, &pair.ferrio] {
+            std::fs::write(dir.0.join("data"), vec![7u8; 256 << 10]).unwrap();
+        }
+        let calls = "pwrite64,write,lseek,fsync,fdatasync,io_submit,io_getevents";
+        let [(fio0, fio0_t), (fer0, fer0_t)] = traced(&pair, &job(0), calls);
+        let [(fio3, fio3_t), (fer3, fer3_t)] = traced(&pair, &job(3), calls);
+        assert_eq!(total_ios(&fio0), total_ios(&fio3), "{engine}: fio");
+        assert_eq!(total_ios(&fer0), total_ios(&fer3), "{engine}: ferrio");
+        assert_eq!(total_ios(&fio3), total_ios(&fer3), "{engine}");
+        let data = |t: &[String]| {
+            let mut c = call_counts(t);
+            c.retain(|k, _| ["pwrite64", "write", "fsync", "io_submit"].contains(&k.as_str()));
+            c
+        };
+        assert_eq!(data(&fio0_t), data(&fio3_t), "{engine}: fio's syscalls");
+        assert_eq!(data(&fer0_t), data(&fer3_t), "{engine}: ferrio's syscalls");
+        assert_eq!(data(&fio3_t), data(&fer3_t), "{engine}: fio vs ferrio");
+    }
+}
+
+// --------------------------------------------------------------- atomic
+
+/// The flags of each open of `file` after the first that asks for
+/// O_DIRECT or not: what the I/O phase opens with, split at `|`, without
+/// O_CLOEXEC and O_CREAT (which differ in how each tool lays out).
+fn io_open_flags(trace: &[String], file: &str) -> Vec<Vec<String>> {
+    trace
+        .iter()
+        .filter(|l| l.contains(&format!("\"{file}\"")) && l.contains("openat("))
+        .map(|l| {
+            let flags = l.split(", ").nth(2).unwrap_or("");
+            let flags = flags.split(')').next().unwrap_or(flags);
+            let mut v: Vec<String> = flags
+                .split('|')
+                .filter(|f| !matches!(*f, "O_CLOEXEC" | "O_CREAT" | "O_LARGEFILE"))
+                .map(str::to_string)
+                .collect();
+            v.sort();
+            v
+        })
+        .filter(|v| v.iter().any(|f| f == "O_RDWR" || f == "O_DIRECT"))
+        .collect()
+}
+
+/// atomic=1: fio 3.33 turns direct on and opens with O_DIRECT and its
+/// O_ATOMIC bit (0x800000), which Linux ignores: a direct run with the
+/// same I/O and no error, whatever `buffered` says.
+#[test]
+fn atomic_opens_direct_with_fios_bit() {
+    let pair = Pair::new("atomic");
+    for (engine, extra) in [
+        ("psync", ""),
+        ("libaio", "iodepth=4\n"),
+        ("psync", "buffered=1\n"),
+        ("io_uring", "iodepth=2\n"),
+    ] {
+        let job = format!(
+            "[a]\nioengine={engine}\nfilename=data\nsize=128k\nbs=4k\nrw=write\natomic=1\n{extra}"
+        );
+        let [(want, want_t), (got, got_t)] = traced(&pair, &job, "openat");
+        assert_eq!(total_ios(&want), total_ios(&got), "{job}");
+        assert_eq!(want["jobs"][0]["error"], got["jobs"][0]["error"], "{job}");
+        let (want_f, got_f) = (
+            io_open_flags(&want_t, "data"),
+            io_open_flags(&got_t, "data"),
+        );
+        assert!(
+            want_f.last().unwrap().contains(&"0x800000".to_string()),
+            "{want_f:?}"
+        );
+        assert_eq!(want_f.last(), got_f.last(), "{job}");
+    }
+}

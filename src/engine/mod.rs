@@ -81,6 +81,12 @@ pub struct OpenMode {
     pub create: bool,
     /// O_SYNC or O_DSYNC (fio's `sync`), or 0.
     pub sync_flags: i32,
+    /// atomic=1. fio 3.33 asks for atomic writes by adding its own
+    /// O_ATOMIC bit (040000000, from a never-merged kernel patch) to
+    /// O_DIRECT; no Linux kernel gives that bit a meaning and open(2)
+    /// ignores unknown bits, so the job is a plain direct run. ferrio
+    /// sends the same bit so the syscalls are fio's too.
+    pub atomic: bool,
     /// write_hint: the expected lifetime of the data written (a kernel
     /// RWH_WRITE_LIFE_* value), set on each file as it is opened.
     pub write_hint: Option<u64>,

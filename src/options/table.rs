@@ -563,13 +563,19 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .def("0"),
+    // fio 3.33 marks every Nth write with a barrier flag only on engines
+    // that declare barrier support (libpmem alone), and no engine ever
+    // reads the flag: the option changes nothing fio does. ferrio runs it
+    // with the same (no) effect; sysopts_vs_fio checks I/O counts and
+    // syscalls with and without it.
     OptDef::new(
         "write_barrier",
         Int,
         IoType,
         "Turn each Nth write into a barrier write; 0 turns this off",
     )
-    .def("0"),
+    .def("0")
+    .runs(),
     OptDef::new(
         "sync_file_range",
         Choice(&[
@@ -591,13 +597,16 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .def("0"),
+    // fio 3.33 sets direct for it and opens files with O_DIRECT plus its
+    // O_ATOMIC bit, which Linux ignores (see `engine::OpenMode::atomic`).
     OptDef::new(
         "atomic",
         Bool,
         IoType,
         "Ask for atomic direct writes where the platform offers them (implies direct)",
     )
-    .def("0"),
+    .def("0")
+    .runs(),
     OptDef::new(
         "buffered",
         Bool,

@@ -274,6 +274,9 @@ pub struct JobConfig {
     pub allow_file_create: bool,
     /// O_SYNC or O_DSYNC for every open (sync), or 0.
     pub sync_flags: i32,
+    /// atomic=1: files are opened with fio's O_ATOMIC bit beside O_DIRECT
+    /// (see `engine::OpenMode::atomic`).
+    pub atomic: bool,
     /// Read each file's region once before the I/O starts (pre_read).
     pub pre_read: bool,
     /// Where the I/O buffers live (mem/iomem), and how far past a page
@@ -985,6 +988,7 @@ impl JobConfig {
             iomem_align: job.num("iomem_align").unwrap_or(0) as usize,
             file_append: job.flag("file_append"),
             allow_file_create: job.flag("allow_file_create"),
+            atomic: job.flag("atomic"),
             sync_flags: match job.value("sync") {
                 Some(Value::Word { word, .. }) => match *word {
                     "sync" | "1" => libc::O_SYNC,
@@ -1676,8 +1680,12 @@ fn file_size(job: &JobSpec) -> Option<(u64, u64)> {
 }
 
 /// O_DIRECT or not: `direct` and `buffered` are each other's opposite,
-/// and whichever was set last decides, as in fio.
+/// and whichever was set last decides, as in fio; atomic=1 turns it on
+/// whatever they say (fio sets direct for it after reading every option).
 fn direct(job: &JobSpec) -> bool {
+    if job.flag("atomic") {
+        return true;
+    }
     let last = job
         .settings
         .iter()

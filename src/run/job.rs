@@ -323,6 +323,8 @@ fn run_io(
         create: (cfg.create_on_open && cfg.allow_file_create)
             || (cfg.replay.is_some() && cfg.pattern.write),
         sync_flags: cfg.sync_flags,
+        // fio opens a trimming job's files without these flags.
+        atomic: cfg.atomic && !cfg.pattern.trim,
         write_hint: cfg.write_hint,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
