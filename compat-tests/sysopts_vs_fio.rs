@@ -334,3 +334,56 @@ fn atomic_opens_direct_with_fios_bit() {
         assert_eq!(want_f.last(), got_f.last(), "{job}");
     }
 }
+
+// ------------------------------------------------------------- uncached
+
+/// Lines about errors, without fio's source locations (which ferrio
+/// cannot have) and pids.
+fn error_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains("err") && !l.starts_with("ferrio: "))
+        .map(|l| {
+            let mut l = l.to_string();
+            if let Some(i) = l.find("file:") {
+                let end = l[i..].find("func=").map_or(i, |e| i + e);
+                l.replace_range(i..end, "");
+            }
+            if let Some(rest) = l.strip_prefix("fio: pid=") {
+                l = format!("fio: pid{}", &rest[rest.find(',').unwrap_or(0)..]);
+            } else if let Some(i) = l.find(" pid=") {
+                l.truncate(i);
+            }
+            l
+        })
+        .collect()
+}
+
+/// uncached: fio sets its RWF_UNCACHED bit (0x40) on buffered reads and
+/// writes of io_uring and pvsync2. This kernel knows 0x40 as RWF_ATOMIC
+/// and refuses it on buffered I/O: the first I/O fails with EOPNOTSUPP,
+/// every I/O in flight reports its error, and the job exits 1. With
+/// direct=1 fio sends no such bit and the job runs.
+#[test]
+fn uncached_fails_or_runs_as_fio() {
+    let pair = Pair::new("uncached");
+    for (engine, depth) in [("pvsync2", 1), ("io_uring", 1), ("io_uring", 4)] {
+        for rw in ["read", "randwrite"] {
+            for direct in [0, 1] {
+                let job = format!(
+                    "[a]\nioengine={engine}\nfilename=data\nsize=64k\nbs=4k\nrw={rw}\n\
+                     iodepth={depth}\nuncached=1\ndirect={direct}\n"
+                );
+                let (want, got) = pair.run(&job, &[]);
+                assert_eq!(error_lines(&want.stderr), error_lines(&got.stderr), "{job}");
+                assert_eq!(error_lines(&want.stdout), error_lines(&got.stdout), "{job}");
+                let issued = |o: &Outcome| {
+                    o.stdout
+                        .lines()
+                        .find(|l| l.contains("issued rwts"))
+                        .map(str::to_string)
+                };
+                assert_eq!(issued(&want), issued(&got), "{job}");
+            }
+        }
+    }
+}

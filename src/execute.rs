@@ -179,11 +179,15 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         } else if let Some(e) = &r.error {
             failed += 1;
             // Some errors have no text of their own (fio's "full resid").
-            if !e.message.is_empty() {
-                eprintln!("{}", e.message);
+            let later = r.later_errors.iter();
+            for message in std::iter::once(&e.message)
+                .filter(|m| !m.is_empty())
+                .chain(later)
+            {
+                eprintln!("{message}");
                 // fio writes its error text to the --output file too.
                 if args.flag("output").flatten().is_some() {
-                    sink.say(&format!("{}\n", e.message));
+                    sink.say(&format!("{message}\n"));
                 }
             }
             if cfg.direct && e.errno == libc::EINVAL && e.func == "io_u error" && r.issued() == 1 {

@@ -19,6 +19,7 @@ pub mod psync;
 pub mod rados;
 pub mod rbd;
 pub mod splice;
+pub mod uncached;
 
 use std::io;
 use std::path::Path;
@@ -123,6 +124,9 @@ pub struct EngineOptions {
     /// io_uring, libaio and pvsync2: reads and writes that would block
     /// fail with EAGAIN instead (RWF_NOWAIT).
     pub nowait: bool,
+    /// io_uring and pvsync2 with `uncached` on a buffered job: every read
+    /// and write carries fio's RWF_UNCACHED (see `uncached::RWF_UNCACHED`).
+    pub uncached: bool,
     /// mmap: private mappings on transparent huge pages (thp).
     pub thp: bool,
     /// io_uring: READV/WRITEV rather than READ/WRITE (nonvectored=0).
@@ -448,6 +452,9 @@ pub fn create(
             }
             if options.nowait {
                 engine = engine.nowait();
+            }
+            if options.uncached {
+                engine = engine.uncached();
             }
             Ok(Box::new(engine))
         }

@@ -64,6 +64,13 @@ impl Psync {
         self.flags |= RWF_NOWAIT;
         self
     }
+
+    /// pvsync2 with `uncached` (buffered jobs): every transfer carries
+    /// fio's RWF_UNCACHED bit.
+    pub fn uncached(mut self) -> Self {
+        self.flags |= super::uncached::RWF_UNCACHED;
+        self
+    }
 }
 
 /// Opens a job file the way the file engines do: read-only unless the job

@@ -2282,7 +2282,8 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Ask for buffered I/O that drops pages after use (RWF_UNCACHED)",
     )
-    .engines(&["io_uring", "io_uring_cmd", "pvsync2"]),
+    .engines(&["io_uring", "io_uring_cmd", "pvsync2"])
+    .runs(),
     OptDef::new(
         "nowait",
         Bool,

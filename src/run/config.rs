@@ -1339,6 +1339,8 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
         polled: on("hipri"),
         hipri_percentage: set("hipri_percentage").unwrap_or(100),
         nowait: on("nowait"),
+        // fio sends the flag with buffered I/O only.
+        uncached: on("uncached") && !direct(job),
         thp: on("thp"),
         // fio's default (-1) finds READ/WRITE supported: non-vectored.
         vectored: job

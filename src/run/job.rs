@@ -1551,8 +1551,14 @@ fn run_io(
             // the accounting part way.
             in_flight -= done.len();
             let epoch = if replay_over { Nanos::MAX } else { ramp_end };
+            let mut failed_in_batch = false;
             for c in &done {
                 let slot = &mut slots[c.slot];
+                if failed_in_batch {
+                    // An earlier completion of this batch ended the job.
+                    note_later_error(cfg, &mut result, slot, c.result);
+                    continue;
+                }
                 slot.flying = false;
                 // A short transfer short of the file's end: fio hands the
                 // engine the rest before any new I/O.
@@ -1583,8 +1589,11 @@ fn run_io(
                         "io_u_queued_complete",
                     )
                 {
-                    break 'run;
+                    failed_in_batch = true;
                 }
+            }
+            if failed_in_batch {
+                break 'run;
             }
             depth.set(clock, in_flight);
             let draining = draining || !may_issue(clock, &work, budget);
@@ -1601,6 +1610,9 @@ fn run_io(
             break;
         }
         in_flight -= done.len().min(in_flight);
+        for c in &done {
+            note_later_error(cfg, &mut result, &slots[c.slot], c.result);
+        }
     }
     if let Some(v) = &mut verifying {
         settle(cfg, &mut result, v);
@@ -2354,6 +2366,20 @@ fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
         slot.offset,
         slot.len
     )
+}
+
+/// Keeps the error line of an I/O that failed after the job had ended
+/// (or was ending) on an error: fio logs every failed completion, as
+/// long as its error is one that ends a job and the engine reports I/O
+/// errors itself.
+fn note_later_error(cfg: &JobConfig, result: &mut JobResult, slot: &Slot, r: i64) {
+    if r >= 0 || !engine::reports_io_errors(&cfg.engine) {
+        return;
+    }
+    let code = (-r) as i32;
+    if cfg.error_dump || errors::verdict(cfg, slot.dir, code) != Verdict::CarriesOn {
+        result.later_errors.push(io_error_text(cfg, slot, code));
+    }
 }
 
 /// Accounts one finished I/O (in the statistics and logs only after

@@ -304,6 +304,10 @@ pub struct JobResult {
     /// Errors counted under continue_on_error, and the first one's errno.
     pub total_err: u64,
     pub first_error: i32,
+    /// The error lines of I/Os that failed after the one that ended the
+    /// job (the rest of its batch, and those reaped as the job drained):
+    /// fio prints one for every failed completion.
+    pub later_errors: Vec<String>,
     pub cpu: CpuUsage,
     /// The queue depth fio reports on the `latency` line.
     pub latency_depth: usize,
@@ -344,6 +348,7 @@ impl JobResult {
             latency: LatencyBuckets::default(),
             total_err: 0,
             first_error: 0,
+            later_errors: Vec::new(),
             cpu: CpuUsage::default(),
             latency_depth: cfg.iodepth,
             depth_mean: 0.0,
