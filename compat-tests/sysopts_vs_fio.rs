@@ -387,3 +387,29 @@ fn uncached_fails_or_runs_as_fio() {
         }
     }
 }
+
+// ------------------------------------------------------------- cmd_type
+
+/// cmd_type: io_uring shares io_uring_cmd's option table, so fio takes
+/// cmd_type=nvme for io_uring and ignores it (the same run as without);
+/// a bad value fails parsing, named without its value as for any engine
+/// option of a job file; a job of another engine does not know it.
+#[test]
+fn cmd_type_is_ignored_by_io_uring_as_in_fio() {
+    let pair = Pair::new("cmd-type");
+    let base = "[a]\nioengine=io_uring\nfilename=data\nsize=64k\nbs=4k\nrw=randread\niodepth=4\n";
+    let (plain_fio, plain_ferrio) = pair.run(base, &["--output-format=json"]);
+    let (want, got) = pair.run(&format!("{base}cmd_type=nvme\n"), &["--output-format=json"]);
+    let ios = |o: &Outcome| total_ios(&json(o));
+    assert_eq!(ios(&want), ios(&got));
+    assert_eq!(ios(&want), ios(&plain_fio));
+    assert_eq!(ios(&got), ios(&plain_ferrio));
+    for job in [
+        format!("{base}cmd_type=foo\n"),
+        base.replace("io_uring", "psync") + "cmd_type=nvme\n",
+    ] {
+        let (want, got) = pair.run(&job, &[]);
+        assert_ne!(want.code, 0, "{job}");
+        assert_eq!(want.stderr, common::fio_part(&got.stderr), "{job}");
+    }
+}

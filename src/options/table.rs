@@ -2300,6 +2300,10 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .engines(&["io_uring", "io_uring_cmd"]),
+    // io_uring shares its option table with io_uring_cmd, so fio 3.33
+    // accepts cmd_type for io_uring too, but only io_uring_cmd's own
+    // functions read it: for io_uring it changes nothing, as here.
+    // (io_uring_cmd itself, NVMe passthrough, is not an engine ferrio has.)
     OptDef::new(
         "cmd_type",
         Choice(&[w("nvme", "NVMe passthrough commands")]),
@@ -2307,7 +2311,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Kind of passthrough command io_uring_cmd sends",
     )
     .def("nvme")
-    .engines(&["io_uring", "io_uring_cmd"]),
+    .engines(&["io_uring", "io_uring_cmd"])
+    .runs(),
     OptDef::new(
         "hostname",
         Text(&[]),

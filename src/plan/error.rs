@@ -208,8 +208,25 @@ impl Collector {
         notices: Vec<String>,
     ) {
         let (key, value) = text.split_once('=').unwrap_or((text, ""));
-        let mut stderr = messages.clone();
-        let failed = format!("fio: failed parsing {text}");
+        // fio parses a job file's engine options a second time, on a copy
+        // it has already cut at the `=`: its complaint names the option
+        // alone (not so for those on the command line, which have no
+        // location).
+        let name = key.trim_end();
+        let engine_option = location.is_some()
+            && options::find(name).is_none()
+            && options::table::OPTIONS
+                .iter()
+                .any(|d| !d.engines.is_empty() && d.matches(name));
+        let named = if engine_option { key } else { text };
+        let failed = format!("fio: failed parsing {named}");
+        let mut stderr: Vec<String> = messages
+            .iter()
+            .map(|m| match m.strip_prefix("fio: failed parsing ") {
+                Some(_) if engine_option => failed.clone(),
+                _ => m.clone(),
+            })
+            .collect();
         if !stderr.contains(&failed) {
             stderr.push(failed);
         }
