@@ -413,3 +413,114 @@ fn cmd_type_is_ignored_by_io_uring_as_in_fio() {
         assert_eq!(want.stderr, common::fio_part(&got.stderr), "{job}");
     }
 }
+
+// ------------------------------------------------------------- offload
+
+/// What offload shows in a JSON report: I/O counts, the depth, submit
+/// and complete distributions, whether submission latency was measured,
+/// and the depth on the `latency` line.
+fn offload_figures(doc: &Value) -> Value {
+    let j = &doc["jobs"][0];
+    serde_json::json!({
+        "ios": total_ios(doc),
+        "level": j["iodepth_level"],
+        "submit": j["iodepth_submit"],
+        "complete": j["iodepth_complete"],
+        "slat": j["read"]["slat_ns"]["N"].as_u64().unwrap() > 0,
+        "latency_depth": j["latency_depth"],
+    })
+}
+
+/// fio under offload, asked again when its helper threads hang (a race
+/// at iodepth above 1): the report of the first run that finishes. A hung
+/// fio is killed with its whole process group, since the job processes it
+/// forked would outlive it.
+fn fio_offloaded(dir: &Scratch) -> Option<Value> {
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+    for _ in 0..4 {
+        let out = std::fs::File::create(dir.0.join("out.json")).unwrap();
+        let mut child = std::process::Command::new(fio())
+            .args(["--output-format=json", "job.fio"])
+            .current_dir(&dir.0)
+            .stdin(std::process::Stdio::null())
+            .stdout(out)
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(8);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if Instant::now() > deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let group = format!("-{}", child.id());
+        let _ = std::process::Command::new("kill")
+            .args(["-9", "--", &group])
+            .stderr(std::process::Stdio::null())
+            .status();
+        let _ = child.wait();
+        if status.is_some_and(|s| s.success()) {
+            let text = std::fs::read_to_string(dir.0.join("out.json")).unwrap();
+            return Some(serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap());
+        }
+    }
+    None
+}
+
+/// io_submit_mode=offload: fio's helpers each run the job at iodepth=1,
+/// so the report shows every I/O at depth 1 with the submit and complete
+/// counts of a depth-1 run, while the latency line keeps the iodepth
+/// asked for. ferrio, which runs the I/O one at a time, reports the same.
+/// io_uring refuses offload as the job file is read, in both tools.
+#[test]
+fn offload_reports_as_fio() {
+    let pair = Pair::new("offload");
+    let engines = [
+        ("null", 1),
+        ("psync", 1),
+        ("sync", 1),
+        ("vsync", 1),
+        ("pvsync", 1),
+        ("pvsync2", 1),
+        ("libaio", 1),
+        ("mmap", 1),
+        ("libaio", 4),
+        ("null", 4),
+    ];
+    for (engine, depth) in engines {
+        let job = format!(
+            "[a]\nioengine={engine}\nfilename=data\nsize=512k\nbs=4k\nrw=randread\n\
+             iodepth={depth}\nio_submit_mode=offload\n"
+        );
+        pair.fio.write("job.fio", &job);
+        pair.ferrio.write("job.fio", &job);
+        let Some(want) = fio_offloaded(&pair.fio) else {
+            eprintln!("fio hung on every try: {job}");
+            continue;
+        };
+        let got = run(
+            ferrio(),
+            &["--output-format=json", "job.fio"],
+            &pair.ferrio.0,
+            &HashMap::new(),
+        );
+        assert_eq!(got.code, 0, "{job}\n{}", got.stderr);
+        assert_eq!(
+            offload_figures(&want),
+            offload_figures(&json(&got)),
+            "{job}"
+        );
+    }
+    let job = "[a]\nioengine=io_uring\nfilename=data\nsize=64k\nio_submit_mode=offload\n\
+               [b]\nioengine=null\nsize=64k\n";
+    let (want, got) = pair.run(job, &[]);
+    assert_ne!(want.code, 0);
+    assert_eq!(want.stdout, got.stdout);
+    assert_eq!(want.stderr, common::fio_part(&got.stderr));
+}

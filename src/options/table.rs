@@ -227,6 +227,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .runs()
     .parent("iodepth"),
+    // offload runs as fio's does when it finishes (see `run::offload`).
     OptDef::new(
         "io_submit_mode",
         Choice(&[
@@ -236,7 +237,8 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Whether the job thread submits its own I/O or hands it to helper threads",
     )
-    .def("inline"),
+    .def("inline")
+    .runs(),
     OptDef::new(
         "size",
         Size,

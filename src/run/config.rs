@@ -182,6 +182,9 @@ pub struct JobConfig {
     /// Which latencies are measured (disable_* and gtod_reduce turn
     /// them off).
     pub measure: Measure,
+    /// io_submit_mode=offload: the I/O runs one at a time (see
+    /// `run::offload`).
+    pub offload: bool,
     /// stats=0: the job runs, but fio gives it no slot of its own in the
     /// reports and logs nothing (see `run::group_results`).
     pub stats: bool,
@@ -476,17 +479,20 @@ impl JobConfig {
             .filter(|s| s.def.support == Support::ParseOnly && !inert(s.def) && !is_default(s))
             .map(|s| s.def.name)
             .collect();
-        if matches!(
+        let offload = matches!(
             job.value("io_submit_mode"),
             Some(Value::Word {
                 word: "offload",
                 ..
             })
-        ) {
+        );
+        if offload && !super::offload::ENGINES.contains(&job.engine.as_str()) {
             return Err(Refusal(format!(
-                "job '{}': io_submit_mode=offload is not run by ferrio: fio 3.33's helper \
-                 threads can hang on it, so there is no behaviour to match (use inline)",
-                job.name
+                "job '{}': io_submit_mode=offload is run by ferrio only for the engines whose \
+                 offloaded runs were compared with fio 3.33's ({}), not ioengine={}",
+                job.name,
+                super::offload::ENGINES.join(", "),
+                job.engine
             )));
         }
         // The verify options still to come, with what is missing.
@@ -1151,6 +1157,7 @@ impl JobConfig {
             ),
             measure,
             stats: job.flag("stats"),
+            offload,
             bw_every: every("bwavgtime", logs.bw.is_some()),
             iops_every: every("iopsavgtime", logs.iops.is_some()),
             logs,

@@ -313,6 +313,13 @@ fn run_io(
     mut result: JobResult,
     mut flow: Option<&mut super::flow::Seat<'_>>,
 ) -> JobResult {
+    let offloaded;
+    let cfg = if cfg.offload {
+        offloaded = super::offload::one_at_a_time(cfg);
+        &offloaded
+    } else {
+        cfg
+    };
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,

@@ -24,6 +24,7 @@ pub mod logs;
 pub mod merge_blktrace;
 pub mod mounts;
 pub mod numa;
+pub mod offload;
 pub mod offsets;
 pub mod placement;
 pub mod priority;
