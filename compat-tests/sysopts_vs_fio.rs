@@ -524,3 +524,48 @@ fn offload_reports_as_fio() {
     assert_eq!(want.stdout, got.stdout);
     assert_eq!(want.stderr, common::fio_part(&got.stderr));
 }
+
+// ---------------------------------------------------------- ioscheduler
+
+/// The scheduler file of the disk under `dir`, and what it says now.
+fn scheduler_of(dir: &std::path::Path) -> Option<(String, String)> {
+    let disk = ferrio::stats::disk::disk_of(dir)?;
+    let path = format!("/sys/block/{disk}/queue/scheduler");
+    let text = std::fs::read_to_string(&path).ok()?;
+    Some((path, text))
+}
+
+/// ioscheduler: fio writes the name to the scheduler file of the disk
+/// under each file and reads it back. A name the kernel refuses fails the
+/// job (`unable to set io scheduler`, err=22 in iosched_switch); engines
+/// without disks and disk_util=0 never look. The only name written to a
+/// real disk here is the one it already has, so nothing changes.
+#[test]
+fn ioscheduler_switches_or_fails_as_fio() {
+    let pair = Pair::new("iosched");
+    let before = scheduler_of(&pair.fio.0);
+    let base = "[a]\nioengine=psync\nfilename=data\nsize=64k\nbs=4k\nrw=read\n";
+    let mut jobs = vec![
+        format!("{base}ioscheduler=bogus\n"),
+        format!("{base}ioscheduler=bogus\ndisk_util=0\n"),
+        "[a]\nioengine=null\nsize=64k\nrw=read\nioscheduler=bogus\n".to_string(),
+    ];
+    // The scheduler in use, between brackets, if the disk has a choice.
+    let current = before.as_ref().and_then(|(_, text)| {
+        let start = text.find('[')? + 1;
+        Some(text[start..start + text[start..].find(']')?].to_string())
+    });
+    if let Some(name) = &current {
+        jobs.push(format!("{base}ioscheduler={name}\n"));
+    }
+    for job in &jobs {
+        let (want, got) = pair.run(job, &[]);
+        assert_eq!(error_lines(&want.stdout), error_lines(&got.stdout), "{job}");
+        assert_eq!(want.stderr, common::fio_part(&got.stderr), "{job}");
+        assert_eq!(
+            scheduler_of(&pair.fio.0),
+            before,
+            "{job} changed the scheduler"
+        );
+    }
+}

@@ -1020,12 +1020,14 @@ pub static OPTIONS: &[OptDef] = &[
         "Shell command run after the job ends",
     )
     .runs(),
+    // Switched through sysfs as fio does (see `run::iosched`).
     OptDef::new(
         "ioscheduler",
         Text(&[]),
         Files,
         "Switch the target device to this block I/O scheduler first",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "zonemode",
         Choice(&[

@@ -265,6 +265,10 @@ pub struct JobConfig {
     pub cmdprio: Option<Arc<super::priority::CmdPrio>>,
     /// Watch the disks under the job's files (disk_util).
     pub disk_util: bool,
+    /// The block I/O scheduler to switch the files' disks to (see
+    /// `run::iosched`); None where fio would not look for the disks
+    /// (diskless engines, disk_util=0).
+    pub ioscheduler: Option<String>,
     /// Lay the files out and end, doing no I/O (create_only).
     pub create_only: bool,
     /// Write even to a device with a mounted file system on it.
@@ -985,6 +989,14 @@ impl JobConfig {
         };
         Ok(JobConfig {
             disk_util: job.flag("disk_util"),
+            ioscheduler: match job.value("ioscheduler") {
+                Some(Value::Text(t))
+                    if !t.is_empty() && job.flag("disk_util") && !engine::diskless(&job.engine) =>
+                {
+                    Some(t.clone())
+                }
+                _ => None,
+            },
             create_only: job.flag("create_only"),
             allow_mounted_write: job.flag("allow_mounted_write"),
             overwrite: job.flag("overwrite"),

@@ -353,6 +353,13 @@ fn run_io(
             return result;
         }
     };
+    // fio switches the disks' scheduler once its engine is set up.
+    if let Some(name) = &cfg.ioscheduler
+        && let Err((code, func, text)) = super::iosched::switch(&cfg.paths, name)
+    {
+        result.fail(code, func, text);
+        return result;
+    }
     // fio starts its write_iolog before it opens the job's files.
     let mut iolog = match &cfg.write_iolog {
         Some(path) => match IoLogWriter::create(path, &cfg.paths) {

@@ -14,6 +14,7 @@ pub mod fio_rand;
 pub mod flow;
 pub mod iolog;
 pub mod iomem;
+pub mod iosched;
 pub mod job;
 pub mod latency_target;
 pub mod layout;
