@@ -433,8 +433,9 @@ fn offload_figures(doc: &Value) -> Value {
 
 /// fio under offload, asked again when its helper threads hang (a race
 /// at iodepth above 1): the report of the first run that finishes. A hung
-/// fio is killed with its whole process group, since the job processes it
-/// forked would outlive it.
+/// fio is killed with its process group, and so are the job processes it
+/// forked into sessions of their own (found by their working directory,
+/// the test's scratch folder).
 fn fio_offloaded(dir: &Scratch) -> Option<Value> {
     use std::os::unix::process::CommandExt;
     use std::time::{Duration, Instant};
@@ -465,12 +466,36 @@ fn fio_offloaded(dir: &Scratch) -> Option<Value> {
             .stderr(std::process::Stdio::null())
             .status();
         let _ = child.wait();
+        if status.is_none() {
+            kill_left_in(&dir.0);
+        }
         if status.is_some_and(|s| s.success()) {
             let text = std::fs::read_to_string(dir.0.join("out.json")).unwrap();
             return Some(serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap());
         }
     }
     None
+}
+
+/// Kills the processes whose working directory is `dir`.
+fn kill_left_in(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd == dir) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", pid])
+                .status();
+        }
+    }
 }
 
 /// io_submit_mode=offload: fio's helpers each run the job at iodepth=1,
@@ -501,7 +526,7 @@ fn offload_reports_as_fio() {
         pair.fio.write("job.fio", &job);
         pair.ferrio.write("job.fio", &job);
         let Some(want) = fio_offloaded(&pair.fio) else {
-            eprintln!("fio hung on every try: {job}");
+            eprintln!("fio hung on every try: ioengine={engine} iodepth={depth}");
             continue;
         };
         let got = run(
