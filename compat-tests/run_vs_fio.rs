@@ -874,9 +874,10 @@ fn options_set_to_their_defaults_run_as_in_fio() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(ios(&got, 0, "read"), ios(&want, 0, "read"));
     // Set to anything else, they are still refused, by name.
-    let (_, got) = run_both(&job.replace("stats=1", "stats=0"), |_| {});
+    let refused = format!("{job}experimental_verify=1\n");
+    let (_, got) = run_both(&refused, |_| {});
     assert_eq!(got.code, 1);
-    assert!(got.stderr.contains("stats=0"), "{}", got.stderr);
+    assert!(got.stderr.contains("experimental_verify"), "{}", got.stderr);
 }
 
 #[test]

@@ -191,11 +191,15 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         } else if let Some(e) = &r.error {
             failed += 1;
             // Some errors have no text of their own (fio's "full resid").
-            if !e.message.is_empty() {
-                eprintln!("{}", e.message);
+            let later = r.later_errors.iter();
+            for message in std::iter::once(&e.message)
+                .filter(|m| !m.is_empty())
+                .chain(later)
+            {
+                eprintln!("{message}");
                 // fio writes its error text to the --output file too.
                 if args.flag("output").flatten().is_some() {
-                    sink.say(&format!("{}\n", e.message));
+                    sink.say(&format!("{message}\n"));
                 }
             }
             if cfg.direct && e.errno == libc::EINVAL && e.func == "io_u error" && r.issued() == 1 {
@@ -231,7 +235,8 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             }
         }
     }
-    let report = Report::new(results, disks, started.elapsed(), terse_version);
+    let last_group = jobs.iter().map(|j| j.group).max();
+    let report = Report::new(results, last_group, disks, started.elapsed(), terse_version);
     let text = report.render(formats);
     sink.say(&if live.ndjson {
         crate::report::ndjson::compact(&text)
@@ -314,7 +319,14 @@ impl Watcher<'_> {
             .collect();
         let results = crate::run::group_results(self.jobs, results);
         let i = &self.interim;
-        let report = Report::new(results, disks.usage(), i.started.elapsed(), i.terse_version);
+        let last_group = self.jobs.iter().map(|j| j.group).max();
+        let report = Report::new(
+            results,
+            last_group,
+            disks.usage(),
+            i.started.elapsed(),
+            i.terse_version,
+        );
         let text = report.render(i.formats);
         self.sink.say(&if i.compact {
             crate::report::ndjson::compact(&text)

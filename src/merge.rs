@@ -231,7 +231,13 @@ fn all_clients(inputs: &[Input]) -> Obj {
         .max()
         .unwrap_or(0);
     let group = merged.group as usize;
-    let mut report = Report::new(vec![merged], Vec::new(), Duration::from_secs(elapsed), 3);
+    let mut report = Report::new(
+        vec![merged],
+        Some(group as u32),
+        Vec::new(),
+        Duration::from_secs(elapsed),
+        3,
+    );
     for (d, a) in report.groups[group].dirs.iter_mut().zip(agg) {
         d.agg = a;
     }

@@ -139,11 +139,14 @@ impl Uring {
             };
         }
         let prio = req.ioprio.unwrap_or(self.options.default_ioprio);
-        let rw_flags = if self.options.nowait {
+        let mut rw_flags = if self.options.nowait {
             super::psync::RWF_NOWAIT
         } else {
             0
         };
+        if self.options.uncached {
+            rw_flags |= super::uncached::RWF_UNCACHED;
+        }
         let fixed = self.buffers_registered && !self.options.vectored;
         let entry = match (req.dir, fixed, self.options.vectored) {
             (Dir::Trim, ..) => {

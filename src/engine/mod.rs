@@ -20,6 +20,7 @@ pub mod psync;
 pub mod rados;
 pub mod rbd;
 pub mod splice;
+pub mod uncached;
 
 use std::io;
 use std::path::Path;
@@ -82,6 +83,12 @@ pub struct OpenMode {
     pub create: bool,
     /// O_SYNC or O_DSYNC (fio's `sync`), or 0.
     pub sync_flags: i32,
+    /// atomic=1. fio 3.33 asks for atomic writes by adding its own
+    /// O_ATOMIC bit (040000000, from a never-merged kernel patch) to
+    /// O_DIRECT; no Linux kernel gives that bit a meaning and open(2)
+    /// ignores unknown bits, so the job is a plain direct run. ferrio
+    /// sends the same bit so the syscalls are fio's too.
+    pub atomic: bool,
     /// write_hint: the expected lifetime of the data written (a kernel
     /// RWH_WRITE_LIFE_* value), set on each file as it is opened.
     pub write_hint: Option<u64>,
@@ -118,6 +125,9 @@ pub struct EngineOptions {
     /// io_uring, libaio and pvsync2: reads and writes that would block
     /// fail with EAGAIN instead (RWF_NOWAIT).
     pub nowait: bool,
+    /// io_uring and pvsync2 with `uncached` on a buffered job: every read
+    /// and write carries fio's RWF_UNCACHED (see `uncached::RWF_UNCACHED`).
+    pub uncached: bool,
     /// mmap: private mappings on transparent huge pages (thp).
     pub thp: bool,
     /// io_uring: READV/WRITEV rather than READ/WRITE (nonvectored=0).
@@ -481,6 +491,9 @@ pub fn create(
             }
             if options.nowait {
                 engine = engine.nowait();
+            }
+            if options.uncached {
+                engine = engine.uncached();
             }
             Ok(Box::new(engine))
         }

@@ -13,6 +13,8 @@ use crate::run::fio_rand::FioRng;
 
 /// Linux's O_DIRECT flag.
 const O_DIRECT: i32 = 0o40000;
+/// fio's O_ATOMIC for Linux (see `OpenMode::atomic`).
+const FIO_O_ATOMIC: i32 = 0o40000000;
 
 /// Which system calls move the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +64,13 @@ impl Psync {
         self.flags |= RWF_NOWAIT;
         self
     }
+
+    /// pvsync2 with `uncached` (buffered jobs): every transfer carries
+    /// fio's RWF_UNCACHED bit.
+    pub fn uncached(mut self) -> Self {
+        self.flags |= super::uncached::RWF_UNCACHED;
+        self
+    }
 }
 
 /// Opens a job file the way the file engines do: read-only unless the job
@@ -80,6 +89,9 @@ pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
     }
     if mode.direct {
         flags |= O_DIRECT;
+    }
+    if mode.atomic {
+        flags |= O_DIRECT | FIO_O_ATOMIC;
     }
     flags |= mode.sync_flags;
     options.custom_flags(flags);

@@ -227,6 +227,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .runs()
     .parent("iodepth"),
+    // offload runs as fio's does when it finishes (see `run::offload`).
     OptDef::new(
         "io_submit_mode",
         Choice(&[
@@ -236,7 +237,8 @@ pub static OPTIONS: &[OptDef] = &[
         Io,
         "Whether the job thread submits its own I/O or hands it to helper threads",
     )
-    .def("inline"),
+    .def("inline")
+    .runs(),
     OptDef::new(
         "size",
         Size,
@@ -563,13 +565,19 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .def("0"),
+    // fio 3.33 marks every Nth write with a barrier flag only on engines
+    // that declare barrier support (libpmem alone), and no engine ever
+    // reads the flag: the option changes nothing fio does. ferrio runs it
+    // with the same (no) effect; sysopts_vs_fio checks I/O counts and
+    // syscalls with and without it.
     OptDef::new(
         "write_barrier",
         Int,
         IoType,
         "Turn each Nth write into a barrier write; 0 turns this off",
     )
-    .def("0"),
+    .def("0")
+    .runs(),
     OptDef::new(
         "sync_file_range",
         Choice(&[
@@ -592,13 +600,16 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .def("0"),
+    // fio 3.33 sets direct for it and opens files with O_DIRECT plus its
+    // O_ATOMIC bit, which Linux ignores (see `engine::OpenMode::atomic`).
     OptDef::new(
         "atomic",
         Bool,
         IoType,
         "Ask for atomic direct writes where the platform offers them (implies direct)",
     )
-    .def("0"),
+    .def("0")
+    .runs(),
     OptDef::new(
         "buffered",
         Bool,
@@ -1017,12 +1028,14 @@ pub static OPTIONS: &[OptDef] = &[
         "Shell command run after the job ends",
     )
     .runs(),
+    // Switched through sysfs as fio does (see `run::iosched`).
     OptDef::new(
         "ioscheduler",
         Text(&[]),
         Files,
         "Switch the target device to this block I/O scheduler first",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "zonemode",
         Choice(&[
@@ -1733,7 +1746,9 @@ pub static OPTIONS: &[OptDef] = &[
         "Report a group's jobs as one combined result",
     )
     .runs(),
-    OptDef::new("stats", Bool, Stats, "Gather statistics for this job").def("1"),
+    OptDef::new("stats", Bool, Stats, "Gather statistics for this job")
+        .def("1")
+        .runs(),
     OptDef::new(
         "zero_buffers",
         Flag,
@@ -2304,7 +2319,8 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "Ask for buffered I/O that drops pages after use (RWF_UNCACHED)",
     )
-    .engines(&["io_uring", "io_uring_cmd", "pvsync2"]),
+    .engines(&["io_uring", "io_uring_cmd", "pvsync2"])
+    .runs(),
     OptDef::new(
         "nowait",
         Bool,
@@ -2321,6 +2337,10 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .engines(&["io_uring", "io_uring_cmd"]),
+    // io_uring shares its option table with io_uring_cmd, so fio 3.33
+    // accepts cmd_type for io_uring too, but only io_uring_cmd's own
+    // functions read it: for io_uring it changes nothing, as here.
+    // (io_uring_cmd itself, NVMe passthrough, is not an engine ferrio has.)
     OptDef::new(
         "cmd_type",
         Choice(&[w("nvme", "NVMe passthrough commands")]),
@@ -2328,7 +2348,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Kind of passthrough command io_uring_cmd sends",
     )
     .def("nvme")
-    .engines(&["io_uring", "io_uring_cmd"]),
+    .engines(&["io_uring", "io_uring_cmd"])
+    .runs(),
     OptDef::new(
         "hostname",
         Text(&[]),

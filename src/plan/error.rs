@@ -94,6 +94,34 @@ impl PlanError {
     /// above its cap can never be met, and a dedupe working set needs a
     /// size, one file, and room beside the duplicates.
     pub(super) fn option_conflicts(state: &State, job: &super::JobSpec) -> Option<Self> {
+        // fio checks this as it loads the engine, before anything else,
+        // and gives up on the whole run (no `job dropped` line).
+        let offload = matches!(
+            job.value("io_submit_mode"),
+            Some(options::Value::Word {
+                word: "offload",
+                ..
+            })
+        );
+        if offload && matches!(job.engine.as_str(), "io_uring" | "io_uring_cmd") {
+            return Some(PlanError {
+                location: state.location.clone(),
+                fio_stderr: vec![
+                    format!(
+                        "{}: can't be used with offloaded submit. Use a sync engine",
+                        job.engine
+                    ),
+                    "fio: failed to load engine".to_string(),
+                ],
+                fio_stdout: String::new(),
+                detail: format!(
+                    "job '{}': ioengine={} cannot hand its I/O to helper threads \
+                     (io_submit_mode=offload); use another engine or inline",
+                    state.job_name(),
+                    job.engine
+                ),
+            });
+        }
         let per_dir = |name: &str| match job.value(name) {
             Some(options::Value::Nums(v)) => *v,
             _ => [0; 3],
@@ -227,8 +255,25 @@ impl Collector {
         notices: Vec<String>,
     ) {
         let (key, value) = text.split_once('=').unwrap_or((text, ""));
-        let mut stderr = messages.clone();
-        let failed = format!("fio: failed parsing {text}");
+        // fio parses a job file's engine options a second time, on a copy
+        // it has already cut at the `=`: its complaint names the option
+        // alone (not so for those on the command line, which have no
+        // location).
+        let name = key.trim_end();
+        let engine_option = location.is_some()
+            && options::find(name).is_none()
+            && options::table::OPTIONS
+                .iter()
+                .any(|d| !d.engines.is_empty() && d.matches(name));
+        let named = if engine_option { key } else { text };
+        let failed = format!("fio: failed parsing {named}");
+        let mut stderr: Vec<String> = messages
+            .iter()
+            .map(|m| match m.strip_prefix("fio: failed parsing ") {
+                Some(_) if engine_option => failed.clone(),
+                _ => m.clone(),
+            })
+            .collect();
         if !stderr.contains(&failed) {
             stderr.push(failed);
         }

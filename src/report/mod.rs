@@ -92,9 +92,36 @@ pub struct Report {
     pub terse_version: u32,
 }
 
+/// The group of a report slot that no job filled (fio's -1, see
+/// `run::group_results`): it belongs to no group and has no aggregates.
+pub const NO_GROUP: u32 = u32::MAX;
+
+/// What fio reads as the group aggregates of a slot that no job filled:
+/// nothing (its zeroed record never looks at them).
+const UNGROUPED: GroupStats = GroupStats {
+    id: NO_GROUP,
+    dirs: [GroupDir {
+        min_run: 0,
+        max_run: 0,
+        min_bw: 0,
+        max_bw: 0,
+        io_bytes: 0,
+        agg: 0,
+    }; 3],
+    kb_base: 1024,
+    bits: false,
+    sig_figs: 4,
+    mixed: false,
+    both: false,
+};
+
 impl Report {
+    /// `last_group`: the highest group id of the run's jobs; fio writes a
+    /// `Run status` block for every group up to it, even one whose jobs
+    /// all have stats=0.
     pub fn new(
         results: Vec<JobResult>,
+        last_group: Option<u32>,
         disks: Vec<DiskUsage>,
         elapsed: Duration,
         terse_version: u32,
@@ -104,7 +131,6 @@ impl Report {
             .last()
             .map(|r| r.report.global_options.clone())
             .unwrap_or_default();
-        let last_group = results.iter().map(|r| r.group).max();
         let groups = last_group
             .map(|last| (0..=last).map(|g| group_stats(g, &results)).collect())
             .unwrap_or_default();
@@ -139,7 +165,7 @@ impl Report {
     }
 
     pub fn group(&self, id: u32) -> &GroupStats {
-        &self.groups[id as usize]
+        self.groups.get(id as usize).unwrap_or(&UNGROUPED)
     }
 
     /// The report time as C's ctime prints it, without the newline.

@@ -209,6 +209,7 @@ pub fn restore(job: &Value) -> Result<(JobResult, [u64; 3]), String> {
         latency,
         total_err: field.int("total_err")?,
         first_error: field.int("first_error")? as i32,
+        later_errors: Vec::new(),
         cpu: CpuUsage {
             user_us: cpu[0],
             system_us: cpu[1],

@@ -23,15 +23,16 @@ pub fn render(report: &Report) -> String {
 fn line(out: &mut String, report: &Report, r: &JobResult) {
     let version = report.terse_version;
     let error = r.reported_error().0;
+    // fio prints the group signed: an unfilled slot's is -1.
+    let group = r.group as i32;
     if version == 2 {
-        let _ = write!(out, "2;{};{};{error}", r.name, r.group);
+        let _ = write!(out, "2;{};{group};{error}", r.name);
     } else {
         let _ = write!(
             out,
-            "{version};{};{};{};{error}",
+            "{version};{};{};{group};{error}",
             crate::FIO_VERSION,
             r.name,
-            r.group
         );
     }
     let group = report.group(r.group);
@@ -59,12 +60,16 @@ fn line(out: &mut String, report: &Report, r: &JobResult) {
     // The microsecond buckets, with every sub-microsecond completion
     // added to the first so the field layout predates nanosecond stats.
     let mut us = distribution(&r.latency.us, issued, 0.01);
-    if issued > 0 {
-        let ns: u64 = r.latency.ns.iter().sum();
-        us[0] += 100.0 * ns as f64 / issued as f64;
-    }
+    let ns: u64 = r.latency.ns.iter().sum();
+    us[0] += 100.0 * ns as f64 / issued as f64;
     for share in us.iter().chain(&distribution(&r.latency.ms, issued, 0.01)) {
-        let _ = write!(out, ";{share:3.2}%");
+        // fio divides by the I/O count unguarded: a job without I/O
+        // (stats=0's unfilled slots among them) gets glibc's `-nan`.
+        if share.is_nan() {
+            out.push_str(";-nan%");
+        } else {
+            let _ = write!(out, ";{share:3.2}%");
+        }
     }
     if version >= 3 {
         for d in &report.disks {

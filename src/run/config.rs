@@ -186,6 +186,12 @@ pub struct JobConfig {
     /// Which latencies are measured (disable_* and gtod_reduce turn
     /// them off).
     pub measure: Measure,
+    /// io_submit_mode=offload: the I/O runs one at a time (see
+    /// `run::offload`).
+    pub offload: bool,
+    /// stats=0: the job runs, but fio gives it no slot of its own in the
+    /// reports and logs nothing (see `run::group_results`).
+    pub stats: bool,
     /// Whether each I/O is a latency sample (not for the file-operation
     /// engines, whose samples are their file operations).
     pub io_stats: bool,
@@ -274,6 +280,10 @@ pub struct JobConfig {
     pub cmdprio: Option<Arc<super::priority::CmdPrio>>,
     /// Watch the disks under the job's files (disk_util).
     pub disk_util: bool,
+    /// The block I/O scheduler to switch the files' disks to (see
+    /// `run::iosched`); None where fio would not look for the disks
+    /// (diskless engines, disk_util=0).
+    pub ioscheduler: Option<String>,
     /// Lay the files out and end, doing no I/O (create_only).
     pub create_only: bool,
     /// Write even to a device with a mounted file system on it.
@@ -286,6 +296,9 @@ pub struct JobConfig {
     pub allow_file_create: bool,
     /// O_SYNC or O_DSYNC for every open (sync), or 0.
     pub sync_flags: i32,
+    /// atomic=1: files are opened with fio's O_ATOMIC bit beside O_DIRECT
+    /// (see `engine::OpenMode::atomic`).
+    pub atomic: bool,
     /// Read each file's region once before the I/O starts (pre_read).
     pub pre_read: bool,
     /// Where the I/O buffers live (mem/iomem), and how far past a page
@@ -485,25 +498,20 @@ impl JobConfig {
             .filter(|s| s.def.support == Support::ParseOnly && !inert(s.def) && !is_default(s))
             .map(|s| s.def.name)
             .collect();
-        if matches!(
+        let offload = matches!(
             job.value("io_submit_mode"),
             Some(Value::Word {
                 word: "offload",
                 ..
             })
-        ) {
+        );
+        if offload && !super::offload::ENGINES.contains(&job.engine.as_str()) {
             return Err(Refusal(format!(
-                "job '{}': io_submit_mode=offload is not run by ferrio: fio 3.33's helper \
-                 threads can hang on it, so there is no behaviour to match (use inline)",
-                job.name
-            )));
-        }
-        if pending.contains(&"stats") {
-            return Err(Refusal(format!(
-                "job '{}': stats=0 is not run by ferrio: fio 3.33 then reports the job \
-                 as an unnamed, zeroed entry of group 4294967295 (and nothing in normal \
-                 output), which is no report to match; run it with fio",
-                job.name
+                "job '{}': io_submit_mode=offload is run by ferrio only for the engines whose \
+                 offloaded runs were compared with fio 3.33's ({}), not ioengine={}",
+                job.name,
+                super::offload::ENGINES.join(", "),
+                job.engine
             )));
         }
         if !pending.is_empty() {
@@ -988,6 +996,14 @@ impl JobConfig {
         };
         Ok(JobConfig {
             disk_util: job.flag("disk_util"),
+            ioscheduler: match job.value("ioscheduler") {
+                Some(Value::Text(t))
+                    if !t.is_empty() && job.flag("disk_util") && !engine::diskless(&job.engine) =>
+                {
+                    Some(t.clone())
+                }
+                _ => None,
+            },
             create_only: job.flag("create_only"),
             allow_mounted_write: job.flag("allow_mounted_write"),
             overwrite: job.flag("overwrite"),
@@ -997,6 +1013,7 @@ impl JobConfig {
             iomem_align: job.num("iomem_align").unwrap_or(0) as usize,
             file_append: job.flag("file_append"),
             allow_file_create: job.flag("allow_file_create"),
+            atomic: job.flag("atomic"),
             sync_flags: match job.value("sync") {
                 Some(Value::Word { word, .. }) => match *word {
                     "sync" | "1" => libc::O_SYNC,
@@ -1167,6 +1184,8 @@ impl JobConfig {
                 })
             ),
             measure,
+            stats: job.flag("stats"),
+            offload,
             bw_every: every("bwavgtime", logs.bw.is_some()),
             iops_every: every("iopsavgtime", logs.iops.is_some()),
             logs,
@@ -1359,6 +1378,8 @@ fn engine_options(job: &JobSpec) -> EngineOptions {
         polled: on("hipri"),
         hipri_percentage: set("hipri_percentage").unwrap_or(100),
         nowait: on("nowait"),
+        // fio sends the flag with buffered I/O only.
+        uncached: on("uncached") && !direct(job),
         thp: on("thp"),
         // fio's default (-1) finds READ/WRITE supported: non-vectored.
         vectored: job
@@ -1613,6 +1634,7 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
             .and_then(|s| s.text.as_deref())
             .map(super::sched::cpu_list),
         gz_store: store,
+        muted: !job.flag("stats"),
     }
 }
 
@@ -1757,8 +1779,12 @@ fn file_size(job: &JobSpec) -> Option<(u64, u64)> {
 }
 
 /// O_DIRECT or not: `direct` and `buffered` are each other's opposite,
-/// and whichever was set last decides, as in fio.
+/// and whichever was set last decides, as in fio; atomic=1 turns it on
+/// whatever they say (fio sets direct for it after reading every option).
 fn direct(job: &JobSpec) -> bool {
+    if job.flag("atomic") {
+        return true;
+    }
     let last = job
         .settings
         .iter()

@@ -325,6 +325,13 @@ fn run_io(
 ) -> JobResult {
     let capped = super::fill_read::capped(cfg);
     let cfg = capped.as_ref().unwrap_or(cfg);
+    let offloaded;
+    let cfg = if cfg.offload {
+        offloaded = super::offload::one_at_a_time(cfg);
+        &offloaded
+    } else {
+        cfg
+    };
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,
@@ -335,6 +342,8 @@ fn run_io(
         create: (cfg.create_on_open && cfg.allow_file_create)
             || (cfg.replay.is_some() && cfg.pattern.write),
         sync_flags: cfg.sync_flags,
+        // fio opens a trimming job's files without these flags.
+        atomic: cfg.atomic && !cfg.pattern.trim,
         write_hint: cfg.write_hint,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
@@ -356,6 +365,13 @@ fn run_io(
             return result;
         }
     };
+    // fio switches the disks' scheduler once its engine is set up.
+    if let Some(name) = &cfg.ioscheduler
+        && let Err((code, func, text)) = super::iosched::switch(&cfg.paths, name)
+    {
+        result.fail(code, func, text);
+        return result;
+    }
     // fio starts its write_iolog before it opens the job's files.
     let mut iolog = match &cfg.write_iolog {
         Some(path) => match IoLogWriter::create(path, &cfg.paths) {
@@ -1753,8 +1769,14 @@ fn run_io(
             // the accounting part way.
             in_flight -= done.len();
             let epoch = if replay_over { Nanos::MAX } else { ramp_end };
+            let mut failed_in_batch = false;
             for c in &done {
                 let slot = &mut slots[c.slot];
+                if failed_in_batch {
+                    // An earlier completion of this batch ended the job.
+                    note_later_error(cfg, &mut result, slot, c.result);
+                    continue;
+                }
                 slot.flying = false;
                 if let Some(data_only) = slot.sync.take() {
                     free.push(c.slot);
@@ -1793,8 +1815,11 @@ fn run_io(
                         "io_u_queued_complete",
                     )
                 {
-                    break 'run;
+                    failed_in_batch = true;
                 }
+            }
+            if failed_in_batch {
+                break 'run;
             }
             depth.set(clock, in_flight);
             files_busy = false;
@@ -1812,6 +1837,9 @@ fn run_io(
             break;
         }
         in_flight -= done.len().min(in_flight);
+        for c in &done {
+            note_later_error(cfg, &mut result, &slots[c.slot], c.result);
+        }
     }
     if let Some(v) = &mut verifying {
         settle(cfg, &mut result, v);
@@ -2683,6 +2711,20 @@ fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
         slot.offset,
         slot.len
     )
+}
+
+/// Keeps the error line of an I/O that failed after the job had ended
+/// (or was ending) on an error: fio logs every failed completion, as
+/// long as its error is one that ends a job and the engine reports I/O
+/// errors itself.
+fn note_later_error(cfg: &JobConfig, result: &mut JobResult, slot: &Slot, r: i64) {
+    if r >= 0 || !engine::reports_io_errors(&cfg.engine) {
+        return;
+    }
+    let code = (-r) as i32;
+    if cfg.error_dump || errors::verdict(cfg, slot.dir, code) != Verdict::CarriesOn {
+        result.later_errors.push(io_error_text(cfg, slot, code));
+    }
 }
 
 /// Accounts one finished I/O (in the statistics and logs only after

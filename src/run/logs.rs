@@ -53,6 +53,9 @@ pub struct LogPlan {
     /// log_store_compressed: the files hold the deflated records
     /// (`.log.fz`, read back with `--inflate-log`), not text.
     pub gz_store: bool,
+    /// stats=0: fio still creates the files but never adds a sample, so
+    /// they stay empty.
+    pub muted: bool,
 }
 
 /// The logs of one entry per I/O or window: lat, slat, clat, bw, IOPS.
@@ -344,6 +347,9 @@ impl JobLogs {
     /// Logs one completed I/O; `clat_hist` is the direction's clat
     /// histogram after it.
     pub fn completed(&mut self, io: &Completed, clat_hist: &Histogram) {
+        if self.plan.muted {
+            return;
+        }
         let plan = &self.plan;
         let entry = |value| Entry {
             time_ms: io.time_ms,
@@ -391,6 +397,7 @@ impl JobLogs {
         let log = if iops { &mut self.iops } else { &mut self.bw };
         if let Some(log) = log
             && !log.per_io
+            && !self.plan.muted
         {
             log.add(
                 Entry {
@@ -413,7 +420,9 @@ impl JobLogs {
         // The last windows may fill a batch; then the helper is told
         // there is no more and handed back what it deflated.
         for log in self.rate_logs().into_iter().flatten() {
-            log.finish(end_ms, &plan);
+            if !plan.muted {
+                log.finish(end_ms, &plan);
+            }
             log.gz = None;
         }
         let mut streams = self.gz.take().map(Compressor::finish).unwrap_or_default();

@@ -17,6 +17,7 @@ pub mod fio_rand;
 pub mod flow;
 pub mod iolog;
 pub mod iomem;
+pub mod iosched;
 pub mod job;
 pub mod latency_target;
 pub mod layout;
@@ -29,6 +30,7 @@ pub mod logs;
 pub mod merge_blktrace;
 pub mod mounts;
 pub mod numa;
+pub mod offload;
 pub mod offsets;
 pub mod placement;
 pub mod priority;
@@ -95,20 +97,43 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
     Ok(jobs)
 }
 
-/// fio's `group_reporting`: the results of a group whose jobs ask for it
-/// become one result under the first job's name; other groups keep one
-/// result per job.
+/// fio's `group_reporting` and `stats`, as fio 3.33 lays out its report
+/// slots: one slot per job without group_reporting, one per run of
+/// consecutive group_reporting jobs of a group that has a stats=1 job.
+/// The jobs with stats=1 then fill the slots in order, a group_reporting
+/// job joining the slot of the stats=1 job before it when that one is of
+/// the same group. A stats=0 job still takes its slot in the count but
+/// fills none, so the count can exceed what is filled: fio reports each
+/// slot left over, at the end, as an unnamed, zeroed job of group -1.
 pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResult> {
-    let mut out: Vec<JobResult> = Vec::with_capacity(results.len());
+    let mut slots = 0;
+    let mut last_counted: Option<u32> = None;
+    for cfg in jobs {
+        if !cfg.group_reporting {
+            slots += 1;
+        } else if last_counted != Some(cfg.group) && cfg.stats {
+            last_counted = Some(cfg.group);
+            slots += 1;
+        }
+    }
+    let mut out: Vec<JobResult> = Vec::with_capacity(slots);
     let mut last_group: Option<u32> = None;
     for (cfg, result) in jobs.iter().zip(results) {
+        if !cfg.stats {
+            continue;
+        }
         match out.last_mut() {
             Some(merged) if cfg.group_reporting && last_group == Some(cfg.group) => {
                 merged.absorb(&result)
             }
             _ => out.push(result),
         }
-        last_group = cfg.group_reporting.then_some(cfg.group);
+        last_group = Some(cfg.group);
+    }
+    if let Some(first) = jobs.first() {
+        while out.len() < slots {
+            out.push(JobResult::unreported(first));
+        }
     }
     out
 }

@@ -304,6 +304,10 @@ pub struct JobResult {
     /// Errors counted under continue_on_error, and the first one's errno.
     pub total_err: u64,
     pub first_error: i32,
+    /// The error lines of I/Os that failed after the one that ended the
+    /// job (the rest of its batch, and those reaped as the job drained):
+    /// fio prints one for every failed completion.
+    pub later_errors: Vec<String>,
     pub cpu: CpuUsage,
     /// The queue depth fio reports on the `latency` line.
     pub latency_depth: usize,
@@ -346,6 +350,7 @@ impl JobResult {
             latency: LatencyBuckets::default(),
             total_err: 0,
             first_error: 0,
+            later_errors: Vec::new(),
             cpu: CpuUsage::default(),
             latency_depth: cfg.iodepth,
             depth_mean: 0.0,
@@ -365,6 +370,41 @@ impl JobResult {
             }
         }
         result
+    }
+
+    /// A report slot fio counted but no stats=1 job filled (see
+    /// `run::group_results`): fio prints it from a zeroed record, so it
+    /// has no name, group -1, no job options or percentiles, and none of
+    /// the job's settings but the global options of the document.
+    pub fn unreported(cfg: &JobConfig) -> Self {
+        let report = ReportOptions {
+            description: String::new(),
+            percentile_list: Vec::new(),
+            percentile_precision: 0,
+            clat_percentiles: false,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            sig_figs: 0,
+            kb_base: 0,
+            bits: false,
+            unified: crate::report::options::Unified::None,
+            continue_on_error: false,
+            latency_target_ns: 0,
+            latency_window_us: 0,
+            latency_percentile: 0.0,
+            job_options: Vec::new(),
+            ..(*cfg.report).clone()
+        };
+        JobResult {
+            name: String::new(),
+            group: u32::MAX,
+            members: 0,
+            dirs: Default::default(),
+            latency_depth: 0,
+            ioprio: 0,
+            report: Arc::new(report),
+            ..JobResult::new(cfg)
+        }
     }
 
     /// Records the error that ends the job (the first one counts):

@@ -99,7 +99,7 @@ impl DiskWatch {
 }
 
 /// The sysfs name of the whole disk that holds `path`.
-fn disk_of(path: &Path) -> Option<String> {
+pub fn disk_of(path: &Path) -> Option<String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     // A path that is no file (an rbd job's "rbd") counts, as in fio, for
     // the disk of its directory.
