@@ -1244,11 +1244,7 @@ fn run_io(
                             .then(|| due(dir));
                         let Some(index) = free.pop() else { break };
                         last_was_sync = false;
-                        let room = if cfg.time_based {
-                            u64::MAX
-                        } else {
-                            budget - issued(&work).1
-                        };
+
                         let (file_index, offset, len) = match (follow, replayed) {
                             (Some(block), _) => block,
                             // An engine that moves no data takes I/Os without a
@@ -1279,7 +1275,6 @@ fn run_io(
                                     &mut chooser,
                                     &mut placer,
                                     dir,
-                                    room,
                                     &mut draws,
                                     &mut iolog,
                                 ) {
@@ -1880,7 +1875,6 @@ fn next_io(
     chooser: &mut FileChooser,
     placer: &mut Placer,
     dir: Dir,
-    room: u64,
     draws: &mut Draws,
     iolog: &mut Option<IoLogWriter>,
 ) -> Option<(usize, u64, u64)> {
@@ -1888,7 +1882,7 @@ fn next_io(
     // yields nothing (zones past the file's end).
     for _ in 0..=2 * placer.files.len() {
         let file = chooser.pick()?;
-        if let Some((offset, len)) = placer.next(cfg, file, dir, room, draws) {
+        if let Some((offset, len)) = placer.next(cfg, file, dir, draws) {
             return Some((file, offset, len));
         }
         chooser.finished(file);

@@ -34,6 +34,8 @@ pub struct Verifying<'a> {
     names: Arc<[String]>,
     /// verify_async's helpers, when the job has some.
     offload: Option<Offload>,
+    /// The engine moves no data (null): like fio, pass every check.
+    fake_io: bool,
 }
 
 impl<'a> Verifying<'a> {
@@ -61,6 +63,7 @@ impl<'a> Verifying<'a> {
             scratch: Vec::with_capacity(512),
             names,
             offload,
+            fake_io: crate::engine::fakes_io(&cfg.engine),
         })
     }
 
@@ -201,6 +204,9 @@ impl<'a> Verifying<'a> {
     /// verify_async the block goes to the helpers, and what fails is a
     /// failure they reported earlier, if any.
     pub fn check(&mut self, buf: &mut [u8], piece: &Written, logged: bool) -> Result<(), String> {
+        if self.fake_io {
+            return Ok(());
+        }
         if let Some(offload) = &mut self.offload {
             offload.send(buf, *piece, logged);
             return offload.failure(false).map_or(Ok(()), Err);
