@@ -601,3 +601,56 @@ fn verify_between_loops_reopens_closed_files_as_fio_does() {
     assert_eq!(want, (0, 1536, 1536), "fio");
     assert_eq!(counts(ferrio()), want);
 }
+
+/// Where the files go with `directory`: in front of every name given,
+/// even an absolute one (fio makes dir//abs/path), and for the names fio
+/// makes up, clone N in entry N of a colon list. ferrio once wrote a
+/// named file to the current folder instead, outside the directory.
+#[test]
+fn directory_prefixes_every_file_as_fio_does() {
+    let files = |tool: &str| {
+        let s = Scratch::new("files");
+        for dir in ["dd", "a", "b"] {
+            std::fs::create_dir_all(s.0.join(dir)).unwrap();
+        }
+        let absolute = s.0.join("f2");
+        std::fs::create_dir_all(
+            s.0.join("dd")
+                .join(absolute.parent().unwrap().strip_prefix("/").unwrap()),
+        )
+        .unwrap();
+        let job = format!(
+            "[global]\nsize=64k\nrw=write\n[x]\ndirectory=dd\nfilename=f1\n\
+             [y]\ndirectory=dd\nfilename={}\n[z]\ndirectory=a:b\nnumjobs=3\n\
+             [w]\ndirectory=a:b\nfilename=f\nnumjobs=2\n",
+            absolute.display()
+        );
+        s.write("job.fio", &job);
+        let out = run(
+            tool,
+            &["--output=/dev/null", "job.fio"],
+            &s.0,
+            &HashMap::new(),
+        );
+        assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+        let mut found = Vec::new();
+        let mut stack = vec![s.0.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.file_name().unwrap() != "job.fio" {
+                    let inside = path.strip_prefix(&s.0).unwrap().display().to_string();
+                    let scratch = s.0.display().to_string();
+                    found.push(inside.replace(scratch.trim_start_matches('/'), "SCRATCH"));
+                }
+            }
+        }
+        found.sort();
+        found
+    };
+    let want = files(fio());
+    assert!(want.contains(&"dd/f1".to_string()), "{want:?}");
+    assert_eq!(files(ferrio()), want);
+}

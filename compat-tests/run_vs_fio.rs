@@ -352,6 +352,15 @@ fn amount_options_issue_what_fio_issues() {
         // and a write per block).
         "number_ios=10\nloops=3",
         "ioengine=null\nrw=trimwrite\nnumber_ios=10",
+        // The budget is the files' bytes, not rounded to blocks: offsets
+        // that never run out (norandommap; reads and writes each with
+        // their own position) issue the I/O that crosses it.
+        "rw=randread\nnorandommap=1\nbs=64k\nsize=3000k",
+        "rw=readwrite\nbs=64k\nsize=3m\nnrfiles=5",
+        "rw=write:8k\nbs=512\nsize=1m\nnrfiles=5",
+        // The null engine fakes its reads: fio passes every check.
+        "ioengine=null\nrw=randread\nverify=crc32c\nsize=256k",
+        "ioengine=null\nrw=randwrite\nverify=md5\nsize=256k",
     ] {
         let job = format!("[j]\nioengine=psync\nrw=read\nbs=4k\nsize=4m\n{extra}\n");
         let (want, got, code, err) = both(&job);

@@ -310,6 +310,13 @@ pub fn diskless(name: &str) -> bool {
     )
 }
 
+/// Engines that only pretend to move data (fio's FIO_FAKEIO): fio
+/// passes every verify check of theirs, since their buffers hold nothing
+/// read.
+pub fn fakes_io(name: &str) -> bool {
+    name == "null"
+}
+
 /// Engines that move no data at all (fio's FIO_NOIO): their I/Os have
 /// no offset or length, and the job has no size.
 pub fn moves_no_data(name: &str) -> bool {

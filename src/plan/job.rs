@@ -67,14 +67,25 @@ impl JobSpec {
     /// The files named by `filename`: `:` separates names and `\:` keeps a
     /// colon inside one (`/dev/dsk/foo@3,0\:c`). Empty when not set.
     pub fn filenames(&self) -> Vec<String> {
-        match self.value("filename") {
+        self.colon_list("filename")
+    }
+
+    /// The `directory` list, split at unescaped colons as fio splits it:
+    /// clone N of a job takes entry N (modulo the count) for the names
+    /// fio makes up, and names given take the first.
+    pub fn directories(&self) -> Vec<String> {
+        self.colon_list("directory")
+    }
+
+    fn colon_list(&self, name: &str) -> Vec<String> {
+        match self.value(name) {
             Some(Value::Text(t)) => split_names(t),
             _ => Vec::new(),
         }
     }
 }
 
-/// Splits a `filename` value at unescaped colons.
+/// Splits a `filename` (or `directory`) value at unescaped colons.
 fn split_names(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut current = String::new();

@@ -560,6 +560,15 @@ impl JobConfig {
         let bs = block_sizes(job)?;
         let mut named = job.filenames();
         let found = add_dir_files(job, &mut named)?;
+        let directories = job.directories();
+        // fio puts the job's first directory in front of every name it is
+        // given, even an absolute one (dir//abs/path), before anything
+        // else looks at the file.
+        if let Some(dir) = directories.first() {
+            for name in &mut named {
+                *name = format!("{dir}/{name}");
+            }
+        }
         let rbd = job.engine == "rbd";
         let paths: Vec<PathBuf> = if let Some(log) = &replay {
             log.files.clone()
@@ -569,9 +578,9 @@ impl JobConfig {
         } else if named.is_empty() {
             // Without a directory the name stands alone, as in fio (whose
             // file name seeds the skewed distributions).
-            let dir = match job.value("directory") {
-                Some(Value::Text(d)) => PathBuf::from(d),
-                _ => PathBuf::new(),
+            let dir = match directories.len() {
+                0 => PathBuf::new(),
+                n => PathBuf::from(&directories[job.subjob as usize % n]),
             };
             // Names from filename_format (fio's default: jobname.clone.file).
             // A clone leaves out the names its first instance already
@@ -809,14 +818,16 @@ impl JobConfig {
             Value::Nums(v) if v[0] > 0 => Some(v[0]),
             _ => None,
         });
-        // Without io_size, each file is done in whole blocks of the
-        // smallest size, as fio does; zbd zones send writes back over a
-        // file, so such a job goes on to its whole size.
+        // Without io_size, fio's budget is the files' regions together
+        // (its size, capped at what the files hold), not rounded to
+        // blocks: a job whose offsets never run out (reads and writes
+        // each with their own position, norandommap) issues the I/O
+        // that crosses it. One whose offsets do run out stops at each
+        // file's last whole block anyway.
         let whole = regions
             .iter()
-            .map(|r| r / min_bs * min_bs)
-            .fold(0u64, u64::saturating_add)
-            .min(total / min_bs * min_bs);
+            .fold(0u64, |sum, &r| sum.saturating_add(r))
+            .min(total);
         let whole = if zbd.is_some() { total } else { whole };
         // trimwrite writes every block it trims: twice the bytes.
         let pass_bytes = io_size

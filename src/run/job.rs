@@ -31,8 +31,8 @@ use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::replay::{Action, Replayer, Step};
 use super::result::{DirStats, JobResult, strerror};
 use super::sampler::RateSampler;
-use super::trim_backlog::{self, TrimBacklog};
 use super::sync_range::Written;
+use super::trim_backlog::{self, TrimBacklog};
 use super::verify_trail;
 use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
@@ -597,10 +597,6 @@ fn run_io(
     // I/Os and bytes issued per direction since the start, ramp included:
     // what the size budget, periodic syncs and rate caps go by.
     let mut work = [(0u64, 0u64); 3];
-    // The bytes of those that were the rests of short I/Os: they count
-    // towards the job's end, but a new I/O's size is not cut to make
-    // room for them (fio trims no block for its requeued rests).
-    let mut rests = 0u64;
     let issued = |work: &[(u64, u64); 3]| {
         work.iter()
             .fold((0, 0), |(n, b), &(ios, bytes)| (n + ios, b + bytes))
@@ -1339,13 +1335,6 @@ fn run_io(
                             .then(|| due(dir));
                         let Some(index) = free.pop() else { break };
                         last_was_sync = false;
-                        // zbd: fio does not cut an I/O to the bytes left
-                        // of the size (zone resets keep such a job going).
-                        let room = if cfg.time_based || cfg.zbd.is_some() {
-                            u64::MAX
-                        } else {
-                            budget - (issued(&work).1 - rests)
-                        };
                         let (file_index, offset, len) = match (follow, replayed) {
                             // zbd: trimwrite's write goes to the write
                             // pointer of the zone just reset, as fio's does.
@@ -1391,7 +1380,6 @@ fn run_io(
                                     &mut lazy,
                                     &mut placer,
                                     &mut dir,
-                                    room,
                                     &mut draws,
                                     &mut iolog,
                                 ) {
@@ -1512,7 +1500,6 @@ fn run_io(
                 if resumed.is_some() {
                     work[dir as usize].0 += 1;
                     work[dir as usize].1 += len;
-                    rests += len;
                 }
                 // Backlog reads are not part of the job's amount of I/O.
                 if backlog.is_some() && resumed.is_none() {
@@ -2070,7 +2057,6 @@ fn next_io(
     lazy: &mut Option<LazyOpen>,
     placer: &mut Placer,
     dir: &mut Dir,
-    room: u64,
     draws: &mut Draws,
     iolog: &mut Option<IoLogWriter>,
 ) -> Option<(usize, u64, u64)> {
@@ -2079,7 +2065,7 @@ fn next_io(
     for _ in 0..=2 * placer.files.len() {
         let file = chooser.pick()?;
         *dir = placer.direction(cfg, file, *dir);
-        if let Some((offset, len)) = placer.next(cfg, file, *dir, room, draws) {
+        if let Some((offset, len)) = placer.next(cfg, file, *dir, draws) {
             return Some((file, offset, len));
         }
         // A file closes at once unless I/O on it is in flight (openfiles).

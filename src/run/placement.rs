@@ -337,7 +337,8 @@ impl Placer {
     /// The absolute offset and length of the next I/O to `file` in
     /// direction `dir`, in fio's order: the offset (sequential, random,
     /// or the last one again), then a block size that fits in the region
-    /// (at most `room` bytes), then the random map's claim, which shortens
+    /// (fio does not cut the last one to the bytes the job has left),
+    /// then the random map's claim, which shortens
     /// the I/O to the free blocks there. `None` when the file is done
     /// (fio's fill_io_u failing).
     pub fn next(
@@ -345,7 +346,6 @@ impl Placer {
         cfg: &JobConfig,
         file: usize,
         dir: Dir,
-        room: u64,
         draws: &mut Draws,
     ) -> Option<(u64, u64)> {
         let d = dir as usize;
@@ -405,9 +405,7 @@ impl Placer {
         if bs.min() != bs.max() && !fits(bs.min()) {
             return None;
         }
-        let mut len = bs
-            .pick(&mut draws.sizes[size_dir], cfg.bs_unaligned, fits)
-            .min(room);
+        let mut len = bs.pick(&mut draws.sizes[size_dir], cfg.bs_unaligned, fits);
         if at + len > place.file_len {
             return None;
         }
@@ -490,7 +488,7 @@ mod tests {
         let mut placer = Placer::new(cfg, &[file_len]);
         let mut draws = super::super::job::job_draws(cfg);
         (0..n)
-            .map_while(|_| placer.next(cfg, 0, Dir::Read, u64::MAX, &mut draws))
+            .map_while(|_| placer.next(cfg, 0, Dir::Read, &mut draws))
             .map(|(o, _)| o)
             .collect()
     }
