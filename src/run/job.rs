@@ -943,6 +943,10 @@ fn run_io(
                     let offset = free.last().map_or(0, |&i| slots[i].offset);
                     w.sync(target, data_only, offset);
                 }
+                // Any sync ends the file's written span, as in fio.
+                if let Some(w) = records.written.as_mut() {
+                    w.take(target);
+                }
                 let slot = &mut slots[index];
                 slot.file = target;
                 slot.offset = 0;
