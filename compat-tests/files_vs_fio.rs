@@ -571,9 +571,15 @@ fn openfiles_opens_files_lazily_as_fio_does() {
             let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
             (open_files_at_once(&trace), issued(&s))
         };
-        let (want, got) = (outcome(fio()), outcome(ferrio()));
+        let (mut want, mut got) = (outcome(fio()), outcome(ferrio()));
         assert!(want.0 > 0, "{options}: no file opened under strace");
         assert_eq!(got.0, want.0, "{options}: most files open at once");
+        // The log has the I/Os in the order they completed: at a depth
+        // above one a busy machine may swap neighbours, in either tool.
+        if options.contains("iodepth") {
+            want.1.sort_unstable();
+            got.1.sort_unstable();
+        }
         assert_eq!(got.1, want.1, "{options}: offsets");
     }
 }
