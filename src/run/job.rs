@@ -1418,13 +1418,12 @@ fn run_io(
                 };
             // verify_state_load: a job that only reads checks up to where
             // the loaded state's writes stopped, and there its I/O ends.
-            if dir == Dir::Read
-                && !cfg.pattern.write
-                && resumed.is_none()
-                && verifying
-                    .as_ref()
-                    .is_some_and(|v| v.past_saved_writes(file_index, offset))
-            {
+            if verifying.as_ref().is_some_and(|v| {
+                dir == Dir::Read
+                    && !cfg.pattern.write
+                    && resumed.is_none()
+                    && v.past_saved_writes(file_index, offset)
+            }) {
                 free.push(index);
                 break 'run;
             }

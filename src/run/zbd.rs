@@ -440,6 +440,9 @@ impl ZbdFile {
     /// `zonesize + zoneskip` on, back to `first` past the file's end.
     /// `start` is the region's start; `zone_bytes` the bytes done since
     /// the last move.
+    // The per-I/O calls below are #[cold]: only zbd jobs make them, and
+    // inlined into the I/O loop they would crowd every other job's path.
+    #[cold]
     #[allow(clippy::too_many_arguments)]
     pub fn before(
         &mut self,
@@ -488,6 +491,7 @@ impl ZbdFile {
 
     /// fio's zbd_adjust_ddir: a mixed job's read turns into a write while
     /// nothing has been written (there would be nothing to read).
+    #[cold]
     pub fn direction(&self, spec: &ZbdSpec, mixed: bool, dir: Dir) -> Dir {
         if dir != Dir::Read || !mixed || spec.read_beyond_wp {
             return dir;
@@ -501,6 +505,7 @@ impl ZbdFile {
     /// fio's zbd_adjust_block: reads are kept below the write pointer,
     /// writes go to it (in an open zone, resetting a full one).
     #[allow(clippy::too_many_arguments)]
+    #[cold]
     pub fn adjust(
         &self,
         spec: &ZbdSpec,
@@ -679,6 +684,7 @@ impl ZbdFile {
     /// size: the write pointer moves on, and a zone the write fills is
     /// closed (once it completes in fio; ferrio's limits on open zones
     /// need I/O that completes as it is queued).
+    #[cold]
     pub fn queued(&self, job: &mut ZbdJob, dir: Dir, at: u64, len: u64) {
         if dir != Dir::Write {
             return;
@@ -704,6 +710,7 @@ impl ZbdFile {
     /// fio's zbd_do_io_u_trim, in place of a discard: the trim resets
     /// its zone (which fio does not pass on to a file). Returns the bytes
     /// done, or fio's error for a trim off a zone's start.
+    #[cold]
     pub fn trim(&self, job: &mut ZbdJob, at: u64, len: u64) -> i64 {
         let mut guard = lock(&self.table);
         let Some(t) = guard.as_mut() else {
