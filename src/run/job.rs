@@ -78,9 +78,9 @@ struct Slot {
     /// priorities reported apart (0: the job's own).
     ioprio: u16,
     prio_index: u8,
-    /// A periodic sync queued like an I/O (fdatasync when true), on the
-    /// engines that flush asynchronously.
-    sync: Option<bool>,
+    /// A periodic sync queued like an I/O, on the engines that flush
+    /// asynchronously.
+    sync: Option<SyncKind>,
 }
 
 /// Where the job's buffers are carved from: each slot's own heap memory,
@@ -959,7 +959,7 @@ fn run_io(
                         if submits_in_queue && clock >= ramp_end {
                             result.done_in_queue_async();
                         }
-                        slot.sync = Some(data_only);
+                        slot.sync = Some(kind);
                         slot.queued = true;
                         slot.flying = true;
                         unsubmitted.push(index);
@@ -1029,19 +1029,8 @@ fn run_io(
                         break;
                     }
                     clock = clock::now();
-                    let took = clock - before;
-                    result.sync_lat.add(took);
-                    result.sync_hist.add(took);
+                    count_sync(&mut result, kind, clock - before);
                     result.done_in_queue(counts_each_io);
-                    result.syncs += u64::from(kind == SyncKind::Full);
-                    // fio counts its fdatasync and sync_file_range calls
-                    // one slot past its fsync count, where the short
-                    // read and short write counts lie.
-                    match kind {
-                        SyncKind::Data => result.dir_mut(Dir::Read).short += 1,
-                        SyncKind::Range => result.dir_mut(Dir::Write).short += 1,
-                        SyncKind::Full => {}
-                    }
                     last_was_sync = true;
                     draining = false;
                     continue;
@@ -1768,9 +1757,9 @@ fn run_io(
                     continue;
                 }
                 slot.flying = false;
-                if let Some(data_only) = slot.sync.take() {
+                if let Some(kind) = slot.sync.take() {
                     free.push(c.slot);
-                    if !sync_done(&mut result, slot, data_only, c.result, clock, epoch) {
+                    if !sync_done(&mut result, slot, kind, c.result, clock, epoch) {
                         break 'run;
                     }
                     last_was_sync = true;
@@ -2520,7 +2509,7 @@ pub fn job_draws(cfg: &JobConfig) -> Draws {
 fn sync_done(
     result: &mut JobResult,
     slot: &mut Slot,
-    data_only: bool,
+    kind: SyncKind,
     r: i64,
     at: Nanos,
     epoch: Nanos,
@@ -2529,20 +2518,28 @@ fn sync_done(
     if r < 0 {
         let code = (-r) as i32;
         let text = std::io::Error::from_raw_os_error(code);
-        result.fail(code, "fsync", format!("fio: sync failed: {text}"));
+        result.fail(code, kind.call(), format!("fio: sync failed: {text}"));
         return false;
     }
     if at >= epoch {
-        let took = at.saturating_sub(submitted);
-        result.sync_lat.add(took);
-        result.sync_hist.add(took);
-        result.syncs += u64::from(!data_only);
-        // fio counts its fdatasyncs where the short read count lies.
-        if data_only {
-            result.dir_mut(Dir::Read).short += 1;
-        }
+        count_sync(result, kind, at.saturating_sub(submitted));
     }
     true
+}
+
+/// Accounts one periodic sync that took `took` nanoseconds: every kind is
+/// timed, but only fsyncs count as syncs; fio counts its fdatasync and
+/// sync_file_range calls one slot past its fsync count, where the short
+/// read and short write counts lie.
+fn count_sync(result: &mut JobResult, kind: SyncKind, took: Nanos) {
+    result.sync_lat.add(took);
+    result.sync_hist.add(took);
+    result.syncs += u64::from(kind == SyncKind::Full);
+    match kind {
+        SyncKind::Data => result.dir_mut(Dir::Read).short += 1,
+        SyncKind::Range => result.dir_mut(Dir::Write).short += 1,
+        SyncKind::Full => {}
+    }
 }
 
 fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<SyncKind> {
