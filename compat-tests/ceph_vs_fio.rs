@@ -378,17 +378,26 @@ fn rbd_reads_return_what_rbd_writes_wrote(cluster: &Cluster) {
         j["read"]["total_ios"], 512,
         "every block read back and checked"
     );
-    for (writer, checker) in [
-        (common::fio(), common::ferrio()),
-        (common::ferrio(), common::fio()),
+    // ferrio's writes go out without librbd's copy unless told otherwise
+    // (ferrio_rbd_zero_copy), and refill_buffers rewrites a slot's buffer
+    // before each write: the data must still land as written.
+    for (writer, options, checker) in [
+        (common::fio(), "", common::ferrio()),
+        (common::ferrio(), "", common::fio()),
+        (common::ferrio(), "refill_buffers=1", common::fio()),
+        (common::ferrio(), "ferrio_rbd_zero_copy=0", common::fio()),
     ] {
-        let write = rbd_job(&cluster.dir, "rbd-verify-write.fio", &body("do_verify=0"));
+        let write = rbd_job(
+            &cluster.dir,
+            "rbd-verify-write.fio",
+            &body(&format!("do_verify=0\n{options}")),
+        );
         fio_json(cluster, writer, &write);
         let check = rbd_job(&cluster.dir, "rbd-verify-check.fio", &body("verify_only=1"));
         let doc = fio_json(cluster, checker, &check);
         assert_eq!(
             doc["jobs"][0]["error"], 0,
-            "{checker} checking {writer}'s data"
+            "{checker} checking {writer}'s data ({options})"
         );
         assert_eq!(doc["jobs"][0]["read"]["total_ios"], 512);
     }

@@ -33,6 +33,11 @@ pub struct RbdTarget {
     /// Share the connection with the job's clones under this key
     /// (ferrio_shared_connection).
     pub share_as: Option<String>,
+    /// librbd sends write buffers as they are instead of copying each
+    /// (ferrio_rbd_zero_copy). Safe because a slot's buffer stays as it
+    /// is until its write completes, and librbd holds the completion back
+    /// until it has let go of the buffer.
+    pub zero_copy_writes: bool,
 }
 
 /// Connects and opens the image as fio does: the config from librados'
@@ -49,7 +54,10 @@ fn open_image(target: &RbdTarget, direct: bool) -> Result<Image, RbdError> {
         .image
         .as_deref()
         .ok_or(RbdError::Usage("rbdname must be provided"))?;
-    let settings = target.timeouts.settings();
+    let mut settings = target.timeouts.settings();
+    if target.zero_copy_writes {
+        settings.push(("rbd_disable_zero_copy_writes", "false".to_string()));
+    }
     let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let cluster = ceph::Cluster::connect_shared(
         target.share_as.clone(),

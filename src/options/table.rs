@@ -2597,6 +2597,18 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .engines(&["rados", "rbd"])
     .runs(),
+    // ferrio's own: librbd copies every write buffer by default, in case
+    // the caller changes it while the write is out; ferrio never does, so
+    // the copy is only client CPU taken from the cluster on the same host.
+    OptDef::new(
+        "ferrio_rbd_zero_copy",
+        Bool,
+        Ioengine,
+        "ferrio: let librbd send write buffers without copying them (rbd_disable_zero_copy_writes=false), as ferrio never changes a buffer in flight (0: librbd copies each write, as under fio)",
+    )
+    .def("1")
+    .engines(&["rbd"])
+    .runs(),
     OptDef::new("uri", Text(&[]), Ioengine, "NBD URI of the export to use").engines(&["nbd"]),
     OptDef::new(
         "skip_bad",

@@ -1549,6 +1549,9 @@ fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
         timeouts: ceph_timeouts(job),
         wait_limit: ceph_wait_limit(job),
         share_as: ceph_share_key(job),
+        zero_copy_writes: job
+            .setting("ferrio_rbd_zero_copy")
+            .is_none_or(|s| s.value.number() != Some(0)),
     }
 }
 
