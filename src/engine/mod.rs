@@ -3,6 +3,7 @@
 //! before its I/O has completed, which is what lets asynchronous engines
 //! hold on to them.
 
+pub mod ceph_inflight;
 pub mod cpuio;
 pub mod exec;
 pub mod falloc;
