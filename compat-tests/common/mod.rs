@@ -279,16 +279,37 @@ pub fn both_json(job: &str) -> (serde_json::Value, serde_json::Value) {
 }
 
 /// Writes `job` as `job.fio` in a fresh scratch folder tagged `tag` and
-/// runs `tool` there with `args` before the job file; the run must end
-/// well. Returns the folder (for what the run left) and the outcome.
-pub fn run_ok_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
+/// runs `tool` there with `args` before the job file. Returns the folder
+/// (for what the run left) and the outcome.
+pub fn run_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
     let s = Scratch::new(tag);
     s.write("job.fio", job);
     let mut all = args.to_vec();
     all.push("job.fio");
     let out = run(tool, &all, &s.0, &HashMap::new());
+    (s, out)
+}
+
+/// [`run_in`], for a run that must end well.
+pub fn run_ok_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
+    let (s, out) = run_in(tag, tool, job, args);
     assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
     (s, out)
+}
+
+/// A port nobody listens on right now, of the protocol's kind.
+pub fn free_port(udp: bool) -> u16 {
+    if udp {
+        std::net::UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .expect("a free UDP port")
+            .port()
+    } else {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .expect("a free TCP port")
+            .port()
+    }
 }
 
 /// (direction, length, offset) of each I/O in a latency log written with
