@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{Scratch, ferrio, fio, run};
+use common::{Scratch, ferrio, fio, free_port, run};
 use ferrio::stats::percentile::threshold;
 use serde_json::Value;
 
@@ -214,17 +214,10 @@ fn keys(v: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
-
 /// fio 3.33 in client/server mode on two local servers: the document
 /// fio's own multi-client JSON is.
 fn fio_client_document(dir: &Path) -> Value {
-    let ports = [free_port(), free_port()];
+    let ports = [free_port(false), free_port(false)];
     let mut servers: Vec<_> = ports
         .iter()
         .map(|p| {

@@ -5,39 +5,13 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{JSON, Outcome, Pair, json};
 use serde_json::Value;
 
-/// Two scratch folders, one per tool, in which job files run in turn.
-struct Pair {
-    fio: Scratch,
-    ferrio: Scratch,
-}
-
 impl Pair {
-    fn new(tag: &str) -> Self {
-        Pair {
-            fio: Scratch::new(&format!("{tag}-fio")),
-            ferrio: Scratch::new(&format!("{tag}-ferrio")),
-        }
-    }
-
-    /// Runs `job` with both tools (JSON output), each in its folder;
-    /// returns (fio's, ferrio's) outcome.
-    fn run(&self, job: &str) -> (Outcome, Outcome) {
-        let env = HashMap::new();
-        let args = ["--output-format=json", "job.fio"];
-        self.fio.write("job.fio", job);
-        self.ferrio.write("job.fio", job);
-        let want = run(fio(), &args, &self.fio.0, &env);
-        let got = run(ferrio(), &args, &self.ferrio.0, &env);
-        (want, got)
-    }
-
     /// (size, allocated 512-byte blocks) of a file in each folder, or
     /// `None` where it does not exist.
     fn file(&self, name: &str) -> [Option<(u64, u64)>; 2] {
@@ -94,7 +68,7 @@ fn file_engines_time_one_operation_per_file() {
                [stat]\nstonewall\nioengine=filestat\nstat_type=lstat\nrw=write\n\
                [statx]\nstonewall\nioengine=filestat\nstat_type=statx\n\
                [delete]\nstonewall\nioengine=filedelete\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     let (w, g) = (json(&want), json(&got));
@@ -114,7 +88,7 @@ fn file_engines_time_one_operation_per_file() {
     let job = "[global]\nfilename=a:b\nfilesize=8k\nbs=4k\n\
                [create]\nioengine=filecreate\n\
                [delete]\nstonewall\nioengine=filedelete\nloops=2\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(
         want.code, got.code,
         "fio: {}\nferrio: {}",
@@ -125,7 +99,7 @@ fn file_engines_time_one_operation_per_file() {
     assert_eq!(counts(&g)[1].1, libc::ENOENT as i64);
     // filecreate leaves empty files behind.
     let job = "[create]\nioengine=filecreate\nfilename=e\nfilesize=4k\n";
-    pair.run(job);
+    pair.run_job(job, JSON);
     assert_eq!(pair.file("e"), [Some((0, 0)), Some((0, 0))]);
 }
 
@@ -135,7 +109,7 @@ fn ftruncate_sets_lengths_and_falloc_allocates_and_punches() {
     let job = "[grow]\nioengine=ftruncate\nfilename=a:b:c\nfilesize=16k\nbs=4k\nrw=write\n\
                [fa]\nstonewall\nioengine=falloc\nfilename=fa\nrw=write\nbs=64k\nsize=1m\n\
                [keep]\nstonewall\nioengine=falloc\nfilename=fb\nrw=randwrite\nbs=32k\nsize=512k\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     assert_eq!(counts(&json(&want)), counts(&json(&got)));
@@ -147,7 +121,7 @@ fn ftruncate_sets_lengths_and_falloc_allocates_and_punches() {
     assert_eq!(pair.file("a")[1], Some((12288, 0)));
     // Punching every block frees the whole file but keeps its size.
     let job = "[punch]\nioengine=falloc\nfilename=fa\nrw=randtrim\nbs=64k\nsize=1m\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     assert_eq!(counts(&json(&want)), counts(&json(&got)));
@@ -156,7 +130,7 @@ fn ftruncate_sets_lengths_and_falloc_allocates_and_punches() {
     assert_eq!(g, Some((1 << 20, 0)));
     // ftruncate only writes: a read fails with EINVAL.
     let job = "[r]\nioengine=ftruncate\nfilename=x\nrw=read\nsize=16k\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(want.code, got.code);
     let (w, g) = (json(&want), json(&got));
     assert_eq!(counts(&w), counts(&g));
@@ -178,7 +152,7 @@ fn cpuio_burns_the_cpu_share_it_is_given() {
     let pair = Pair::new("cpuio");
     let job = "[burn]\nioengine=cpuio\ncpuload=40\ncpuchunks=20000\ntime_based\nruntime=1\n\
                [sort]\nstonewall\nioengine=cpuio\ncpuload=60\ncpumode=qsort\ntime_based\nruntime=1\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     assert_eq!(banner(&want), banner(&got));
@@ -209,7 +183,7 @@ fn cpuio_burns_the_cpu_share_it_is_given() {
         assert_eq!(read["io_bytes"], 0);
     }
     // Without a load the engine fails its job with EINVAL.
-    let (want, got) = pair.run("[c]\nioengine=cpuio\ntime_based\nruntime=1\n");
+    let (want, got) = pair.run_job("[c]\nioengine=cpuio\ntime_based\nruntime=1\n", JSON);
     assert_eq!(want.code, got.code);
     assert_eq!(counts(&json(&want)), counts(&json(&got)));
     assert_eq!(counts(&json(&got))[0].1, libc::EINVAL as i64);
@@ -246,7 +220,7 @@ fn exit_what_decides_which_jobs_an_ending_job_stops() {
             "[a]\nioengine=null\nsize=1m\nexitall\nexit_what={what}\n\
              [b]\nstonewall\nioengine=null\nsize=1m\n"
         );
-        let (want, got) = pair.run(&job);
+        let (want, got) = pair.run_job(&job, JSON);
         assert_eq!((want.code, got.code), (0, 0), "{what}");
         let (w, g) = (json(&want), json(&got));
         assert_eq!(stops(&w, 5000), stops(&g, 5000), "exit_what={what}");
@@ -256,7 +230,7 @@ fn exit_what_decides_which_jobs_an_ending_job_stops() {
     // long one that has it.
     let job = "[short]\nioengine=null\nsize=1m\n\
                [long]\nioengine=null\nsize=1m\ntime_based\nruntime=10\nexitall\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!((want.code, got.code), (0, 0));
     let (w, g) = (json(&want), json(&got));
     let (ws, gs) = (stops(&w, 5000), stops(&g, 5000));
@@ -267,7 +241,7 @@ fn exit_what_decides_which_jobs_an_ending_job_stops() {
     // exitall_on_error: a failing job stops its group.
     let job = "[bad]\nioengine=ftruncate\nfilename=x\nrw=read\nsize=16k\nexitall_on_error\n\
                [long]\nioengine=null\nsize=1m\ntime_based\nruntime=10\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(want.code, got.code);
     let (w, g) = (json(&want), json(&got));
     let (ws, gs) = (stops(&w, 5000), stops(&g, 5000));
@@ -284,7 +258,7 @@ fn cpuio_exit_on_io_done_ends_with_the_io_jobs() {
     let job = "[io]\nioengine=null\nsize=1g\ntime_based\nruntime=1\n\
                [burn]\nioengine=cpuio\ncpuload=10\ncpuchunks=10000\nexit_on_io_done=1\n\
                time_based\nruntime=10\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(
         (want.code, got.code),
         (0, 0),
@@ -304,7 +278,7 @@ fn exec_runs_the_program_beside_the_job() {
     let pair = Pair::new("exec");
     let job =
         "[e]\nioengine=exec\nprogram=/bin/echo\narguments=hi %n %r\nruntime=1\ngrace_time=0\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_job(job, JSON);
     assert_eq!(
         (want.code, got.code),
         (0, 0),
@@ -328,7 +302,7 @@ fn exec_runs_the_program_beside_the_job() {
     );
     assert_eq!(g["jobs"][0]["read"]["io_bytes"], 0);
     // Without a program the job fails with EINVAL.
-    let (want, got) = pair.run("[e]\nioengine=exec\nruntime=1\n");
+    let (want, got) = pair.run_job("[e]\nioengine=exec\nruntime=1\n", JSON);
     assert_eq!(want.code, got.code);
     assert_eq!(counts(&json(&want)), counts(&json(&got)));
 }

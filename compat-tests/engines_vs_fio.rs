@@ -5,33 +5,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{both_json, json, run_both_in};
 use serde_json::Value;
-
-/// Runs a job file with both tools, each in its own scratch folder;
-/// returns (fio's, ferrio's) outcome and the two folders.
-fn run_both_in(job: &str, args: &[&str]) -> (Outcome, Outcome, Scratch, Scratch) {
-    let env = HashMap::new();
-    let a = Scratch::new("engfio");
-    let b = Scratch::new("engferrio");
-    for s in [&a, &b] {
-        s.write("job.fio", job);
-    }
-    let mut all = args.to_vec();
-    all.push("job.fio");
-    let want = run(fio(), &all, &a.0, &env);
-    let got = run(ferrio(), &all, &b.0, &env);
-    (want, got, a, b)
-}
-
-/// Runs a job file with both tools; (fio's JSON, ferrio's JSON), after
-/// checking that both ended well.
-fn both(job: &str) -> (Value, Value) {
-    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
-    assert_eq!(want.code, 0, "fio: {}", want.stderr);
-    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
-    (json(&want), json(&got))
-}
 
 /// Job 0's depth, submit and complete distributions, as
 /// (map, bucket) → percent for the buckets of at least `floor` percent.
@@ -89,7 +64,7 @@ fn posixaio_holds_the_depth_as_fio_does() {
             // side-by-side runs.
             let mut last = String::new();
             let agreed = (0..3).any(|_| {
-                let (want, got) = both(&job);
+                let (want, got) = both_json(&job);
                 assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
                 let outcome =
                     std::panic::catch_unwind(|| close_distributions(&want, &got, 1.0, 3.0, &label));
@@ -101,7 +76,7 @@ fn posixaio_holds_the_depth_as_fio_does() {
             assert!(agreed, "{label}: no run of three agreed; last: {last}");
             continue;
         }
-        let (want, got) = both(&job);
+        let (want, got) = both_json(&job);
         assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
         // At depth 32 glibc serves one file's requests in order, and the
         // reaper sleeps on the first unfinished ones in slot order: about
@@ -135,7 +110,7 @@ fn libaio_userspace_reap_polls_as_fio_does() {
             let job = format!(
                 "[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\ndirect=1\niodepth={depth}\n{extra}\n"
             );
-            let (want, got) = both(&job);
+            let (want, got) = both_json(&job);
             let label = format!("iodepth={depth} {extra}");
             assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
             close_distributions(&want, &got, 1.0, 2.0, &label);
@@ -199,7 +174,7 @@ fn poisson_arrivals_keep_the_rate_on_average() {
     let job = "[global]\nrate_process=poisson\ntime_based\nruntime=3\nsize=16m\n\
                [j]\nioengine=psync\nrw=randread\nbs=4k\nrate_iops=400\n\
                [k]\nioengine=libaio\niodepth=4\nrw=write\nbs=8k\nrate=2m\n";
-    let (want, got) = both(job);
+    let (want, got) = both_json(job);
     // 400 IOPS and 256 IOPS for 3 s; the count of a Poisson process over
     // that span has a spread of about its square root.
     for (i, dir, expected) in [(0, "read", 1200.0), (1, "write", 768.0)] {
@@ -236,7 +211,7 @@ fn rate_ignore_thinktime_gives_up_the_time_spent_thinking() {
              rate_ignore_thinktime={ignore}\ntime_based\nruntime=3\n\
              [j]\nrate=1m\n[k]\nrate_iops=256\nrate_process=poisson\n"
         );
-        let (want, got) = both(&job);
+        let (want, got) = both_json(&job);
         for i in 0..2 {
             let w = want["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
             let g = got["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
@@ -450,7 +425,7 @@ fn async_engines_queue_periodic_syncs_beside_the_writes_as_fio_does() {
             "[w]\nioengine={engine}\nfilename=f\nsize=8m\nbs=4k\nrw=write\n\
              iodepth=8\n{option}=4\n"
         );
-        let (want, got) = both(&job);
+        let (want, got) = both_json(&job);
         for (tool, doc) in [("fio", &want), ("ferrio", &got)] {
             assert_eq!(ios(doc, "write"), writes, "{tool} {engine} {option}");
             let (total, timed) = syncs(doc);

@@ -7,21 +7,13 @@ mod common;
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 
-use common::{Scratch, ferrio, fio, run};
+use common::{Scratch, ferrio, fio, lat_log_ios, run, run_ok_in};
 use serde_json::Value;
 
 /// Runs `job` with `tool` in a fresh scratch folder and returns it.
 fn run_in(tool: &str, job: &str) -> Scratch {
-    let s = Scratch::new("files");
-    s.write("job.fio", job);
-    let out = run(
-        tool,
-        &["--output-format=json", "--output=out.json", "job.fio"],
-        &s.0,
-        &HashMap::new(),
-    );
-    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
-    s
+    let args = ["--output-format=json", "--output=out.json"];
+    run_ok_in("files", tool, job, &args).0
 }
 
 /// (direction, length, offset) of one logged I/O.
@@ -29,13 +21,7 @@ type Io = (u64, u64, u64);
 
 /// Every I/O in a folder's `x_lat.1.log`.
 fn issued(s: &Scratch) -> Vec<Io> {
-    let text = std::fs::read_to_string(s.0.join("x_lat.1.log")).unwrap();
-    text.lines()
-        .map(|l| {
-            let f: Vec<u64> = l.split(", ").map(|v| v.trim().parse().unwrap()).collect();
-            (f[2], f[3], f[4])
-        })
-        .collect()
+    lat_log_ios(&std::fs::read_to_string(s.0.join("x_lat.1.log")).unwrap())
 }
 
 /// A psync job at depth 1 (so the log is in issue order) on `file`

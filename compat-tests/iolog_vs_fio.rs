@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Scratch, ferrio, fio, json, lat_log_ios, run};
 
 /// Runs `job` (and any extra files) with `tool` in a fresh scratch folder.
 fn run_in(tool: &str, job: &str, files: &[(&str, &str)]) -> (Scratch, Outcome) {
@@ -46,13 +46,7 @@ fn untimed(text: &str) -> Vec<String> {
 /// (direction, length, offset) of each I/O in a write_lat_log made with
 /// log_offset=1.
 fn issued(dir: &Path) -> Vec<(u64, u64, u64)> {
-    let text = std::fs::read_to_string(dir.join("ios_lat.1.log")).expect("latency log");
-    text.lines()
-        .map(|l| {
-            let f: Vec<u64> = l.split(", ").map(|x| x.parse().unwrap()).collect();
-            (f[2], f[3], f[4])
-        })
-        .collect()
+    lat_log_ios(&std::fs::read_to_string(dir.join("ios_lat.1.log")).expect("latency log"))
 }
 
 /// The bytes each direction moved, from the JSON report.

@@ -7,20 +7,8 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, run};
+use common::{Outcome, ferrio, fio, run, run_ok_in};
 use serde_json::Value;
-
-/// Runs `job` with `tool` in a fresh scratch folder and returns the folder
-/// and the run's outcome.
-fn run_in(tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
-    let s = Scratch::new("logs");
-    s.write("job.fio", job);
-    let mut all = args.to_vec();
-    all.push("job.fio");
-    let out = run(tool, &all, &s.0, &HashMap::new());
-    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
-    (s, out)
-}
 
 /// Each log file of a folder with (lines, fields per line).
 fn logs(dir: &Path) -> BTreeMap<String, (usize, Vec<usize>)> {
@@ -49,8 +37,8 @@ fn per_io_logs_have_fios_names_counts_and_columns() {
         "write_lat_log=lg\ndisable_slat=1\niodepth=4\niodepth_batch=4",
     ] {
         let job = format!("[j]\nioengine=null\nrw=randrw\nbs=4k\nsize=2m\n{extra}\n");
-        let (want, _) = run_in(fio(), &job, &[]);
-        let (got, _) = run_in(ferrio(), &job, &[]);
+        let (want, _) = run_ok_in("logs", fio(), &job, &[]);
+        let (got, _) = run_ok_in("logs", ferrio(), &job, &[]);
         assert_eq!(logs(&got.0), logs(&want.0), "{extra}");
     }
 }
@@ -60,8 +48,8 @@ fn averaged_and_histogram_logs_match_fios_shape() {
     let job = "[av]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\n\
                write_bw_log=av\nwrite_iops_log=av\nwrite_lat_log=av\nlog_avg_msec=500\n\
                write_hist_log=av\nlog_hist_msec=300\nlog_hist_coarseness=2\n";
-    let (want, _) = run_in(fio(), job, &[]);
-    let (got, _) = run_in(ferrio(), job, &[]);
+    let (want, _) = run_ok_in("logs", fio(), job, &[]);
+    let (got, _) = run_ok_in("logs", ferrio(), job, &[]);
     let (want, got) = (logs(&want.0), logs(&got.0));
     assert_eq!(
         want.keys().collect::<Vec<_>>(),
@@ -83,8 +71,8 @@ fn averaged_and_histogram_logs_match_fios_shape() {
 #[test]
 fn unaveraged_logs_make_bw_and_iops_samples_per_io_as_in_fio() {
     let job = "[pi]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nwrite_bw_log=pi\nwrite_iops_log=pi\n";
-    let (_, want) = run_in(fio(), job, &["--output-format=json"]);
-    let (_, got) = run_in(ferrio(), job, &["--output-format=json"]);
+    let (_, want) = run_ok_in("logs", fio(), job, &["--output-format=json"]);
+    let (_, got) = run_ok_in("logs", ferrio(), job, &["--output-format=json"]);
     let read = |o: &Outcome, key: &str| {
         let v: Value = serde_json::from_str(&o.stdout).unwrap();
         v["jobs"][0]["read"][key].clone()
@@ -162,7 +150,7 @@ fn reported_percentiles_equal_those_recomputed_from_the_clat_log() {
         ),
     ] {
         let job = format!("[p]\nsize=64m\nbs=4k\nnumber_ios={n}\nwrite_lat_log=p\n{setup}\n");
-        let (dir, out) = run_in(ferrio(), &job, &["--output-format=json,terse"]);
+        let (dir, out) = run_ok_in("logs", ferrio(), &job, &["--output-format=json,terse"]);
         let log = std::fs::read_to_string(dir.0.join("p_clat.1.log")).unwrap();
         let samples: Vec<u64> = log
             .lines()
@@ -192,7 +180,8 @@ fn reported_percentiles_equal_those_recomputed_from_the_clat_log() {
 fn fio_tools_read_ferrio_outputs() {
     let job = "[tool]\nioengine=psync\nfilename=data\nsize=8m\nrw=randrw\nruntime=1\ntime_based\n\
                write_bw_log=tool\nwrite_iops_log=tool\nwrite_lat_log=tool\nlog_avg_msec=100\n";
-    let (dir, out) = run_in(
+    let (dir, out) = run_ok_in(
+        "logs",
         ferrio(),
         job,
         &["--output-format=json+", "--output=out.json"],
@@ -257,8 +246,8 @@ fn bandwidth_log_writes_fios_aggregate_files() {
         (&["--bandwidth-log", "--eta=always"][..], true),
         (&["--bandwidth-log"][..], false),
     ] {
-        let (want, _) = run_in(fio(), job, args);
-        let (got, _) = run_in(ferrio(), job, args);
+        let (want, _) = run_ok_in("logs", fio(), job, args);
+        let (got, _) = run_ok_in("logs", ferrio(), job, args);
         let (want, got) = (logs(&want.0), logs(&got.0));
         let names: Vec<&String> = want.keys().filter(|n| n.starts_with("agg-")).collect();
         assert_eq!(names.len(), 3, "{want:?}");

@@ -7,18 +7,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, run};
-
-/// Runs `job` with `tool` in a fresh scratch folder.
-fn run_in(tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
-    let s = Scratch::new("logz");
-    s.write("job.fio", job);
-    let mut all = args.to_vec();
-    all.push("job.fio");
-    let out = run(tool, &all, &s.0, &HashMap::new());
-    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
-    (s, out)
-}
+use common::{Outcome, Scratch, ferrio, fio, run, run_ok_in};
 
 /// A log's lines without their first two fields (time and latency or
 /// rate, which differ from run to run): direction, size, offset and
@@ -56,9 +45,9 @@ const LOGGED: &str = "[j]\nioengine=null\nrw=randwrite\nbs=4k\nsize=64m\n\
 #[test]
 fn log_compression_leaves_the_logs_text_as_fio_writes_it() {
     let job = format!("{LOGGED}log_compression=1024\nlog_compression_cpus=0\n");
-    let (want, _) = run_in(fio(), &job, &[]);
-    let (got, _) = run_in(ferrio(), &job, &[]);
-    let (plain, _) = run_in(ferrio(), LOGGED, &[]);
+    let (want, _) = run_ok_in("logz", fio(), &job, &[]);
+    let (got, _) = run_ok_in("logz", ferrio(), &job, &[]);
+    let (plain, _) = run_ok_in("logz", ferrio(), LOGGED, &[]);
     let want = files(&want.0, ".log");
     let got = files(&got.0, ".log");
     let plain = files(&plain.0, ".log");
@@ -85,8 +74,8 @@ fn log_compression_leaves_the_logs_text_as_fio_writes_it() {
 fn stored_logs_are_read_by_fio_and_fios_by_ferrio() {
     for extra in ["", "log_compression=4096\n", "log_prio=1\nlog_offset=0\n"] {
         let job = format!("{LOGGED}log_store_compressed=1\n{extra}");
-        let (want, _) = run_in(fio(), &job, &[]);
-        let (got, _) = run_in(ferrio(), &job, &[]);
+        let (want, _) = run_ok_in("logz", fio(), &job, &[]);
+        let (got, _) = run_ok_in("logz", ferrio(), &job, &[]);
         let fio_files = files(&want.0, ".log.fz");
         let ferrio_files = files(&got.0, ".log.fz");
         assert_eq!(
@@ -121,7 +110,12 @@ fn stored_logs_are_read_by_fio_and_fios_by_ferrio() {
 
 #[test]
 fn inflate_log_fails_as_fio_does() {
-    let (fio_run, _) = run_in(fio(), &format!("{LOGGED}log_store_compressed=1\n"), &[]);
+    let (fio_run, _) = run_ok_in(
+        "logz",
+        fio(),
+        &format!("{LOGGED}log_store_compressed=1\n"),
+        &[],
+    );
     let dir = &fio_run.0;
     let good = std::fs::read(dir.join("z_bw.1.log.fz")).unwrap();
     std::fs::write(dir.join("cut.fz"), &good[..good.len() / 2]).unwrap();
@@ -298,13 +292,13 @@ fn create_serialize_0_lays_out_fios_files_in_each_job() {
                [b]\nnumjobs=2\nnrfiles=2\nsize=2m\nrw=randwrite\n\
                [c]\nfilename=fc\nsize=1m\nrw=read\n\
                [d]\nfilename=fd\nsize=1m\noffset=512k\nrw=randrw\n";
-    let (want, want_out) = run_in(fio(), job, &["--output-format=json"]);
-    let (got, got_out) = run_in(ferrio(), job, &["--output-format=json"]);
+    let (want, want_out) = run_ok_in("logz", fio(), job, &["--output-format=json"]);
+    let (got, got_out) = run_ok_in("logz", ferrio(), job, &["--output-format=json"]);
     assert_eq!(sizes(&got.0), sizes(&want.0));
     assert_eq!(totals(&got_out), totals(&want_out));
     // The normal report tells of each layout, as fio's does.
-    let (_, want_out) = run_in(fio(), job, &[]);
-    let (_, got_out) = run_in(ferrio(), job, &[]);
+    let (_, want_out) = run_ok_in("logz", fio(), job, &[]);
+    let (_, got_out) = run_ok_in("logz", ferrio(), job, &[]);
     let layouts = |o: &Outcome| {
         let mut l: Vec<String> = o
             .stdout
@@ -325,7 +319,7 @@ fn compressed_averaged_rate_logs_are_fed_per_io_as_fios() {
     let job = "[j]\nfilename=d\nsize=4m\nrw=randread\nruntime=1\ntime_based\n\
                write_bw_log=a\nwrite_iops_log=a\nlog_avg_msec=100\nlog_compression=1024\n";
     for tool in [fio(), ferrio()] {
-        let (dir, out) = run_in(tool, job, &["--output-format=json"]);
+        let (dir, out) = run_ok_in("logz", tool, job, &["--output-format=json"]);
         let read = &common::json(&out)["jobs"][0]["read"];
         let n = |k: &str| read[k].as_u64().unwrap_or(u64::MAX);
         assert_eq!(n("bw_samples"), n("total_ios"), "{tool}");

@@ -15,7 +15,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Scratch, ferrio, fio, free_port, json, run};
 use serde_json::Value;
 
 /// One network run at a time: links of runs side by side would share
@@ -24,21 +24,6 @@ use serde_json::Value;
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A port nobody listens on right now, of the protocol's kind.
-fn free_port(udp: bool) -> u16 {
-    if udp {
-        std::net::UdpSocket::bind("127.0.0.1:0")
-            .and_then(|s| s.local_addr())
-            .expect("a free UDP port")
-            .port()
-    } else {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|s| s.local_addr())
-            .expect("a free TCP port")
-            .port()
-    }
 }
 
 /// Runs a net job file with `bin`. fio's sender sends a closing message

@@ -4,42 +4,10 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{JSON, Outcome, Pair, json};
 use serde_json::Value;
 
-/// Two scratch folders, one per tool, in which job files run in turn.
-struct Pair {
-    fio: Scratch,
-    ferrio: Scratch,
-}
-
 impl Pair {
-    fn new(tag: &str) -> Self {
-        Pair {
-            fio: Scratch::new(&format!("{tag}-fio")),
-            ferrio: Scratch::new(&format!("{tag}-ferrio")),
-        }
-    }
-
-    /// Runs `job` with both tools (JSON output), each in its folder;
-    /// returns (fio's, ferrio's) outcome.
-    fn run(&self, job: &str) -> (Outcome, Outcome) {
-        let env = HashMap::new();
-        let args = ["--output-format=json", "job.fio"];
-        self.fio.write("job.fio", job);
-        self.ferrio.write("job.fio", job);
-        let want = run(fio(), &args, &self.fio.0, &env);
-        let got = run(ferrio(), &args, &self.ferrio.0, &env);
-        assert_eq!(
-            want.code, got.code,
-            "{job}\n{}\n{}",
-            want.stderr, got.stderr
-        );
-        (want, got)
-    }
-
     /// The same file as each tool wrote it.
     fn read(&self, name: &str) -> [String; 2] {
         [&self.fio, &self.ferrio].map(|s| {
@@ -68,7 +36,7 @@ fn thinktime_blocks_type_counts_pauses_as_fio() {
             "[a]\nioengine=null\nsize=1m\nnumber_ios=100\niodepth={depth}\n\
              thinktime=30ms\nthinktime_blocks=10\nthinktime_blocks_type={kind}\n"
         );
-        let (want, got) = pair.run(&job);
+        let (want, got) = pair.run_alike(&job, JSON);
         let (want, got) = (ios_and_runtime(&want), ios_and_runtime(&got));
         assert_eq!(want.0, got.0, "{job}");
         let pauses = |ms: u64| (ms + 15) / 30;
@@ -84,7 +52,7 @@ fn thinktime_iotime_pauses_as_fio() {
     let pair = Pair::new("think-iotime");
     let job = "[a]\nioengine=null\nsize=1g\ntime_based\nruntime=1s\nrate_iops=1000\n\
                rate_ignore_thinktime=1\nthinktime=200ms\nthinktime_iotime=100ms\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_alike(job, JSON);
     let (want, got) = (ios_and_runtime(&want), ios_and_runtime(&got));
     assert!(want.0.abs_diff(got.0) <= 50, "{want:?} {got:?}");
     assert!(want.1.abs_diff(got.1) <= 60, "{want:?} {got:?}");
@@ -98,7 +66,7 @@ fn bs_is_seq_rand_sizes_each_io_as_fio() {
     let pair = Pair::new("bs-seq-rand");
     let job = "[a]\nioengine=null\nsize=4m\nrw=randrw\npercentage_random=50\nbs=4k,16k\n\
                bs_is_seq_rand=1\nnumber_ios=200\nwrite_lat_log=a\nlog_offset=1\n";
-    pair.run(job);
+    pair.run_alike(job, JSON);
     let [want, got] = pair.read("a_lat.1.log").map(|log| {
         log.lines()
             .map(|l| l.split(", ").skip(2).take(3).collect::<Vec<_>>().join(" "))
@@ -116,7 +84,7 @@ fn serialize_overlap_keeps_overlapping_ios_apart_as_fio() {
     let pair = Pair::new("serialize-overlap");
     let job = "[a]\nioengine=libaio\nfilename=s.dat\nsize=16k\nbs=4k\nrw=randwrite\n\
                norandommap\niodepth=16\nio_size=2m\nserialize_overlap=1\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_alike(job, JSON);
     let [want, got] = [want, got].map(|out| {
         let doc = json(&out);
         let job = &doc["jobs"][0];
@@ -149,7 +117,7 @@ fn lockfile_runs_and_counts_as_fio() {
             "[a]\nioengine=psync\nrw=randrw\nfilename=l.dat\nsize=256k\nnumjobs=3\n\
              lockfile={mode}\n"
         );
-        let (want, got) = pair.run(&job);
+        let (want, got) = pair.run_alike(&job, JSON);
         let [want, got] = [want, got].map(|out| {
             let doc = json(&out);
             doc["jobs"]
@@ -184,7 +152,7 @@ fn opendir_finds_the_files_fio_finds() {
         std::os::unix::fs::symlink("f1", scratch.0.join("d/link")).unwrap();
     }
     let job = "[a]\nioengine=psync\nopendir=d\nrw=read\nbs=4k\nwrite_iolog=io.log\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_alike(job, JSON);
     let announced = |out: &Outcome| out.stdout.lines().next().unwrap_or("").to_string();
     assert_eq!(announced(&want), "fio: opendir added 3 files");
     assert_eq!(announced(&want), announced(&got));
@@ -199,7 +167,7 @@ fn opendir_finds_the_files_fio_finds() {
     });
     assert_eq!(want, got);
     // A directory that is not there fails the job file, as in fio.
-    let (want, got) = pair.run("[a]\nopendir=nowhere\nsize=4k\n");
+    let (want, got) = pair.run_alike("[a]\nopendir=nowhere\nsize=4k\n", JSON);
     assert_ne!(want.code, 0);
     assert!(got.stderr.contains("opendir(nowhere)"), "{}", got.stderr);
 }
@@ -227,7 +195,7 @@ fn write_hint_is_set_as_fio_sets_it() {
         let job = format!(
             "[a]\nfilename=h.dat\nsize=64k\nrw=write\nwrite_hint={hint}\ndirect={direct}\n"
         );
-        let (want, got) = pair.run(&job);
+        let (want, got) = pair.run_alike(&job, JSON);
         assert_eq!(error_and_ios(&want), error_and_ios(&got), "{job}");
         if want.code != 0 || error_and_ios(&want).0 != 0 {
             assert!(
@@ -249,7 +217,7 @@ fn hugepage_size_rounds_buffers_as_fio() {
     for size in ["0", "4m"] {
         for mem in ["shmhuge", "mmaphuge"] {
             let job = format!("[a]\nioengine=null\nsize=64k\nmem={mem}\nhugepage-size={size}\n");
-            let (want, got) = pair.run(&job);
+            let (want, got) = pair.run_alike(&job, JSON);
             // (fio counts one read for a job whose buffers it could not
             // get; ferrio none: only the error is compared here.)
             assert_eq!(error_and_ios(&want).0, error_and_ios(&got).0, "{job}");
@@ -264,7 +232,7 @@ fn softrandommap_runs_as_fio() {
     let pair = Pair::new("softrandommap");
     let job = "[a]\nioengine=null\nsize=1m\nrw=randread\nsoftrandommap=1\n\
                write_iolog=io.log\n";
-    let (want, got) = pair.run(job);
+    let (want, got) = pair.run_alike(job, JSON);
     assert_eq!(error_and_ios(&want), error_and_ios(&got));
     let [want, got] = pair.read("io.log").map(|log| {
         log.lines()
@@ -288,7 +256,7 @@ fn nowait_fails_blocking_reads_as_fio() {
                 "[a]\nioengine={engine}\nfilename=n.dat\nsize=1m\nrw=read\n\
                  nowait=1\ndirect={direct}\n"
             );
-            let (want, got) = pair.run(&job);
+            let (want, got) = pair.run_alike(&job, JSON);
             assert_eq!(error_and_ios(&want), error_and_ios(&got), "{job}");
         }
     }
@@ -304,7 +272,7 @@ fn hipri_percentage_runs_as_fio() {
             "[a]\nioengine=pvsync2\nfilename=p.dat\nsize=256k\nrw=randread\n\
              hipri=1\nhipri_percentage={pct}\n"
         );
-        let (want, got) = pair.run(&job);
+        let (want, got) = pair.run_alike(&job, JSON);
         assert_eq!(error_and_ios(&want), error_and_ios(&got), "{job}");
     }
 }
@@ -320,7 +288,7 @@ fn thp_maps_privately_as_fio() {
             std::fs::write(scratch.0.join("z.dat"), vec![0u8; 256 * 1024]).unwrap();
         }
         let job = format!("[a]\nioengine=mmap\nfilename=z.dat\nsize=256k\nrw=write\nthp={thp}\n");
-        let (want, got) = pair.run(&job);
+        let (want, got) = pair.run_alike(&job, JSON);
         assert_eq!(error_and_ios(&want), error_and_ios(&got), "{job}");
         let untouched = [&pair.fio, &pair.ferrio].map(|s| {
             std::fs::read(s.0.join("z.dat"))
@@ -348,7 +316,7 @@ fn log_alternate_epoch_stamps_as_fio() {
         "log_alternate_epoch_clock_id=1\n",
     ] {
         let job = format!("[a]\nioengine=null\nsize=64k\nwrite_lat_log=e\n{extra}");
-        pair.run(&job);
+        pair.run_alike(&job, JSON);
         let [want, got] = pair.read("e_lat.1.log").map(|log| {
             let first = log.lines().next().unwrap_or("").to_string();
             first

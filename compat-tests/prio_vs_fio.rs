@@ -8,32 +8,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Scratch, both_json, ferrio, fio, json, run, run_both_in};
 use serde_json::Value;
-
-/// Runs a job file with both tools, each in its own scratch folder (the
-/// job's relative file names land there); returns both outcomes and
-/// folders.
-fn run_both(job: &str, args: &[&str]) -> (Outcome, Outcome, Scratch, Scratch) {
-    let env = HashMap::new();
-    let a = Scratch::new("priofio");
-    let b = Scratch::new("prioferrio");
-    for s in [&a, &b] {
-        s.write("job.fio", job);
-    }
-    let mut all = args.to_vec();
-    all.push("job.fio");
-    let want = run(fio(), &all, &a.0, &env);
-    let got = run(ferrio(), &all, &b.0, &env);
-    (want, got, a, b)
-}
-
-fn both_json(job: &str) -> (Value, Value) {
-    let (want, got, _, _) = run_both(job, &["--output-format=json"]);
-    assert_eq!(want.code, 0, "fio: {}", want.stderr);
-    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
-    (json(&want), json(&got))
-}
 
 /// Per job and direction: each `prios` entry's class, level, sample
 /// count and member names (the draws are fio's, so counts are exact).
@@ -109,7 +85,7 @@ fn per_priority_lines_in_normal_output_match_fio() {
     let job = format!(
         "[global]\n{DATA}rw=randread\nioengine=libaio\niodepth=4\n[a]\ncmdprio_percentage=40\n"
     );
-    let (want, got, _, _) = run_both(&job, &[]);
+    let (want, got, _, _) = run_both_in(&job, &[]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     // The labels, with each priority's share of the I/Os (the unit
@@ -137,7 +113,7 @@ fn log_prio_values_match_fio() {
         "[global]\n{DATA}rw=randread\nioengine=libaio\niodepth=2\ncmdprio_percentage=50\n\
          [a]\nwrite_lat_log=p\nlog_prio=1\n[b]\nwrite_lat_log=q\n"
     );
-    let (want, got, a, b) = run_both(&job, &["--output-format=json"]);
+    let (want, got, a, b) = run_both_in(&job, &["--output-format=json"]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     // The priority column, I/O by I/O (fio's draws: the same sequence).
@@ -172,7 +148,7 @@ fn thread_placement_and_priorities_match_fio() {
          [third]\ncpumask=1\nnice=2\nprio=4\nprioclass=1\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both(&job, &[]);
+    let (want, got, a, b) = run_both_in(&job, &[]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     for name in [
@@ -215,7 +191,7 @@ fn setup_errors_match_fio() {
         ),
     ];
     for (job, line) in cases {
-        let (want, got, _, _) = run_both(job, &["--output-format=json"]);
+        let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
         assert_ne!(want.code, 0, "fio: {job}");
         assert_ne!(got.code, 0, "ferrio: {job}");
         assert!(want.stderr.contains(line), "fio: {}", want.stderr);
@@ -234,7 +210,7 @@ fn create_only_and_disk_util_match_fio() {
     // create_only: the files are laid out at full size and no I/O is done.
     let job = "[w]\nfilename=wfile\nsize=1m\nrw=write\ncreate_only=1\n\
                [r]\nfilename=rfile\nsize=512k\nrw=randread\ncreate_only=1\n";
-    let (want, got, a, b) = run_both(job, &["--output-format=json"]);
+    let (want, got, a, b) = run_both_in(job, &["--output-format=json"]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     for name in ["wfile", "rfile"] {
@@ -294,7 +270,7 @@ fn writes_to_a_mounted_device_are_refused_as_fio_does() {
         let job = format!(
             "[a]\nfilename={dev}\nioengine=null\nrw=write\nsize=64k\nallow_mounted_write={allow}\n"
         );
-        let (want, got, _, _) = run_both(&job, &["--output-format=json"]);
+        let (want, got, _, _) = run_both_in(&job, &["--output-format=json"]);
         assert_eq!(
             want.code, got.code,
             "fio: {}\nferrio: {}",
@@ -448,7 +424,7 @@ fn lockmem_locks_as_much_as_fio() {
         "[a]\nfilename=data\nsize=64k\nlockmem=3m\nexec_prerun={}\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both(&job, &[]);
+    let (want, got, a, b) = run_both_in(&job, &[]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     let w = std::fs::read_to_string(a.0.join("a.prerun.txt")).unwrap();
@@ -477,7 +453,7 @@ fn numa_options_match_fio() {
     ];
     for (name, value) in values {
         let job = format!("[a]\n{DATA}{name}={value}\n");
-        let (want, got, _, _) = run_both(&job, &["--output-format=json"]);
+        let (want, got, _, _) = run_both_in(&job, &["--output-format=json"]);
         assert_eq!(
             want.code, got.code,
             "{name}={value}: fio {}\nferrio {}",
@@ -504,7 +480,7 @@ fn numa_options_match_fio() {
         "[a]\n{DATA}cpus_allowed=0\nnuma_cpu_nodes=all\nnuma_mem_policy=interleave\nexec_prerun={}\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both(&job, &[]);
+    let (want, got, a, b) = run_both_in(&job, &[]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     let read = |d: &std::path::Path| std::fs::read_to_string(d.join("a.prerun.txt")).unwrap();
@@ -557,7 +533,7 @@ fn timing_switches_shape_the_report_as_fio() {
         let job = format!("[a]\n{DATA}ioengine=libaio\niodepth=4\nrw=randread\n{switch}\n");
         let (want, got) = both_json(&job);
         assert_eq!(shape(&want), shape(&got), "{switch}");
-        let (want, got, _, _) = run_both(&job, &[]);
+        let (want, got, _, _) = run_both_in(&job, &[]);
         assert_eq!(labels(&want.stdout), labels(&got.stdout), "{switch}");
     }
 }
@@ -582,7 +558,7 @@ fn buffer_memory_kinds_and_alignment_match_fio() {
         let job = format!(
             "[a]\nfilename=data\nsize=64k\nrw=randrw\nioengine=libaio\niodepth=4\n{options}"
         );
-        let (want, got, a, b) = run_both(&job, &["--output-format=json"]);
+        let (want, got, a, b) = run_both_in(&job, &["--output-format=json"]);
         let summary = |o: &Outcome| {
             let doc = json(o);
             let j = &doc["jobs"][0];
@@ -622,7 +598,7 @@ fn gtod_cpu_keeps_time_in_microseconds_off_the_jobs_cpu() {
         "[a]\n{DATA}rw=randread\ngtod_cpu=1\ncpus_allowed=0-1\nexec_prerun={}\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both(&job, &["--output-format=json"]);
+    let (want, got, a, b) = run_both_in(&job, &["--output-format=json"]);
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     // Timestamps are the helper's latest gettimeofday reading: whole

@@ -15,7 +15,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use common::{Scratch, ferrio, fio, parallel, run};
+use common::{Scratch, ferrio, fio, parallel, run, run_in};
 use serde_json::Value;
 
 /// One tool's output, split into its parts.
@@ -348,11 +348,7 @@ fn number_masking_keeps_the_prefix_kind() {
 /// Runs a job file's text with a tool and extra arguments in a scratch
 /// folder; returns (exit status, stdout).
 fn run_job(tool: &str, job: &str, args: &[&str]) -> (i32, String) {
-    let scratch = Scratch::new("reportjob");
-    scratch.write("job.fio", job);
-    let mut all = args.to_vec();
-    all.push("job.fio");
-    let out = run(tool, &all, &scratch.0, &HashMap::new());
+    let (_, out) = run_in("reportjob", tool, job, args);
     (out.code, out.stdout)
 }
 

@@ -5,22 +5,16 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{JSON, Outcome, Pair, Scratch, ferrio, fio, json, run};
 use serde_json::Value;
 
 /// Runs a job file with both tools, each in its own scratch folder, which
 /// `prepare` may first add files to; returns (fio's, ferrio's) outcome.
 fn run_both(job: &str, prepare: impl Fn(&Scratch)) -> (Outcome, Outcome) {
-    let env = HashMap::new();
-    let a = Scratch::new("runfio");
-    let b = Scratch::new("runferrio");
-    for s in [&a, &b] {
-        s.write("job.fio", job);
-        prepare(s);
-    }
-    let want = run(fio(), &["--output-format=json", "job.fio"], &a.0, &env);
-    let got = run(ferrio(), &["--output-format=json", "job.fio"], &b.0, &env);
-    (want, got)
+    let pair = Pair::new("run");
+    prepare(&pair.fio);
+    prepare(&pair.ferrio);
+    pair.run_job(job, JSON)
 }
 
 /// Runs a job file with both tools; returns (fio's JSON, ferrio's JSON,

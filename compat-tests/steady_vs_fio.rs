@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
-use common::{Outcome, Scratch, ferrio, fio, json, parallel, run};
+use common::{JSON, Outcome, Scratch, ferrio, fio, json, ok_json, parallel, run};
 use serde_json::Value;
 
 /// Runs a job file with fio and ferrio side by side, each in its own
@@ -27,10 +27,8 @@ fn run_both(job: &str, args: &[&str]) -> (Outcome, Outcome) {
 
 /// Both tools' JSON, after checking that both ended well.
 fn both_json(job: &str) -> (Value, Value) {
-    let (want, got) = run_both(job, &["--output-format=json"]);
-    assert_eq!(want.code, 0, "fio: {}", want.stderr);
-    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
-    (json(&want), json(&got))
+    let (want, got) = run_both(job, JSON);
+    ok_json(&want, &got)
 }
 
 /// Every key path under `v` with the JSON type found there.

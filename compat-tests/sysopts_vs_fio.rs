@@ -8,42 +8,10 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Pair, Scratch, ferrio, fio, json, run};
 use serde_json::Value;
 
-/// Two scratch folders, one per tool, in which job files run in turn.
-struct Pair {
-    fio: Scratch,
-    ferrio: Scratch,
-}
-
 impl Pair {
-    fn new(tag: &str) -> Self {
-        Pair {
-            fio: Scratch::new(&format!("{tag}-fio")),
-            ferrio: Scratch::new(&format!("{tag}-ferrio")),
-        }
-    }
-
-    /// Runs `job` with both tools and `args` before the job file, each in
-    /// its folder; returns (fio's, ferrio's) outcome after checking that
-    /// both exit alike.
-    fn run(&self, job: &str, args: &[&str]) -> (Outcome, Outcome) {
-        let env = HashMap::new();
-        let mut all: Vec<&str> = args.to_vec();
-        all.push("job.fio");
-        self.fio.write("job.fio", job);
-        self.ferrio.write("job.fio", job);
-        let want = run(fio(), &all, &self.fio.0, &env);
-        let got = run(ferrio(), &all, &self.ferrio.0, &env);
-        assert_eq!(
-            want.code, got.code,
-            "{job}\nfio: {}\nferrio: {}",
-            want.stderr, got.stderr
-        );
-        (want, got)
-    }
-
     /// A file as each tool left it (None if absent).
     fn read(&self, name: &str) -> [Option<String>; 2] {
         [&self.fio, &self.ferrio].map(|s| std::fs::read_to_string(s.0.join(name)).ok())
@@ -141,7 +109,7 @@ fn json_skeleton(doc: &Value) -> Vec<Value> {
 fn stats_zero_report_slots_as_fio() {
     let pair = Pair::new("stats");
     for job in STATS_JOBS {
-        let (want, got) = pair.run(job, &["--output-format=normal"]);
+        let (want, got) = pair.run_alike(job, &["--output-format=normal"]);
         assert_eq!(
             normal_skeleton(&want.stdout),
             normal_skeleton(&got.stdout),
@@ -149,13 +117,13 @@ fn stats_zero_report_slots_as_fio() {
             want.stdout,
             got.stdout
         );
-        let (want, got) = pair.run(job, &["--output-format=terse"]);
+        let (want, got) = pair.run_alike(job, &["--output-format=terse"]);
         assert_eq!(
             terse_skeleton(&want.stdout),
             terse_skeleton(&got.stdout),
             "{job}"
         );
-        let (want, got) = pair.run(job, &["--output-format=json"]);
+        let (want, got) = pair.run_alike(job, &["--output-format=json"]);
         let (want, got) = (json(&want), json(&got));
         assert_eq!(want["global options"], got["global options"], "{job}");
         assert_eq!(json_skeleton(&want), json_skeleton(&got), "{job}");
@@ -170,7 +138,7 @@ fn stats_zero_logs_stay_empty_as_fio() {
                write_bw_log=x\nwrite_iops_log=x\nwrite_hist_log=x\nlog_hist_msec=1\n\
                [b]\nioengine=null\nsize=1m\nrw=read\nstats=0\nwrite_bw_log=y\n\
                log_avg_msec=10\nrate=20m\n";
-    pair.run(job, &[]);
+    pair.run_alike(job, &[]);
     for name in [
         "x_lat.1.log",
         "x_clat.1.log",
@@ -373,7 +341,7 @@ fn uncached_fails_or_runs_as_fio() {
                     "[a]\nioengine={engine}\nfilename=data\nsize=64k\nbs=4k\nrw={rw}\n\
                      iodepth={depth}\nuncached=1\ndirect={direct}\n"
                 );
-                let (want, got) = pair.run(&job, &[]);
+                let (want, got) = pair.run_alike(&job, &[]);
                 assert_eq!(error_lines(&want.stderr), error_lines(&got.stderr), "{job}");
                 assert_eq!(error_lines(&want.stdout), error_lines(&got.stdout), "{job}");
                 let issued = |o: &Outcome| {
@@ -398,8 +366,8 @@ fn uncached_fails_or_runs_as_fio() {
 fn cmd_type_is_ignored_by_io_uring_as_in_fio() {
     let pair = Pair::new("cmd-type");
     let base = "[a]\nioengine=io_uring\nfilename=data\nsize=64k\nbs=4k\nrw=randread\niodepth=4\n";
-    let (plain_fio, plain_ferrio) = pair.run(base, &["--output-format=json"]);
-    let (want, got) = pair.run(&format!("{base}cmd_type=nvme\n"), &["--output-format=json"]);
+    let (plain_fio, plain_ferrio) = pair.run_alike(base, &["--output-format=json"]);
+    let (want, got) = pair.run_alike(&format!("{base}cmd_type=nvme\n"), &["--output-format=json"]);
     let ios = |o: &Outcome| total_ios(&json(o));
     assert_eq!(ios(&want), ios(&got));
     assert_eq!(ios(&want), ios(&plain_fio));
@@ -408,7 +376,7 @@ fn cmd_type_is_ignored_by_io_uring_as_in_fio() {
         format!("{base}cmd_type=foo\n"),
         base.replace("io_uring", "psync") + "cmd_type=nvme\n",
     ] {
-        let (want, got) = pair.run(&job, &[]);
+        let (want, got) = pair.run_alike(&job, &[]);
         assert_ne!(want.code, 0, "{job}");
         assert_eq!(want.stderr, common::fio_part(&got.stderr), "{job}");
     }
@@ -544,7 +512,7 @@ fn offload_reports_as_fio() {
     }
     let job = "[a]\nioengine=io_uring\nfilename=data\nsize=64k\nio_submit_mode=offload\n\
                [b]\nioengine=null\nsize=64k\n";
-    let (want, got) = pair.run(job, &[]);
+    let (want, got) = pair.run_alike(job, &[]);
     assert_ne!(want.code, 0);
     assert_eq!(want.stdout, got.stdout);
     assert_eq!(want.stderr, common::fio_part(&got.stderr));
@@ -584,7 +552,7 @@ fn ioscheduler_switches_or_fails_as_fio() {
         jobs.push(format!("{base}ioscheduler={name}\n"));
     }
     for job in &jobs {
-        let (want, got) = pair.run(job, &[]);
+        let (want, got) = pair.run_alike(job, &[]);
         assert_eq!(error_lines(&want.stdout), error_lines(&got.stdout), "{job}");
         assert_eq!(want.stderr, common::fio_part(&got.stderr), "{job}");
         assert_eq!(

@@ -11,15 +11,12 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, parallel, run};
+use common::{Outcome, Scratch, ferrio, fio, parallel, run, run_in};
 use serde_json::Value;
 
 /// Runs `job` (its file named `data` in the scratch folder) with `tool`.
 fn run_job(tool: &str, job: &str, format: &str) -> Outcome {
-    let s = Scratch::new("trimv");
-    s.write("job.fio", job);
-    let format = format!("--output-format={format}");
-    run(tool, &[&format, "job.fio"], &s.0, &HashMap::new())
+    run_in("trimv", tool, job, &[&format!("--output-format={format}")]).1
 }
 
 /// A verifying sequential writer of 256 KiB in 4 KiB blocks, plus `extra`.

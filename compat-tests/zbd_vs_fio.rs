@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 
-use common::{Scratch, ferrio, fio, fio_part, parallel, run};
+use common::{Scratch, ferrio, fio, fio_part, lat_log_ios, parallel, run};
 
 /// What one tool did with a job.
 #[derive(Debug, PartialEq)]
@@ -44,14 +44,7 @@ fn run_job(tool: &str, job: &str, file_len: u64) -> Seen {
             continue;
         }
         let text = std::fs::read_to_string(s.0.join(&name)).unwrap();
-        let ios = text
-            .lines()
-            .map(|l| {
-                let f: Vec<u64> = l.split(", ").map(|v| v.trim().parse().unwrap()).collect();
-                (f[2], f[3], f[4])
-            })
-            .collect();
-        logs.insert(name, ios);
+        logs.insert(name, lat_log_ios(&text));
     }
     let mut totals = Vec::new();
     for line in out.stdout.lines() {

@@ -211,6 +211,118 @@ impl Drop for Scratch {
     }
 }
 
+/// The arguments of a run whose report is compared as JSON.
+pub const JSON: &[&str] = &["--output-format=json"];
+
+/// Two scratch folders, one per tool, in which job files run in turn.
+pub struct Pair {
+    pub fio: Scratch,
+    pub ferrio: Scratch,
+}
+
+impl Pair {
+    pub fn new(tag: &str) -> Self {
+        Pair {
+            fio: Scratch::new(&format!("{tag}-fio")),
+            ferrio: Scratch::new(&format!("{tag}-ferrio")),
+        }
+    }
+
+    /// Writes `job` as `job.fio` in both folders, then runs fio and then
+    /// ferrio on it, each in its folder with `args` before the job file;
+    /// returns (fio's, ferrio's) outcome.
+    pub fn run_job(&self, job: &str, args: &[&str]) -> (Outcome, Outcome) {
+        let env = HashMap::new();
+        let mut all = args.to_vec();
+        all.push("job.fio");
+        self.fio.write("job.fio", job);
+        self.ferrio.write("job.fio", job);
+        let want = run(fio(), &all, &self.fio.0, &env);
+        let got = run(ferrio(), &all, &self.ferrio.0, &env);
+        (want, got)
+    }
+
+    /// [`run_job`](Self::run_job), after which both tools must have
+    /// exited alike.
+    pub fn run_alike(&self, job: &str, args: &[&str]) -> (Outcome, Outcome) {
+        let (want, got) = self.run_job(job, args);
+        assert_eq!(
+            want.code, got.code,
+            "{job}\nfio: {}\nferrio: {}",
+            want.stderr, got.stderr
+        );
+        (want, got)
+    }
+}
+
+/// Runs a job file with both tools, each in a fresh scratch folder of its
+/// own (where the job's relative file names land); returns (fio's,
+/// ferrio's) outcome and the two folders, for what the runs left there.
+pub fn run_both_in(job: &str, args: &[&str]) -> (Outcome, Outcome, Scratch, Scratch) {
+    let pair = Pair::new("both");
+    let (want, got) = pair.run_job(job, args);
+    (want, got, pair.fio, pair.ferrio)
+}
+
+/// Both reports as JSON, after checking that both tools ended well.
+pub fn ok_json(want: &Outcome, got: &Outcome) -> (serde_json::Value, serde_json::Value) {
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
+    (json(want), json(got))
+}
+
+/// Runs a job file with both tools in fresh folders; (fio's JSON,
+/// ferrio's JSON), after checking that both ended well.
+pub fn both_json(job: &str) -> (serde_json::Value, serde_json::Value) {
+    let (want, got, _, _) = run_both_in(job, JSON);
+    ok_json(&want, &got)
+}
+
+/// Writes `job` as `job.fio` in a fresh scratch folder tagged `tag` and
+/// runs `tool` there with `args` before the job file. Returns the folder
+/// (for what the run left) and the outcome.
+pub fn run_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
+    let s = Scratch::new(tag);
+    s.write("job.fio", job);
+    let mut all = args.to_vec();
+    all.push("job.fio");
+    let out = run(tool, &all, &s.0, &HashMap::new());
+    (s, out)
+}
+
+/// [`run_in`], for a run that must end well.
+pub fn run_ok_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
+    let (s, out) = run_in(tag, tool, job, args);
+    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+    (s, out)
+}
+
+/// A port nobody listens on right now, of the protocol's kind.
+pub fn free_port(udp: bool) -> u16 {
+    if udp {
+        std::net::UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .expect("a free UDP port")
+            .port()
+    } else {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .expect("a free TCP port")
+            .port()
+    }
+}
+
+/// (direction, length, offset) of each I/O in a latency log written with
+/// `log_offset=1`.
+pub fn lat_log_ios(text: &str) -> Vec<(u64, u64, u64)> {
+    text.lines()
+        .map(|l| {
+            let f: Vec<u64> = l.split(", ").map(|v| v.trim().parse().unwrap()).collect();
+            (f[2], f[3], f[4])
+        })
+        .collect()
+}
+
 // Null-engine dry runs of fio, to learn the jobs it plans.
 
 /// Option names whose lines are dropped from fio's dry-run copy.

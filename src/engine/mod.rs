@@ -3,6 +3,7 @@
 //! before its I/O has completed, which is what lets asynchronous engines
 //! hold on to them.
 
+pub mod ceph_inflight;
 pub mod cpuio;
 pub mod exec;
 pub mod falloc;
@@ -326,13 +327,16 @@ pub fn moves_no_data(name: &str) -> bool {
 /// A system call's 0-or-errno return as a request result: `len` bytes
 /// done, or the negative errno.
 fn call_result(r: i32, len: usize) -> i64 {
-    if r == 0 {
-        len as i64
-    } else {
-        -(io::Error::last_os_error()
+    if r == 0 { len as i64 } else { neg_errno() }
+}
+
+/// The current errno as a negative request result (EIO if there is none).
+fn neg_errno() -> i64 {
+    -i64::from(
+        io::Error::last_os_error()
             .raw_os_error()
-            .unwrap_or(libc::EIO) as i64)
-    }
+            .unwrap_or(libc::EIO),
+    )
 }
 
 /// fsync or fdatasync of an open file, for the engines that hold `File`s.
@@ -370,13 +374,7 @@ fn discard(fd: i32, offset: u64, len: usize) -> i64 {
     // SAFETY: BLKDISCARD reads two u64s from the pointer, which points at
     // `range`.
     let r = unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) };
-    if r == 0 {
-        len as i64
-    } else {
-        -(io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EIO) as i64)
-    }
+    call_result(r, len)
 }
 
 /// Drops a file's cached pages (fio's `invalidate`, which fio applies

@@ -51,6 +51,17 @@ impl Proto {
     fn v6(self) -> bool {
         matches!(self, Proto::TcpV6 | Proto::UdpV6)
     }
+    /// The socket domain and type for this protocol, shared by the
+    /// listening and the connecting side so that the two always agree.
+    fn socket_kind(self) -> (libc::c_int, libc::c_int) {
+        match self {
+            Proto::Tcp => (libc::AF_INET, libc::SOCK_STREAM),
+            Proto::TcpV6 => (libc::AF_INET6, libc::SOCK_STREAM),
+            Proto::Udp => (libc::AF_INET, libc::SOCK_DGRAM),
+            Proto::UdpV6 => (libc::AF_INET6, libc::SOCK_DGRAM),
+            Proto::Unix => (libc::AF_UNIX, libc::SOCK_STREAM),
+        }
+    }
 }
 
 /// A net job's settings.
@@ -328,13 +339,7 @@ fn peer(o: &NetOptions) -> io::Result<RawAddr> {
 /// The listening socket of a listener job (bound; listening for TCP and
 /// unix).
 fn bind_listener(o: &NetOptions) -> io::Result<OwnedFd> {
-    let (domain, kind) = match o.proto {
-        Proto::Tcp => (libc::AF_INET, libc::SOCK_STREAM),
-        Proto::TcpV6 => (libc::AF_INET6, libc::SOCK_STREAM),
-        Proto::Udp => (libc::AF_INET, libc::SOCK_DGRAM),
-        Proto::UdpV6 => (libc::AF_INET6, libc::SOCK_DGRAM),
-        Proto::Unix => (libc::AF_UNIX, libc::SOCK_STREAM),
-    };
+    let (domain, kind) = o.proto.socket_kind();
     let fd = socket(domain, kind)?;
     let raw = fd.as_raw_fd();
     patient(raw)?;
@@ -535,13 +540,7 @@ impl Net {
     }
 
     fn connect(&mut self) -> io::Result<OwnedFd> {
-        let (domain, kind) = match self.o.proto {
-            Proto::Tcp => (libc::AF_INET, libc::SOCK_STREAM),
-            Proto::TcpV6 => (libc::AF_INET6, libc::SOCK_STREAM),
-            Proto::Udp => (libc::AF_INET, libc::SOCK_DGRAM),
-            Proto::UdpV6 => (libc::AF_INET6, libc::SOCK_DGRAM),
-            Proto::Unix => (libc::AF_UNIX, libc::SOCK_STREAM),
-        };
+        let (domain, kind) = self.o.proto.socket_kind();
         let fd = socket(domain, kind)?;
         let raw = fd.as_raw_fd();
         patient(raw)?;

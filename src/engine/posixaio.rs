@@ -134,10 +134,7 @@ impl Engine for PosixAio {
             }
         };
         if r != 0 {
-            let e = io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO);
-            return Queued::Done(-(e as i64));
+            return Queued::Done(super::neg_errno());
         }
         self.in_flight[req.slot] = true;
         self.pending += 1;
@@ -174,10 +171,7 @@ impl Engine for PosixAio {
         // SAFETY: the block stays in place in `blocks` until reaped; a
         // sync reads no buffer.
         if unsafe { libc::aio_fsync(libc::O_SYNC, block) } != 0 {
-            let e = io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO);
-            return Queued::Done(-(e as i64));
+            return Queued::Done(super::neg_errno());
         }
         self.in_flight[slot] = true;
         self.pending += 1;

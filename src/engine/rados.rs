@@ -20,11 +20,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::ceph_inflight::InFlight;
 use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
-use crate::ceph::grace::Grace;
-use crate::ceph::{
-    self, CephError, CompletionQueue, ConnectOptions, Finished, ObjectIo, Pool, WriteOp,
-};
+use crate::ceph::{self, CephError, ConnectOptions, ObjectIo, Pool, WriteOp};
 
 /// fio's default for `conf`: its rados engine reads this file, not
 /// librados' default search (so CEPH_CONF does not apply).
@@ -92,16 +90,12 @@ pub struct Rados {
     target: RadosTarget,
     /// Declared first, so that it waits for the operations in flight
     /// before anything they use goes.
-    queue: CompletionQueue,
+    inflight: InFlight,
     pool: Option<Arc<Pool>>,
     /// Object names, by engine file handle.
     objects: Vec<CString>,
-    /// The length of the I/O each slot has in flight.
-    lens: Vec<i64>,
     /// A trim's compound write, kept until its slot completes.
     zeroing: Vec<Option<WriteOp>>,
-    finished: Vec<Finished>,
-    grace: Grace,
 }
 
 impl Rados {
@@ -111,13 +105,10 @@ impl Rados {
     pub fn new(depth: usize, target: RadosTarget) -> io::Result<Self> {
         let depth = depth.max(1);
         Ok(Rados {
-            queue: CompletionQueue::new(depth)?,
+            inflight: InFlight::new(depth, target.busy_poll, target.wait_limit)?,
             pool: None,
             objects: Vec::new(),
-            lens: vec![0; depth],
             zeroing: (0..depth).map(|_| None).collect(),
-            finished: Vec::with_capacity(depth),
-            grace: Grace::new(depth, target.wait_limit),
             target,
         })
     }
@@ -147,11 +138,11 @@ impl Rados {
                 ObjectIo::Operate(op)
             }
         };
-        self.lens[req.slot] = len as i64;
+        self.inflight.set_len(req.slot, len as i64);
         // SAFETY: the runner keeps each slot's buffer in place and
         // untouched until the slot's completion has been reaped, and so
         // does this engine with the slot's compound write.
-        unsafe { pool.submit(&self.queue, req.slot, oid, io) }
+        unsafe { pool.submit(self.inflight.queue(), req.slot, oid, io) }
     }
 }
 
@@ -178,13 +169,13 @@ impl Engine for Rados {
     }
 
     fn queue(&mut self, req: Request<'_>) -> Queued {
-        if req.slot >= self.lens.len() {
+        if req.slot >= self.inflight.depth() {
             return Queued::Done(-i64::from(libc::EINVAL));
         }
         let (slot, file, offset) = (req.slot, req.file, req.offset);
         match self.submit(req) {
             Ok(()) => {
-                self.grace.started(slot, file, offset);
+                self.inflight.started(slot, file, offset);
                 Queued::Pending
             }
             Err(e) => {
@@ -210,32 +201,21 @@ impl Engine for Rados {
     }
 
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
-        let deadline = self.grace.deadline();
-        let reaped = self.queue.reap(
-            min,
-            max,
-            self.target.busy_poll,
-            deadline,
-            &mut self.finished,
-        );
-        for f in self.finished.drain(..) {
-            if let Some(op) = self.zeroing.get_mut(f.token) {
+        // A trim's compound write is freed once its slot completes.
+        let zeroing = &mut self.zeroing;
+        let released = |slot: usize| {
+            if let Some(op) = zeroing.get_mut(slot) {
                 *op = None;
             }
-            self.grace.finished(f.token);
-            done.push(Completion {
-                slot: f.token,
-                result: f.transferred(&self.lens),
-            });
-        }
-        if reaped.is_err() {
+        };
+        if !self.inflight.reap(min, max, done, released) {
             return Err(self.abandon());
         }
         Ok(())
     }
 
     fn abandoned(&self) -> bool {
-        self.queue.abandoned()
+        self.inflight.abandoned()
     }
 
     fn object_of(&self, file: usize, _offset: u64) -> Option<String> {
@@ -253,12 +233,11 @@ impl Rados {
     /// compound writes stay for the rest of the process (librados still
     /// uses them), and says which objects that I/O went to.
     fn abandon(&mut self) -> io::Error {
-        self.queue.abandon();
         std::mem::forget(self.pool.take());
         std::mem::forget(std::mem::take(&mut self.zeroing));
         let what = format!("pool {}", self.target.pool.as_deref().unwrap_or(""));
         let objects = &self.objects;
-        self.grace.stalled(&what, |file, _| {
+        self.inflight.abandon(&what, |file, _| {
             objects
                 .get(file)
                 .map_or_else(String::new, |o| o.to_string_lossy().into_owned())

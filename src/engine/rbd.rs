@@ -11,11 +11,9 @@
 use std::io;
 use std::path::Path;
 
+use super::ceph_inflight::InFlight;
 use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
-use crate::ceph::grace::Grace;
-use crate::ceph::{
-    self, CephError, CompletionQueue, ConnectOptions, Finished, Image, ImageInfo, ImageIo,
-};
+use crate::ceph::{self, CephError, ConnectOptions, Image, ImageInfo, ImageIo};
 
 /// Where an rbd job's image is: fio's rbd options.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -139,13 +137,8 @@ pub struct Rbd {
     target: RbdTarget,
     /// Declared before the image, so that dropping the engine first waits
     /// for the I/O in flight, then closes the image.
-    queue: CompletionQueue,
+    inflight: InFlight,
     image: Option<Image>,
-    /// The length of the I/O each slot has in flight: what a successful
-    /// completion reports (librbd returns 0 for writes).
-    lens: Vec<i64>,
-    finished: Vec<Finished>,
-    grace: Grace,
     /// The image's layout, to name the objects of stalled I/Os.
     info: Option<ImageInfo>,
 }
@@ -155,14 +148,10 @@ impl Rbd {
     /// prepares a queue for `depth` I/Os; the image opens with the job's
     /// first file.
     pub fn new(depth: usize, target: RbdTarget) -> io::Result<Self> {
-        let queue = CompletionQueue::new(depth.max(1))?;
         Ok(Rbd {
-            grace: Grace::new(depth.max(1), target.wait_limit),
+            inflight: InFlight::new(depth, target.busy_poll, target.wait_limit)?,
             target,
-            queue,
             image: None,
-            lens: vec![0; depth.max(1)],
-            finished: Vec::with_capacity(depth.max(1)),
             info: None,
         })
     }
@@ -177,14 +166,13 @@ impl Rbd {
         let Some(image) = &self.image else {
             return Queued::Done(-i64::from(libc::EBADF));
         };
-        let Some(slot_len) = self.lens.get_mut(slot) else {
+        if !self.inflight.set_len(slot, len) {
             return Queued::Done(-i64::from(libc::EINVAL));
-        };
-        *slot_len = len;
+        }
         // SAFETY: passed on from the caller.
-        match unsafe { image.submit(&self.queue, slot, io) } {
+        match unsafe { image.submit(self.inflight.queue(), slot, io) } {
             Ok(()) => {
-                self.grace.started(slot, 0, offset);
+                self.inflight.started(slot, 0, offset);
                 Queued::Pending
             }
             Err(e) => Queued::Done(-i64::from(e.errno())),
@@ -268,29 +256,14 @@ impl Engine for Rbd {
     }
 
     fn reap(&mut self, min: usize, max: usize, done: &mut Vec<Completion>) -> io::Result<()> {
-        let deadline = self.grace.deadline();
-        let reaped = self.queue.reap(
-            min,
-            max,
-            self.target.busy_poll,
-            deadline,
-            &mut self.finished,
-        );
-        for f in self.finished.drain(..) {
-            self.grace.finished(f.token);
-            done.push(Completion {
-                slot: f.token,
-                result: f.transferred(&self.lens),
-            });
-        }
-        if reaped.is_err() {
+        if !self.inflight.reap(min, max, done, |_| {}) {
             return Err(self.abandon());
         }
         Ok(())
     }
 
     fn abandoned(&self) -> bool {
-        self.queue.abandoned()
+        self.inflight.abandoned()
     }
 
     fn object_of(&self, _file: usize, offset: u64) -> Option<String> {
@@ -316,7 +289,6 @@ impl Rbd {
     /// in place for the rest of the process (closing the image would wait
     /// for that I/O), and says which objects it went to.
     fn abandon(&mut self) -> io::Error {
-        self.queue.abandon();
         std::mem::forget(self.image.take());
         let what = format!(
             "rbd image {}/{}",
@@ -324,7 +296,7 @@ impl Rbd {
             self.target.image.as_deref().unwrap_or("")
         );
         let info = self.info.clone();
-        self.grace.stalled(&what, |_, offset| match &info {
+        self.inflight.abandon(&what, |_, offset| match &info {
             Some(i) => object_name(i, offset),
             None => format!("offset {offset}"),
         })

@@ -10,7 +10,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
-use super::{Dir, Engine, OpenMode, Queued, Request};
+use super::{Dir, Engine, OpenMode, Queued, Request, neg_errno};
 
 /// The largest piece fio splices from a file at once (SPLICE_DEF_SIZE).
 const PIECE: usize = 64 * 1024;
@@ -30,15 +30,6 @@ pub fn make_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     }
     // SAFETY: both descriptors are new and owned by nobody else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-/// The current errno as a negative request result.
-fn neg_errno() -> i64 {
-    -i64::from(
-        io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EIO),
-    )
 }
 
 /// Moves `len` bytes already in the pipe out to user memory at `dst`

@@ -195,11 +195,7 @@ fn group_stats(id: u32, results: &[JobResult]) -> GroupStats {
     let mut g = GroupStats {
         id,
         dirs: [unset; 3],
-        kb_base: 1024,
-        bits: false,
-        sig_figs: 4,
-        mixed: false,
-        both: false,
+        ..UNGROUPED
     };
     for r in results.iter().filter(|r| r.group == id) {
         g.kb_base = r.report.kb_base;
