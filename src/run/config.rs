@@ -2286,8 +2286,8 @@ fn verify_spec(
             "verify {what} is not run by ferrio yet (run it with fio)"
         )))
     };
-    if (rw.read && rw.write) || rw.trim {
-        return not_yet("on a job that mixes reads and writes, or trims");
+    if rw.trim {
+        return not_yet("on a job that trims");
     }
     let (min_w, max_w) = (bs[1].min(), bs[1].max());
     let mut interval = job.num("verify_interval").unwrap_or(0);

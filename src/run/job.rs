@@ -1187,6 +1187,9 @@ fn run_io(
                     // when one ends to verify.)
                     if cfg.seeds.repeat && (!cfg.time_based || verifies) {
                         draws.start_over(job_draws(cfg));
+                        if let Some(v) = &mut verifying {
+                            v.reseed();
+                        }
                         if let Some(t) = &mut trims {
                             t.start_over(&cfg.seeds, draws_wide(cfg));
                         }
@@ -1881,7 +1884,14 @@ fn run_io(
             .saturating_sub(verify_spent),
     ));
     if let Some(took) = verify_took {
-        result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
+        // A job that reads as well times its reads over the loops and the
+        // passes both (fio adds each pass to the read time of its loop).
+        let loops = if cfg.pattern.read && result.dirs[Dir::Read as usize].runtime_ms > 0 {
+            result.runtime.as_nanos() as u64
+        } else {
+            0
+        };
+        result.dirs[Dir::Read as usize].runtime_ms = ((loops + took) / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
     } else if cfg.pattern.write && verifying.as_ref().is_some_and(|v| v.spec.read_back) {
         // A writer's reads are timed only by its verify passes: backlog
@@ -2188,7 +2198,7 @@ fn judge_latency(
 
 /// Whether the job's generators are 64-bit: asked for, or needed to
 /// reach every block of the job's size.
-fn draws_wide(cfg: &JobConfig) -> bool {
+pub fn draws_wide(cfg: &JobConfig) -> bool {
     let smallest = used_dirs(cfg)
         .map(|d| cfg.bs[d].min())
         .min()
@@ -2228,7 +2238,7 @@ fn after_io(
     };
     let logged = slot.piece.is_some();
     let func = if v.offloaded() { "async_verify" } else { func };
-    match v.check(slot.buf(), &block, logged) {
+    match v.check(slot.buf(), &block, logged, None) {
         Ok(()) => true,
         Err(text) => verify_failed(cfg, result, text, func, r),
     }
@@ -2482,7 +2492,7 @@ impl Pass<'_, '_> {
         let func = if v.offloaded() { "async_verify" } else { func };
         // A replayed read (experimental_verify) is not from fio's log.
         let logged = !v.spec.replay;
-        match v.check(slot.buf(), &rest[piece], logged) {
+        match v.check(slot.buf(), &rest[piece], logged, v.expected_seed(piece)) {
             Ok(()) => true,
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),
         }
