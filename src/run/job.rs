@@ -527,6 +527,13 @@ fn run_io(
     let mut verify_reseeded = false;
     // Random offsets without a map never run out.
     let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
+    // fio's loop ends when the files run out of offsets, or when the bytes
+    // queued to an engine that completes later reach the loop's, never on
+    // the bytes a loop issued (its limit is the size times the loops, for
+    // the job): a job that reads and writes may run past its size in one
+    // loop, its directions keeping sequential positions of their own, or
+    // drawing offsets without a map.
+    let runs_on = cfg.pattern.read && cfg.pattern.write && !cfg.time_based && cfg.replay.is_none();
     // fio's bytes per loop (do_io's total_bytes): the size, io_size if
     // more for random writes without a map, and the size again for the
     // reads of a verify backlog.
@@ -1040,7 +1047,12 @@ fn run_io(
             // job that has covered its size): fio waits for the I/O in
             // flight and reopens the files, which drops their cached
             // pages again; offsets and the random map start over.
-            if out_of_offsets || issued(&work).1 - pass_start >= cfg.pass_bytes {
+            let pass_done = if runs_on {
+                loop_queued >= loop_bytes
+            } else {
+                issued(&work).1 - pass_start >= cfg.pass_bytes
+            };
+            if out_of_offsets || pass_done {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
@@ -1053,7 +1065,9 @@ fn run_io(
                     // its size was queued to an engine that completes
                     // I/O later (fio does not count what a synchronous
                     // engine completes); a pass of ferrio's may be less.
-                    let loop_over = if cfg.time_based {
+                    let loop_over = if runs_on {
+                        true
+                    } else if cfg.time_based {
                         // A time-based loop wraps its files: only the
                         // bytes queued end it.
                         loop_queued >= loop_bytes
@@ -1155,6 +1169,9 @@ fn run_io(
                     }
                     chooser.restart();
                     pass_start = issued(&work).1;
+                    if runs_on {
+                        loop_queued = 0;
+                    }
                     // fio closes the files between loops (openfiles: and
                     // opens each again when the job comes to it).
                     if let Some(l) = &mut lazy {
