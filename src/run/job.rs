@@ -1570,8 +1570,11 @@ fn run_io(
                 // fio weighs a pause after each I/O it hands out (and any reap
                 // a full queue needs), before it looks for the next one.
                 think_after = thinks.then_some((dir as usize, None));
-                // verify_only: the writes are only replayed, to know what to check.
-                let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
+                // verify_only: the writes are only replayed, to know what to
+                // check (and the reads of a job that writes, as fio's dry
+                // run goes through them too).
+                let replay = (dir == Dir::Write || cfg.pattern.write)
+                    && verifying.as_ref().is_some_and(|v| v.spec.only);
                 // zbd: a trim resets its zone rather than reaching the file.
                 let zone_reset = (dir == Dir::Trim)
                     .then(|| placer.zbd_trim(file_index, offset, len))
@@ -1910,7 +1913,10 @@ fn run_io(
         };
         result.dirs[Dir::Read as usize].runtime_ms = ((loops + took) / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
-    } else if cfg.pattern.write && verifying.as_ref().is_some_and(|v| v.spec.read_back) {
+    } else if cfg.pattern.write
+        && !cfg.pattern.read
+        && verifying.as_ref().is_some_and(|v| v.spec.read_back)
+    {
         // A writer's reads are timed only by its verify passes: backlog
         // reads of a job whose runtime ran out before one have none.
         result.dirs[Dir::Read as usize].runtime_ms = 0;
