@@ -2249,6 +2249,9 @@ fn after_io(
             v.write_done(piece);
             return true;
         }
+        // verify_only: fio's dry run reads nothing, and checks nothing,
+        // before its pass (a verify_backlog read only leaves the log).
+        (Some(_), _) if v.spec.only && cfg.pattern.write => return true,
         (Some(piece), _) => v.piece(piece),
         // A job that only reads checks every block it reads.
         (None, Dir::Read) if !cfg.pattern.write => crate::verify::Written {
@@ -2474,11 +2477,15 @@ impl Pass<'_, '_> {
                 self.result.reaped(done.len());
             }
             in_flight -= done.len();
+            // A failure ends the pass after the batch it came in: fio
+            // accounts and checks every completion it reaped.
+            let mut failed = false;
             for c in std::mem::take(&mut done) {
                 free.push(c.slot);
-                if !self.finished(v, rest, c.slot, c.result, clock, func) {
-                    break 'pass;
-                }
+                failed |= !self.finished(v, rest, c.slot, c.result, clock, func);
+            }
+            if failed {
+                break 'pass;
             }
         }
         // An error or a stop ended the pass: wait for what is in flight.
@@ -2515,8 +2522,15 @@ impl Pass<'_, '_> {
         let func = if v.offloaded() { "async_verify" } else { func };
         // A replayed read (experimental_verify) is not from fio's log.
         let logged = !v.spec.replay;
+        let failed_before = self.result.failed();
         match v.check(slot.buf(), &rest[piece], logged, v.expected_seed(piece)) {
             Ok(()) => true,
+            // The rest of the batch that ended the job: fio checks each
+            // read of it and reports every failure.
+            Err(text) if failed_before => {
+                self.result.later_errors.push(text);
+                false
+            }
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),
         }
     }
