@@ -155,6 +155,9 @@ fn mixed_jobs_at_depth_verify_as_fios_do() {
         "rw=rw;bs=4k;size=256k;verify=md5;loops=2;iodepth=4",
         "rw=rw;bsrange=4k-16k;size=256k;verify=md5;loops=3;rwmixread=20;iodepth=4",
         "rw=randrw;bs=4k;size=256k;verify=crc32c;verify_backlog=5;iodepth=4",
+        // The backlog waits while the last I/O completed was a read.
+        "rw=rw;bs=4k;size=256k;verify=crc32c;verify_backlog=5;loops=2;iodepth=4",
+        "rw=randrw;bs=4k;size=512k;verify=crc32c;verify_backlog=3;iodepth=8;rwmixread=30",
         "rw=randrw;bs=4k;size=256k;verify=md5;loops=2;norandommap=1;iodepth=4",
         "rw=randrw;bs=4k;size=256k;verify=md5;loops=2;norandommap=1;verify_backlog=3",
         "rw=rw;bs=4k;size=64k;loops=2;iodepth=4",

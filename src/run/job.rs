@@ -489,7 +489,7 @@ fn run_io(
         .trim
         .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
     let mut died = false;
-    // fio's td->last_ddir: whether the last I/O issued was a read.
+    // fio's td->last_ddir: whether the last I/O completed was a read.
     let mut last_was_read = false;
     if let Err(e) = eng.register_buffers(&regions) {
         let text = format!("fio: registering the job's buffers failed: {e}");
@@ -1504,7 +1504,6 @@ fn run_io(
                     slot.skip = 0;
                     slot.piece = backlog.map(|(piece, _)| piece);
                 }
-                last_was_read = dir == Dir::Read;
                 if clock >= ramp_end {
                     result.issue(dir);
                 }
@@ -1620,6 +1619,7 @@ fn run_io(
                         break 'run;
                     }
                     Queued::Done(mut r) => {
+                        last_was_read = dir == Dir::Read;
                         // A synchronous engine: this I/O's end is the next one's start.
                         clock = ticker.read();
                         if clock >= ramp_end {
@@ -1788,6 +1788,7 @@ fn run_io(
                     last_was_sync = true;
                     continue;
                 }
+                last_was_read = slot.dir == Dir::Read;
                 // A short transfer short of the file's end: fio hands the
                 // engine the rest before any new I/O.
                 if slot.shortened(c.result, &mut result) && slot.offset < real_sizes[slot.file] {
