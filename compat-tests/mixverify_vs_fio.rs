@@ -4,7 +4,7 @@
 //! Both tools run the same job text; the tests compare what each reports
 //! per direction (I/Os and bytes: a writer's reads are its verify reads,
 //! a mix's reads its own and the verify reads), the job's error, the exit
-//! status, and the verify failures on stderr. The random draws are fio's
+//! status, the verify failures on stderr and the verify state file left. The random draws are fio's
 //! (randrepeat's defaults), so the offsets, the read/write split and the
 //! header seeds agree: where fio's pass reaches its blocks out of the
 //! order they were written (no random map, several files, `:N` holes),
@@ -50,11 +50,13 @@ struct Figures {
     error: u64,
     /// (total_ios, io_bytes) of read, write and trim.
     dirs: Vec<(u64, u64)>,
-    /// The verify failures and I/O errors reported on stderr.
+    /// The verify failures reported on stderr.
     failures: Vec<String>,
+    /// The verify state file the job left (fio saves one by default).
+    state: Option<Vec<u8>>,
 }
 
-fn figures(out: &Outcome) -> Figures {
+fn figures(out: &Outcome, dir: &Scratch) -> Figures {
     let doc = json(out);
     let job = &doc["jobs"][0];
     let dirs = ["read", "write", "trim"]
@@ -76,6 +78,7 @@ fn figures(out: &Outcome) -> Figures {
         error: job["error"].as_u64().unwrap(),
         dirs,
         failures,
+        state: std::fs::read(dir.0.join("local-m-0-verify.state")).ok(),
     }
 }
 
@@ -86,7 +89,7 @@ fn compare(engine: &str, shapes: &[&str]) -> Vec<String> {
         let text = job(engine, options);
         let figures_of = |tool: &str| {
             let dir = Scratch::new("mixverify");
-            figures(&run_job(tool, &dir, "job.fio", &text))
+            figures(&run_job(tool, &dir, "job.fio", &text), &dir)
         };
         (options.to_string(), figures_of(fio()), figures_of(ferrio()))
     });
@@ -237,8 +240,8 @@ fn a_mixed_jobs_data_corrupted_on_disk_fails_its_verify_only_run_in_both_tools()
             corrupt(&dir.0.join("data"));
         }
         let check = job("psync", &format!("{options};verify_only=1"));
-        let want = figures(&run_job(fio(), &dir, "c.fio", &check));
-        let got = figures(&run_job(ferrio(), &dir, "c.fio", &check));
+        let want = figures(&run_job(fio(), &dir, "c.fio", &check), &dir);
+        let got = figures(&run_job(ferrio(), &dir, "c.fio", &check), &dir);
         // Undamaged data checks out whoever wrote it; damaged data fails
         // (but where verify_backlog took the blocks off the log in the dry
         // run, which checks nothing, as in fio).
