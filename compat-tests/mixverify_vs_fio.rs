@@ -4,9 +4,9 @@
 //! Both tools run the same job text; the tests compare what each reports
 //! per direction (I/Os and bytes: a writer's reads are its verify reads,
 //! a mix's reads its own and the verify reads), the job's error, the exit
-//! status, the verify failures on stderr and the verify state file left. The random draws are fio's
-//! (randrepeat's defaults), so the offsets, the read/write split and the
-//! header seeds agree: where fio's pass reaches its blocks out of the
+//! status, the verify failures on stderr and the verify state file left.
+//! The random draws are fio's (randrepeat's defaults), so the offsets, the
+//! read/write split and the header seeds agree: where fio's pass reaches its blocks out of the
 //! order they were written (no random map, several files, `:N` holes),
 //! fio fails on the header's rand_seed, and so must ferrio.
 
