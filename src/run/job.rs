@@ -1907,12 +1907,13 @@ fn run_io(
     if let Some(took) = verify_took {
         // A job that reads as well times its reads over the loops and the
         // passes both (fio adds each pass to the read time of its loop).
-        let loops = if cfg.pattern.read && result.dirs[Dir::Read as usize].runtime_ms > 0 {
+        let loops_ns = if cfg.pattern.read && result.dirs[Dir::Read as usize].runtime_ms > 0 {
             result.runtime.as_nanos() as u64
         } else {
             0
         };
-        result.dirs[Dir::Read as usize].runtime_ms = ((loops + took) / 1000).div_ceil(1000).max(1);
+        result.dirs[Dir::Read as usize].runtime_ms =
+            ((loops_ns + took) / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
     } else if cfg.pattern.write
         && !cfg.pattern.read
