@@ -152,8 +152,12 @@ fn mixed_jobs_verify_as_fios_do() {
         "rw=randrw;bs=4k;size=256k;verify=crc32c;random_generator=lfsr",
         "rw=rw;bs=4k;size=1m;verify=crc32c;nrfiles=3",
         "rw=randrw;bs=16k;size=256k;verify=crc32c;verify_interval=4k;norandommap=1",
+        // A file that runs out makes fio choose the direction again.
+        "rw=rw;bs=4k;size=1m;nrfiles=3;verify=crc32c;loops=2;verify_backlog=4",
         // And without a verify pass, the mixes split their I/O as fio's.
         "rw=rw;bs=4k;size=64k;loops=2",
+        "rw=rw;bsrange=4k-16k;size=1m;nrfiles=4;loops=2",
+        "rw=randrw;bs=4k;size=1m;loops=2;nrfiles=3;openfiles=1",
         "rw=randrw;bs=4k;size=64k;loops=2;norandommap=1",
     ];
     let differ = compare("psync", &shapes);

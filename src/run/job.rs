@@ -1387,12 +1387,13 @@ fn run_io(
                             }
                             (None, _) => {
                                 chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
+                                let mix = mixed.then_some([work[0].0, work[1].0]);
                                 match next_io(
                                     cfg,
                                     &mut chooser,
                                     &mut lazy,
                                     &mut placer,
-                                    &mut dir,
+                                    (&mut dir, mix),
                                     &mut draws,
                                     &mut iolog,
                                 ) {
@@ -2083,13 +2084,18 @@ fn next_io(
     chooser: &mut FileChooser,
     lazy: &mut Option<LazyOpen>,
     placer: &mut Placer,
-    dir: &mut Dir,
+    (dir, mix): (&mut Dir, Option<[u64; 2]>),
     draws: &mut Draws,
     iolog: &mut Option<IoLogWriter>,
 ) -> Option<(usize, u64, u64)> {
     // A skewed choice starts a finished file over; give up if even that
     // yields nothing (zones past the file's end).
-    for _ in 0..=2 * placer.files.len() {
+    for attempt in 0..=2 * placer.files.len() {
+        // fio chooses the direction again for each file it tries: a mix
+        // (given the I/Os issued per direction) draws once more.
+        if let (true, Some(issued)) = (attempt > 0, mix) {
+            *dir = [Dir::Read, Dir::Write][draws.mix.next(issued)];
+        }
         let file = chooser.pick()?;
         *dir = placer.direction(cfg, file, *dir);
         if let Some((offset, len)) = placer.next(cfg, file, *dir, draws) {
