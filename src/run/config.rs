@@ -2217,6 +2217,16 @@ fn cfg_time_based(job: &JobSpec) -> bool {
 /// in flight), and the later loops that fio's counting of the replayed
 /// reads as writes disturbs.
 fn replay_supported(job: &JobSpec, rw: &Pattern) -> Result<(), &'static str> {
+    // fio's replay draws the job's reads again too, counting them in its
+    // read/write mix as it goes: what it turns into reads is not simply
+    // the writes in their order.
+    if rw.read && rw.write {
+        return Err("on a job that reads and writes");
+    }
+    // fio turns the replayed trims into reads as well, expecting zeros.
+    if rw.trim {
+        return Err("on a job that trims");
+    }
     if rw.random && !job.flag("randrepeat") {
         return Err("with randrepeat=0");
     }
@@ -2283,15 +2293,6 @@ fn verify_spec(
             ))
         })?),
     };
-    // What ferrio checks is one pass of writes, read back once.
-    let not_yet = |what: &str| {
-        Err(refuse(format!(
-            "verify {what} is not run by ferrio yet (run it with fio)"
-        )))
-    };
-    if (rw.read && rw.write) || rw.trim {
-        return not_yet("on a job that mixes reads and writes, or trims");
-    }
     let (min_w, max_w) = (bs[1].min(), bs[1].max());
     let mut interval = job.num("verify_interval").unwrap_or(0);
     if min_w != max_w && interval == 0 {
@@ -2332,8 +2333,9 @@ fn verify_spec(
             .num("verify_backlog_batch")
             .filter(|&b| b > 0)
             .unwrap_or(backlog),
-        // A job that only reads cannot know which write a block holds.
-        check_numberio: rw.write && min_w == max_w && !time_based && !only,
+        // A job that only reads cannot know which write a block holds;
+        // fio compares the sizes of all three directions.
+        check_numberio: rw.write && fixed_size(bs) && !time_based && !only,
         thread: job.number as u16,
         dump: job.flag("verify_dump"),
         dump_dir: None,
@@ -2346,6 +2348,13 @@ fn verify_spec(
             _ => None,
         },
     }))
+}
+
+/// Whether every I/O of the job has one size (fio's td_min_bs equal to
+/// its td_max_bs, over reads, writes and trims alike).
+fn fixed_size(bs: &[BlockSizes; 3]) -> bool {
+    let min = bs.iter().map(BlockSizes::min).min();
+    min.is_some() && min == bs.iter().map(BlockSizes::max).max()
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

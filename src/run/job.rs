@@ -489,7 +489,7 @@ fn run_io(
         .trim
         .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
     let mut died = false;
-    // fio's td->last_ddir: whether the last I/O issued was a read.
+    // fio's td->last_ddir: whether the last I/O completed was a read.
     let mut last_was_read = false;
     if let Err(e) = eng.register_buffers(&regions) {
         let text = format!("fio: registering the job's buffers failed: {e}");
@@ -527,6 +527,13 @@ fn run_io(
     let mut verify_reseeded = false;
     // Random offsets without a map never run out.
     let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
+    // fio's loop ends when the files run out of offsets, or when the bytes
+    // queued to an engine that completes later reach the loop's, never on
+    // the bytes a loop issued (its limit is the size times the loops, for
+    // the job): a job that reads and writes may run past its size in one
+    // loop, its directions keeping sequential positions of their own, or
+    // drawing offsets without a map.
+    let runs_on = cfg.pattern.read && cfg.pattern.write && !cfg.time_based && cfg.replay.is_none();
     // fio's bytes per loop (do_io's total_bytes): the size, io_size if
     // more for random writes without a map, and the size again for the
     // reads of a verify backlog.
@@ -1040,7 +1047,12 @@ fn run_io(
             // job that has covered its size): fio waits for the I/O in
             // flight and reopens the files, which drops their cached
             // pages again; offsets and the random map start over.
-            if out_of_offsets || issued(&work).1 - pass_start >= cfg.pass_bytes {
+            let pass_done = if runs_on {
+                loop_queued >= loop_bytes
+            } else {
+                issued(&work).1 - pass_start >= cfg.pass_bytes
+            };
+            if out_of_offsets || pass_done {
                 if !unsubmitted.is_empty() || in_flight > 0 {
                     draining = true;
                 } else {
@@ -1053,7 +1065,9 @@ fn run_io(
                     // its size was queued to an engine that completes
                     // I/O later (fio does not count what a synchronous
                     // engine completes); a pass of ferrio's may be less.
-                    let loop_over = if cfg.time_based {
+                    let loop_over = if runs_on {
+                        true
+                    } else if cfg.time_based {
                         // A time-based loop wraps its files: only the
                         // bytes queued end it.
                         loop_queued >= loop_bytes
@@ -1155,6 +1169,9 @@ fn run_io(
                     }
                     chooser.restart();
                     pass_start = issued(&work).1;
+                    if runs_on {
+                        loop_queued = 0;
+                    }
                     // fio closes the files between loops (openfiles: and
                     // opens each again when the job comes to it).
                     if let Some(l) = &mut lazy {
@@ -1187,6 +1204,9 @@ fn run_io(
                     // when one ends to verify.)
                     if cfg.seeds.repeat && (!cfg.time_based || verifies) {
                         draws.start_over(job_draws(cfg));
+                        if let Some(v) = &mut verifying {
+                            v.reseed();
+                        }
                         if let Some(t) = &mut trims {
                             t.start_over(&cfg.seeds, draws_wide(cfg));
                         }
@@ -1367,12 +1387,13 @@ fn run_io(
                             }
                             (None, _) => {
                                 chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
+                                let mix = mixed.then_some([work[0].0, work[1].0]);
                                 match next_io(
                                     cfg,
                                     &mut chooser,
                                     &mut lazy,
                                     &mut placer,
-                                    &mut dir,
+                                    (&mut dir, mix),
                                     &mut draws,
                                     &mut iolog,
                                 ) {
@@ -1484,7 +1505,6 @@ fn run_io(
                     slot.skip = 0;
                     slot.piece = backlog.map(|(piece, _)| piece);
                 }
-                last_was_read = dir == Dir::Read;
                 if clock >= ramp_end {
                     result.issue(dir);
                 }
@@ -1550,8 +1570,11 @@ fn run_io(
                 // fio weighs a pause after each I/O it hands out (and any reap
                 // a full queue needs), before it looks for the next one.
                 think_after = thinks.then_some((dir as usize, None));
-                // verify_only: the writes are only replayed, to know what to check.
-                let replay = dir == Dir::Write && verifying.as_ref().is_some_and(|v| v.spec.only);
+                // verify_only: the writes are only replayed, to know what to
+                // check (and the reads of a job that writes, as fio's dry
+                // run goes through them too).
+                let replay = (dir == Dir::Write || cfg.pattern.write)
+                    && verifying.as_ref().is_some_and(|v| v.spec.only);
                 // zbd: a trim resets its zone rather than reaching the file.
                 let zone_reset = (dir == Dir::Trim)
                     .then(|| placer.zbd_trim(file_index, offset, len))
@@ -1597,6 +1620,7 @@ fn run_io(
                         break 'run;
                     }
                     Queued::Done(mut r) => {
+                        last_was_read = dir == Dir::Read;
                         // A synchronous engine: this I/O's end is the next one's start.
                         clock = ticker.read();
                         if clock >= ramp_end {
@@ -1765,6 +1789,7 @@ fn run_io(
                     last_was_sync = true;
                     continue;
                 }
+                last_was_read = slot.dir == Dir::Read;
                 // A short transfer short of the file's end: fio hands the
                 // engine the rest before any new I/O.
                 if slot.shortened(c.result, &mut result) && slot.offset < real_sizes[slot.file] {
@@ -1881,9 +1906,20 @@ fn run_io(
             .saturating_sub(verify_spent),
     ));
     if let Some(took) = verify_took {
-        result.dirs[Dir::Read as usize].runtime_ms = (took / 1000).div_ceil(1000).max(1);
+        // A job that reads as well times its reads over the loops and the
+        // passes both (fio adds each pass to the read time of its loop).
+        let loops_ns = if cfg.pattern.read && result.dirs[Dir::Read as usize].runtime_ms > 0 {
+            result.runtime.as_nanos() as u64
+        } else {
+            0
+        };
+        result.dirs[Dir::Read as usize].runtime_ms =
+            ((loops_ns + took) / 1000).div_ceil(1000).max(1);
         result.runtime += std::time::Duration::from_nanos(took);
-    } else if cfg.pattern.write && verifying.as_ref().is_some_and(|v| v.spec.read_back) {
+    } else if cfg.pattern.write
+        && !cfg.pattern.read
+        && verifying.as_ref().is_some_and(|v| v.spec.read_back)
+    {
         // A writer's reads are timed only by its verify passes: backlog
         // reads of a job whose runtime ran out before one have none.
         result.dirs[Dir::Read as usize].runtime_ms = 0;
@@ -2048,13 +2084,18 @@ fn next_io(
     chooser: &mut FileChooser,
     lazy: &mut Option<LazyOpen>,
     placer: &mut Placer,
-    dir: &mut Dir,
+    (dir, mix): (&mut Dir, Option<[u64; 2]>),
     draws: &mut Draws,
     iolog: &mut Option<IoLogWriter>,
 ) -> Option<(usize, u64, u64)> {
     // A skewed choice starts a finished file over; give up if even that
     // yields nothing (zones past the file's end).
-    for _ in 0..=2 * placer.files.len() {
+    for attempt in 0..=2 * placer.files.len() {
+        // fio chooses the direction again for each file it tries: a mix
+        // (given the I/Os issued per direction) draws once more.
+        if let (true, Some(issued)) = (attempt > 0, mix) {
+            *dir = [Dir::Read, Dir::Write][draws.mix.next(issued)];
+        }
         let file = chooser.pick()?;
         *dir = placer.direction(cfg, file, *dir);
         if let Some((offset, len)) = placer.next(cfg, file, *dir, draws) {
@@ -2188,7 +2229,7 @@ fn judge_latency(
 
 /// Whether the job's generators are 64-bit: asked for, or needed to
 /// reach every block of the job's size.
-fn draws_wide(cfg: &JobConfig) -> bool {
+pub fn draws_wide(cfg: &JobConfig) -> bool {
     let smallest = used_dirs(cfg)
         .map(|d| cfg.bs[d].min())
         .min()
@@ -2216,6 +2257,9 @@ fn after_io(
             v.write_done(piece);
             return true;
         }
+        // verify_only: fio's dry run reads nothing, and checks nothing,
+        // before its pass (a verify_backlog read only leaves the log).
+        (Some(_), _) if v.spec.only && cfg.pattern.write => return true,
         (Some(piece), _) => v.piece(piece),
         // A job that only reads checks every block it reads.
         (None, Dir::Read) if !cfg.pattern.write => crate::verify::Written {
@@ -2228,7 +2272,7 @@ fn after_io(
     };
     let logged = slot.piece.is_some();
     let func = if v.offloaded() { "async_verify" } else { func };
-    match v.check(slot.buf(), &block, logged) {
+    match v.check(slot.buf(), &block, logged, None) {
         Ok(()) => true,
         Err(text) => verify_failed(cfg, result, text, func, r),
     }
@@ -2441,11 +2485,15 @@ impl Pass<'_, '_> {
                 self.result.reaped(done.len());
             }
             in_flight -= done.len();
+            // A failure ends the pass after the batch it came in: fio
+            // accounts and checks every completion it reaped.
+            let mut failed = false;
             for c in std::mem::take(&mut done) {
                 free.push(c.slot);
-                if !self.finished(v, rest, c.slot, c.result, clock, func) {
-                    break 'pass;
-                }
+                failed |= !self.finished(v, rest, c.slot, c.result, clock, func);
+            }
+            if failed {
+                break 'pass;
             }
         }
         // An error or a stop ended the pass: wait for what is in flight.
@@ -2482,8 +2530,15 @@ impl Pass<'_, '_> {
         let func = if v.offloaded() { "async_verify" } else { func };
         // A replayed read (experimental_verify) is not from fio's log.
         let logged = !v.spec.replay;
-        match v.check(slot.buf(), &rest[piece], logged) {
+        let failed_before = self.result.failed();
+        match v.check(slot.buf(), &rest[piece], logged, v.expected_seed(piece)) {
             Ok(()) => true,
+            // The rest of the batch that ended the job: fio checks each
+            // read of it and reports every failure.
+            Err(text) if failed_before => {
+                self.result.later_errors.push(text);
+                false
+            }
             Err(text) => verify_failed(self.cfg, self.result, text, func, r),
         }
     }

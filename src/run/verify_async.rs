@@ -14,6 +14,8 @@ struct Work {
     buf: Vec<u8>,
     block: Written,
     logged: bool,
+    /// The seed the headers must hold, when compared.
+    seed: Option<u64>,
 }
 
 /// A helper's verdict, with the buffer to reuse.
@@ -69,6 +71,7 @@ impl Offload {
                             numberio: w.block.numberio,
                             logged: w.logged,
                             offloaded: true,
+                            seed: w.seed,
                         };
                         let outcome = spec.check(&mut w.buf, &block, &mut scratch, &mut |text| {
                             eprintln!("{text}")
@@ -96,12 +99,19 @@ impl Offload {
     }
 
     /// Hands a copy of `data`, the block read back, to the helpers.
-    pub fn send(&mut self, data: &[u8], block: Written, logged: bool) {
+    pub fn send(&mut self, data: &[u8], block: Written, logged: bool, seed: Option<u64>) {
         let mut buf = self.spare.pop().unwrap_or_default();
         buf.clear();
         buf.extend_from_slice(data);
         if let Some(tx) = &self.to_helpers
-            && tx.send(Work { buf, block, logged }).is_ok()
+            && tx
+                .send(Work {
+                    buf,
+                    block,
+                    logged,
+                    seed,
+                })
+                .is_ok()
         {
             self.outstanding += 1;
         }

@@ -8,16 +8,27 @@ use std::sync::Arc;
 use crate::verify::{Block, VerifySpec, Written};
 
 use super::config::JobConfig;
-use super::offsets::Rng;
+use super::fio_rand::{FioRng, Purpose};
 use super::verify_async::Offload;
 use super::verify_trail::Trail;
 
-/// Salt for the stream of per-block seeds stored in headers.
-const SEED_SALT: u64 = 0x7665_7269_6679;
-
 pub struct Verifying<'a> {
     pub spec: &'a VerifySpec,
-    seeds: Rng,
+    /// fio's verify_state: each write draws its block's seed from it, and
+    /// each read of a logged block draws one too (unless a verify_pattern
+    /// stands in for random data). `fresh` is it as seeded, for the points
+    /// where fio seeds it again: before each verify pass, and at the start
+    /// of each loop under randrepeat.
+    seeds: FioRng,
+    fresh: FioRng,
+    /// Whether writes and reads of logged blocks draw seeds.
+    draws_seeds: bool,
+    writes_draw: bool,
+    /// A job that reads and writes, without verify_backlog: fio compares
+    /// each header's seed with the draw made for the read checking it.
+    compare_seeds: bool,
+    /// The seeds the current pass expects, by its block number.
+    expected: Vec<u64>,
     /// Every write of the current loop, by piece number.
     written: Vec<Written>,
     /// Whether each logged write has completed (only those may be read
@@ -58,9 +69,24 @@ impl<'a> Verifying<'a> {
             )
         });
         let blocks = (cfg.pass_bytes / cfg.bs[1].min().max(1)) as usize;
+        let fresh = cfg
+            .seeds
+            .generator(Purpose::Verify, super::job::draws_wide(cfg));
+        let draws_seeds = spec.pattern.is_none();
+        let fake_io = crate::engine::fakes_io(&cfg.engine);
         Some(Verifying {
             spec,
-            seeds: Rng::new(cfg.seed ^ SEED_SALT),
+            seeds: fresh.clone(),
+            fresh,
+            draws_seeds,
+            writes_draw: draws_seeds && spec.method != crate::verify::Method::Null,
+            compare_seeds: cfg.pattern.read
+                && cfg.pattern.write
+                && spec.backlog == 0
+                && draws_seeds
+                && spec.method.header_size() > 0
+                && !fake_io,
+            expected: Vec::new(),
             written: Vec::with_capacity(blocks.min(1 << 22)),
             complete: Vec::with_capacity(blocks.min(1 << 22)),
             list: VecDeque::new(),
@@ -71,8 +97,20 @@ impl<'a> Verifying<'a> {
             names,
             offload,
             trail: Trail::new(cfg.iodepth, cfg.paths.len()),
-            fake_io: crate::engine::fakes_io(&cfg.engine),
+            fake_io,
         })
+    }
+
+    /// The next seed from fio's verify_state: two draws multiplied, as
+    /// fio makes one on a 64-bit build.
+    fn next_seed(&mut self) -> u64 {
+        let first = self.seeds.draw();
+        first.wrapping_mul(self.seeds.draw())
+    }
+
+    /// Seeds fio's verify_state again (a new loop under randrepeat).
+    pub fn reseed(&mut self) {
+        self.seeds = self.fresh.clone();
     }
 
     /// Stamps a write buffer with headers and checksums and logs the
@@ -92,7 +130,12 @@ impl<'a> Verifying<'a> {
         let numberio = numberio as u16;
         if !self.spec.only {
             let now = crate::verify::now();
-            let seed = self.seeds.next_u64();
+            // Without random data fio leaves the header's seed at zero.
+            let seed = if self.writes_draw {
+                self.next_seed()
+            } else {
+                0
+            };
             self.spec
                 .fill(buf, offset, seed, numberio, now, &mut self.scratch);
         }
@@ -204,6 +247,10 @@ impl<'a> Verifying<'a> {
         }
         let piece = self.take_next()?;
         self.batch -= 1;
+        // fio draws the read's seed, and then takes the header's.
+        if self.draws_seeds {
+            self.next_seed();
+        }
         Some(piece)
     }
 
@@ -225,8 +272,27 @@ impl<'a> Verifying<'a> {
 
     /// The blocks left to check after a loop's writes, in fio's order
     /// (the tree's, then the list's). Called with no I/O in flight: the
-    /// log starts afresh for the next loop, as fio prunes it.
+    /// log starts afresh for the next loop, as fio prunes it. fio seeds
+    /// its verify_state again before the pass.
     pub fn rest(&mut self) -> Vec<Written> {
+        self.reseed();
+        let rest = self.unchecked_blocks();
+        self.expected.clear();
+        if self.compare_seeds {
+            for _ in 0..rest.len() {
+                let seed = self.next_seed();
+                self.expected.push(seed);
+            }
+        }
+        rest
+    }
+
+    /// The seed the pass's block `n` must hold, when fio compares it.
+    pub fn expected_seed(&self, n: usize) -> Option<u64> {
+        self.expected.get(n).copied()
+    }
+
+    fn unchecked_blocks(&mut self) -> Vec<Written> {
         if self.spec.replay {
             let all = std::mem::take(&mut self.written);
             self.forget();
@@ -250,13 +316,20 @@ impl<'a> Verifying<'a> {
     /// (`logged`), or any block a job that only reads came across. With
     /// verify_async the block goes to the helpers, and what fails is a
     /// failure they reported earlier, if any.
-    pub fn check(&mut self, buf: &mut [u8], piece: &Written, logged: bool) -> Result<(), String> {
+    /// `seed`: what the headers must hold, when fio compares it.
+    pub fn check(
+        &mut self,
+        buf: &mut [u8],
+        piece: &Written,
+        logged: bool,
+        seed: Option<u64>,
+    ) -> Result<(), String> {
         self.trail.reads_done += 1;
         if self.fake_io {
             return Ok(());
         }
         if let Some(offload) = &mut self.offload {
-            offload.send(buf, *piece, logged);
+            offload.send(buf, *piece, logged, seed);
             return offload.failure(false).map_or(Ok(()), Err);
         }
         let block = Block {
@@ -265,6 +338,7 @@ impl<'a> Verifying<'a> {
             numberio: piece.numberio,
             logged,
             offloaded: false,
+            seed,
         };
         self.spec
             .check(buf, &block, &mut self.scratch, &mut |text| {

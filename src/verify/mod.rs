@@ -128,6 +128,11 @@ pub struct Block<'a> {
     /// Whether a verify_async helper checks it (fio's report then shows
     /// IO_U_F_NO_FILE_PUT in place of IO_U_F_IN_CUR_DEPTH).
     pub offloaded: bool,
+    /// The random seed the headers must hold, when fio compares it: a job
+    /// that reads and writes without verify_backlog expects each block of
+    /// its pass to hold the next draw of its reseeded generator (fio
+    /// otherwise takes the seed from the header).
+    pub seed: Option<u64>,
 }
 
 impl VerifySpec {
@@ -244,9 +249,14 @@ impl VerifySpec {
             if size > 0 {
                 let wanted_offset = block.offset + (n * self.interval) as u64;
                 let numberio = self.check_numberio.then_some(block.numberio);
-                if let Err(what) =
-                    check_header(chunk, step as u32, wanted_offset, block.offset, numberio)
-                {
+                let wanted = Wanted {
+                    len: step as u32,
+                    seed: block.seed,
+                    offset: wanted_offset,
+                    block_offset: block.offset,
+                    numberio,
+                };
+                if let Err(what) = check_header(chunk, &wanted) {
                     let mut text = format!("{what}{whereabouts}");
                     if self.dump {
                         text.push('\n');
@@ -478,17 +488,29 @@ impl Header {
     }
 }
 
-/// Checks an interval's header as fio's verify_header does, in its order:
-/// magic, length, offset, write number (when asked), then the header's CRC.
-/// The random seed is taken from the header, as fio does for jobs that
-/// only write.
-fn check_header(
-    b: &[u8],
+/// What an interval's header must say.
+struct Wanted {
     len: u32,
+    /// Compared only when fio compares it (see `Block::seed`).
+    seed: Option<u64>,
     offset: u64,
+    /// The block's own offset, which fio names as the one wanted.
     block_offset: u64,
+    /// Compared only when asked.
     numberio: Option<u16>,
-) -> Result<(), String> {
+}
+
+/// Checks an interval's header as fio's verify_header does, in its order:
+/// magic, length, random seed (when compared), offset, write number (when
+/// asked), then the header's CRC.
+fn check_header(b: &[u8], wanted: &Wanted) -> Result<(), String> {
+    let Wanted {
+        len,
+        seed,
+        offset,
+        block_offset,
+        numberio,
+    } = *wanted;
     let mut h = [0u8; HEADER_LEN];
     let n = b.len().min(HEADER_LEN);
     h[..n].copy_from_slice(&b[..n]);
@@ -505,6 +527,14 @@ fn check_header(
         return Err(format!(
             "verify: bad header length {}, wanted {len}",
             u32_at(4)
+        ));
+    }
+    if let Some(seed) = seed
+        && u64_at(8) != seed
+    {
+        return Err(format!(
+            "verify: bad header rand_seed {}, wanted {seed}",
+            u64_at(8)
         ));
     }
     if u64_at(16) != offset {
