@@ -114,6 +114,7 @@ impl FileChooser {
     }
 
     /// The file for the next I/O; `None` once every file is done.
+    #[inline]
     pub fn pick(&mut self) -> Option<usize> {
         let files = self.done.len();
         if self.done_count >= files {
@@ -130,6 +131,12 @@ impl FileChooser {
                 return Some(f);
             }
         }
+        self.choose(files)
+    }
+
+    /// A new choice of file, by the service type (out of line: most I/Os
+    /// keep the current file).
+    fn choose(&mut self, files: usize) -> Option<usize> {
         let f = match &self.service.kind {
             ServiceKind::RoundRobin | ServiceKind::Sequential => loop {
                 let f = self.next;

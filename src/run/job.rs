@@ -201,16 +201,23 @@ impl Slot {
     /// (some bytes moved, not all, of a read or write). If so the slot now
     /// holds the rest of the I/O, as fio's io_u does before it requeues it,
     /// and the direction counts one short I/O.
+    #[inline]
     fn shortened(&mut self, r: i64, result: &mut JobResult) -> bool {
         let moved = r.max(0) as usize;
         if moved == 0 || moved >= self.len || self.dir == Dir::Trim {
             return false;
         }
+        self.keep_rest(moved, result);
+        true
+    }
+
+    /// The rare half of [`shortened`](Self::shortened), out of the loop.
+    #[cold]
+    fn keep_rest(&mut self, moved: usize, result: &mut JobResult) {
         self.offset += moved as u64;
         self.skip += moved;
         self.len -= moved;
         result.dir_mut(self.dir).short += 1;
-        true
     }
 }
 
@@ -1649,25 +1656,14 @@ fn run_io(
                             result.fail(libc::EIO, "full resid", String::new());
                             break 'run;
                         }
-                        if !complete(cfg, &mut result, &mut records, slot, r, clock, ramp_end)
-                            || !judge_latency(
-                                cfg,
-                                &mut result,
-                                &mut lat_target,
-                                &mut quiesce,
-                                slot,
-                                r,
-                                clock,
-                            )
-                            || !after_io(
-                                cfg,
-                                &mut result,
-                                &mut verifying,
-                                slot,
-                                r,
-                                "io_u_sync_complete",
-                            )
-                        {
+                        let mut done = Finishing {
+                            result: &mut result,
+                            records: &mut records,
+                            lat_target: &mut lat_target,
+                            quiesce: &mut quiesce,
+                            verifying: &mut verifying,
+                        };
+                        if !done.finish(cfg, slot, r, clock, ramp_end, "io_u_sync_complete") {
                             break 'run;
                         }
                         // An engine's own think time (cpuio's) follows the
@@ -1800,25 +1796,14 @@ fn run_io(
                     l.ended(eng.as_mut(), &mut files, slot.file, &mut chooser);
                 }
                 free.push(c.slot);
-                if !complete(cfg, &mut result, &mut records, slot, c.result, clock, epoch)
-                    || !judge_latency(
-                        cfg,
-                        &mut result,
-                        &mut lat_target,
-                        &mut quiesce,
-                        slot,
-                        c.result,
-                        clock,
-                    )
-                    || !after_io(
-                        cfg,
-                        &mut result,
-                        &mut verifying,
-                        slot,
-                        c.result,
-                        "io_u_queued_complete",
-                    )
-                {
+                let mut done = Finishing {
+                    result: &mut result,
+                    records: &mut records,
+                    lat_target: &mut lat_target,
+                    quiesce: &mut quiesce,
+                    verifying: &mut verifying,
+                };
+                if !done.finish(cfg, slot, c.result, clock, epoch, "io_u_queued_complete") {
                     failed_in_batch = true;
                 }
             }
@@ -2182,6 +2167,44 @@ enum Quiesce {
     Depth,
     /// latency_target settled on a depth: the statistics start over.
     FinalWindow,
+}
+
+/// What finishing an I/O updates, from the job loop's state: the same
+/// steps whether a synchronous engine returned the I/O or an asynchronous
+/// one reaped it.
+struct Finishing<'a, 'v> {
+    result: &'a mut JobResult,
+    records: &'a mut Records,
+    lat_target: &'a mut Option<LatencyTarget>,
+    quiesce: &'a mut Option<Quiesce>,
+    verifying: &'a mut Option<Verifying<'v>>,
+}
+
+impl Finishing<'_, '_> {
+    /// Accounts the I/O, then lets the latency limits and verify judge
+    /// it; false when the job ends. The judges that a job does not use
+    /// are skipped here, so that the common job pays no call for them.
+    #[inline(always)]
+    fn finish(
+        &mut self,
+        cfg: &JobConfig,
+        slot: &mut Slot,
+        r: i64,
+        at: Nanos,
+        epoch: Nanos,
+        func: &str,
+    ) -> bool {
+        if !complete(cfg, self.result, self.records, slot, r, at, epoch) {
+            return false;
+        }
+        let judges_latency = self.lat_target.is_some() || cfg.max_latency_ns != [0; 3];
+        if judges_latency
+            && !judge_latency(cfg, self.result, self.lat_target, self.quiesce, slot, r, at)
+        {
+            return false;
+        }
+        self.verifying.is_none() || after_io(cfg, self.result, self.verifying, slot, r, func)
+    }
 }
 
 /// max_latency's and latency_target's look at a completed I/O's total
