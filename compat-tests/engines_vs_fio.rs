@@ -443,3 +443,46 @@ fn async_engines_queue_periodic_syncs_beside_the_writes_as_fio_does() {
         }
     }
 }
+
+/// A trim that the file system refuses (a regular file here: ENOTTY)
+/// ends the job with the error where fio puts it: its queueing
+/// (td_io_queue) for the engines that trim inside their queue call, the
+/// trim itself for mmap, and no `io_u error` line on stderr in either.
+#[test]
+fn a_refused_trim_fails_the_job_where_fio_reports_it() {
+    for engine in [
+        "sync", "psync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio", "mmap",
+    ] {
+        let job = format!("[t]\nioengine={engine}\nrw=randtrim\nbs=4k\nsize=64k\nfilename=data\n");
+        let pair = common::Pair::new(&format!("trimerr-{engine}"));
+        let (want, got) = pair.run_alike(&job, &[]);
+        // fio's error context names its source file; ferrio's does not.
+        let context = |out: &common::Outcome| {
+            let line = out
+                .stdout
+                .lines()
+                .find(|l| l.starts_with("fio: pid="))
+                .unwrap_or("");
+            let context = line.split_once('/').map_or("", |(_, c)| c);
+            context
+                .split(", ")
+                .filter(|p| !p.starts_with("file:"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        assert_eq!(want.code, 1, "{engine}: {}", want.stdout);
+        assert_eq!(context(&got), context(&want), "{engine}");
+        assert!(
+            context(&want).contains("Inappropriate ioctl"),
+            "{engine}: {}",
+            want.stdout
+        );
+        assert_eq!(
+            got.stderr.contains("io_u error"),
+            want.stderr.contains("io_u error"),
+            "{engine}: fio {:?}, ferrio {:?}",
+            want.stderr,
+            got.stderr
+        );
+    }
+}

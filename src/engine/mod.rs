@@ -295,11 +295,22 @@ pub fn times_io(name: &str) -> bool {
     !matches!(name, "filecreate" | "filestat" | "filedelete")
 }
 
-/// Whether a failed I/O gets fio's `io_u error on file` line: not from
-/// the engines that only flag the error (ftruncate, falloc), which fio
-/// reports as a failure to queue.
-pub fn reports_io_errors(name: &str) -> bool {
-    !matches!(name, "ftruncate" | "falloc")
+/// Where fio puts a failed I/O's error when the engine only flags it on
+/// the I/O and returns it as done, with no `io_u error on file` line:
+/// every error of ftruncate and falloc, and the trims that the sync
+/// family, libaio, io_uring and posixaio hand to the file system in
+/// their queue call (fio names its queueing, td_io_queue; mmap names
+/// the trim). `None` where fio logs the I/O's error line.
+pub fn unlogged_error_func(name: &str, dir: Dir) -> Option<&'static str> {
+    match (name, dir) {
+        ("ftruncate" | "falloc", _) => Some("td_io_queue"),
+        ("mmap", Dir::Trim) => Some("trim"),
+        (
+            "sync" | "psync" | "pvsync" | "pvsync2" | "libaio" | "io_uring" | "posixaio",
+            Dir::Trim,
+        ) => Some("td_io_queue"),
+        _ => None,
+    }
 }
 
 /// Engines with no files on a disk to lay out or watch (fio's

@@ -2782,7 +2782,7 @@ fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
 /// long as its error is one that ends a job and the engine reports I/O
 /// errors itself.
 fn note_later_error(cfg: &JobConfig, result: &mut JobResult, slot: &Slot, r: i64) {
-    if r >= 0 || !engine::reports_io_errors(&cfg.engine) {
+    if r >= 0 || engine::unlogged_error_func(&cfg.engine, slot.dir).is_some() {
         return;
     }
     let code = (-r) as i32;
@@ -2828,8 +2828,8 @@ fn complete(
         }
         // Engines that only flag the I/O's error leave fio to report it
         // where it queued the I/O, with no line of its own.
-        if !engine::reports_io_errors(&cfg.engine) {
-            result.fail(code, "td_io_queue", String::new());
+        if let Some(func) = engine::unlogged_error_func(&cfg.engine, slot.dir) {
+            result.fail(code, func, String::new());
             return false;
         }
         result.fail(code, "io_u error", io_error_text(cfg, slot, code));
