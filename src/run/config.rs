@@ -478,6 +478,8 @@ impl JobConfig {
     /// Reads the options ferrio runs. Any other option that was set makes
     /// the job refused, naming the options, so nothing is silently ignored.
     pub fn from_spec(job: &JobSpec, readonly: bool) -> Result<Self, Refusal> {
+        let in_bytes = super::zone_counts::in_bytes(job);
+        let job: &JobSpec = &in_bytes;
         // A built-in profile's options (tiobench's `threads`, act's
         // `load`...) are accepted everywhere but only mean something to a
         // job that runs that profile: elsewhere fio ignores them, and so
@@ -2040,9 +2042,9 @@ fn zbd_spec(job: &JobSpec) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
     }
     // fio counts these in zones (a z suffix) once it knows the zone
     // size; ferrio does not yet.
-    let zoned = ["size", "io_size", "offset", "offset_increment", "zoneskip"]
+    let zoned = super::zone_counts::ZONED
         .into_iter()
-        .find(|name| job.num(name).is_some_and(|v| v >> 63 == 1));
+        .find(|name| job.num(name).and_then(super::zone_counts::zones).is_some());
     if let Some(name) = zoned {
         return refuse(&format!("with {name} counted in zones (a z suffix)"));
     }

@@ -332,18 +332,21 @@ fn run_io(
     } else {
         cfg
     };
+    // fio opens a trimming job's files (trim, randtrim, trimwrite)
+    // without the flags the job asks for: no O_DIRECT, O_ATOMIC or
+    // O_SYNC/O_DSYNC, and O_CREAT only as a writing job (trimwrite).
+    let trimming = cfg.pattern.trim;
     let mode = OpenMode {
         // Discards need a writable descriptor.
-        write: cfg.pattern.write || cfg.pattern.trim,
-        direct: cfg.direct,
+        write: cfg.pattern.write || trimming,
+        direct: cfg.direct && !trimming,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
         // fio creates a replay's files as it opens them for writing.
-        create: (cfg.create_on_open && cfg.allow_file_create)
+        create: (cfg.create_on_open && cfg.allow_file_create && (!trimming || cfg.pattern.write))
             || (cfg.replay.is_some() && cfg.pattern.write),
-        sync_flags: cfg.sync_flags,
-        // fio opens a trimming job's files without these flags.
-        atomic: cfg.atomic && !cfg.pattern.trim,
+        sync_flags: if trimming { 0 } else { cfg.sync_flags },
+        atomic: cfg.atomic && !trimming,
         write_hint: cfg.write_hint,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
