@@ -95,6 +95,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         eprintln!("{notice}");
     }
     let status = status_line(args, formats, started)?;
+    let trigger = crate::run::trigger::Trigger::from_args(args)?;
     let every = status_interval(args)?;
     let live_setup = crate::live::setup(args, formats, every).map_err(|e| {
         eprintln!("ferrio: {e}");
@@ -146,6 +147,8 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             .map(|p| Live::new(p, live.ndjson, started, &jobs, &progress, &board)),
         jobs: &jobs,
         progress: &progress,
+        trigger,
+        stop,
         start_at: args
             .flag("start-at")
             .flatten()
@@ -257,6 +260,10 @@ struct Watcher<'a> {
     live: Option<Live<'a>>,
     jobs: &'a [JobConfig],
     progress: &'a [JobProgress],
+    /// `--trigger-file`, `--trigger-timeout` and `--trigger`.
+    trigger: crate::run::trigger::Trigger,
+    /// Ends every job early (the trigger sets it).
+    stop: &'a AtomicBool,
     /// `--start-at`: when the jobs start, on every host of a distributed
     /// run.
     start_at: Option<std::time::SystemTime>,
@@ -354,9 +361,11 @@ impl Observer for Watcher<'_> {
             crate::distributed::wait_until(at);
         }
         crate::distributed::mark_started();
+        self.trigger.started();
     }
 
     fn tick(&mut self, disks: &DiskWatch) {
+        self.trigger.check(self.stop);
         if let Some(line) = self.live.as_mut().and_then(|l| l.tick(Instant::now())) {
             self.sink.say(&line);
         }

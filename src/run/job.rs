@@ -1948,13 +1948,22 @@ fn run_io(
         }
     }
     // verify_state_save: a writing, verifying job records how far its
-    // writes got, however it ended.
-    if let Some(v) = &verifying
-        && cfg.pattern.write
-        && v.spec.state_save
-    {
-        let rand = verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, v.trail.replayed);
-        verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand));
+    // writes got, however it ended. A trigger saves every job's state,
+    // listing completed writes only where verify_state_save kept them.
+    let replayed = verifying.as_ref().map_or(0, |v| v.trail.replayed);
+    let rand = || verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, replayed);
+    match &verifying {
+        Some(v) if v.spec.state_save && (cfg.pattern.write || super::trigger::fired()) => {
+            verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand()));
+        }
+        _ if super::trigger::fired() => {
+            let mut bare = verify_trail::Trail::new(cfg.iodepth, cfg.paths.len());
+            bare.issued = verifying
+                .as_ref()
+                .map_or(result.dirs[Dir::Write as usize].issued, |v| v.trail.issued);
+            verify_trail::save(super::trigger::aux_path(), &bare.state(cfg, rand()));
+        }
+        _ => {}
     }
     result.connection = eng.connection();
     result.dir_mut(Dir::Read).dropped = eng.dropped();

@@ -44,6 +44,7 @@ pub mod signals;
 pub mod slowest;
 pub mod steady;
 pub mod sync_range;
+pub mod trigger;
 pub mod trim_backlog;
 mod verify_async;
 mod verify_trail;
