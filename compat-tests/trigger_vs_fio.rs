@@ -31,11 +31,14 @@ fn run_touching(
     })
 }
 
+/// A state file's fields that do not depend on how far the jobs got.
+type StateFields = (u64, u64, u64, u32, u32, u64, String);
+
 /// The state files a run left in `dir`, by name, with their fields in
 /// fio's layout, leaving out the CRC and the writes issued (both depend
 /// on how far the jobs got): (version, size, no_comps, depth, nofiles,
 /// index, name).
-fn states(dir: &Path) -> Vec<(String, (u64, u64, u64, u32, u32, u64, String))> {
+fn states(dir: &Path) -> Vec<(String, StateFields)> {
     let mut found: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap())
@@ -75,7 +78,7 @@ struct Triggered {
     runtimes: Vec<u64>,
     file_gone: bool,
     marker: String,
-    states: Vec<(String, (u64, u64, u64, u32, u32, u64, String))>,
+    states: Vec<(String, StateFields)>,
 }
 
 fn triggered(tool: &str, extra: &[&str], touch_after: Option<Duration>) -> Triggered {
@@ -380,8 +383,7 @@ fn trimming_jobs_open_without_direct_io() {
         // The job's own open: the last of the data file's with O_RDWR.
         let line = text
             .lines()
-            .filter(|l| l.contains(&quoted) && l.contains("O_RDWR"))
-            .next_back()
+            .rfind(|l| l.contains(&quoted) && l.contains("O_RDWR"))
             .unwrap_or_else(|| panic!("{tool}: no O_RDWR open in {text}"))
             .to_string();
         let flags = line.split(", ").nth(2).unwrap().split(')').next().unwrap();
