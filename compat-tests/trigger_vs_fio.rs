@@ -82,9 +82,23 @@ struct Triggered {
 }
 
 fn triggered(tool: &str, extra: &[&str], touch_after: Option<Duration>) -> Triggered {
+    triggered_in(tool, extra, touch_after, false)
+}
+
+/// [`triggered`], with the trigger file there before the run when
+/// `present`.
+fn triggered_in(
+    tool: &str,
+    extra: &[&str],
+    touch_after: Option<Duration>,
+    present: bool,
+) -> Triggered {
     let s = Scratch::new("trigger");
     let data = format!("--filename={}", s.0.join("data").display());
     let go = s.0.join("go");
+    if present {
+        std::fs::write(&go, b"").unwrap();
+    }
     let file = format!("--trigger-file={}", go.display());
     let command = format!(
         "--trigger=echo fired > {}; echo from-trigger",
@@ -155,6 +169,31 @@ fn a_trigger_file_stops_the_run_and_runs_the_command() {
     assert_eq!(f.jobs, r.jobs);
     assert!(!f.states.is_empty());
     assert_eq!(f.states, r.states);
+}
+
+/// A trigger file there from the start fires while the jobs wait to be
+/// let go: fio ends each with SIGTERM, so each says so ("terminating on
+/// signal 15", racing the command's output for a process), and a job that
+/// is a thread takes fio's process with it (exit status 128).
+#[test]
+fn a_trigger_file_there_from_the_start_ends_the_jobs_before_any_io() {
+    for extra in [
+        &["--runtime=5"][..],
+        &["--runtime=5", "--thread"],
+        &["--runtime=5", "--numjobs=2"],
+    ] {
+        let [f, r] = [fio(), ferrio()].map(|tool| triggered_in(tool, extra, None, true));
+        let lines = |t: &Triggered| {
+            let mut l: Vec<String> = t.before_json.lines().map(str::to_string).collect();
+            l.sort();
+            l
+        };
+        assert!(f.file_gone && r.file_gone, "{extra:?}");
+        assert_eq!((f.code, &f.stderr), (r.code, &r.stderr), "{extra:?}");
+        assert_eq!(lines(&f), lines(&r), "{extra:?}");
+        assert_eq!((&f.jobs, &f.runtimes), (&r.jobs, &r.runtimes), "{extra:?}");
+        assert_eq!(f.states, r.states, "{extra:?}");
+    }
 }
 
 /// `--trigger-timeout` counts whole seconds from the jobs' start: 1 stops

@@ -81,14 +81,18 @@ impl Trigger {
         self.start = Some(Instant::now());
     }
 
-    /// Looks for the trigger file and the trigger time; fires when either
-    /// is there, setting `stop` for every job.
-    pub fn check(&mut self, stop: &AtomicBool) {
-        if self.file_appeared() || self.timed_out() {
-            FIRED.store(true, Ordering::Relaxed);
-            stop.store(true, Ordering::Relaxed);
-            self.run_command();
-        }
+    /// Looks for the trigger file and the trigger time: whether either is
+    /// there, and the trigger is to [`Trigger::fire`].
+    pub fn due(&mut self) -> bool {
+        self.file_appeared() || self.timed_out()
+    }
+
+    /// Stops every job (setting `stop`), has each save its verify state,
+    /// and runs the command.
+    pub fn fire(&self, stop: &AtomicBool) {
+        FIRED.store(true, Ordering::Relaxed);
+        stop.store(true, Ordering::Relaxed);
+        self.run_command();
     }
 
     /// The trigger file exists; it is removed (a failure is reported and
