@@ -251,11 +251,12 @@ fn an_unreadable_trigger_timeout_is_refused() {
     assert_eq!(f.stdout, r.stdout);
 }
 
-/// `size=4z` and the other sizes counted in zones: without zonemode=zbd
-/// fio counts them in `zonesize` bytes (zonemode=strided), or takes them
-/// as not given at all (zonemode=none, where a zonesize is refused).
+/// `size=4z` and the other sizes counted in zones: fio counts them in
+/// `zonesize` bytes (zonemode=strided, and zonemode=zbd on a regular
+/// file), or takes them as not given at all (zonemode=none, where a
+/// zonesize is refused).
 #[test]
-fn zone_counts_outside_zbd_match_fio() {
+fn zone_counts_match_fio() {
     let cases: &[&[&str]] = &[
         &["--size=4z"],
         &["--size=4z", "--zonesize=1m"],
@@ -285,6 +286,26 @@ fn zone_counts_outside_zbd_match_fio() {
             "--numjobs=2",
             "--zonemode=strided",
             "--zonesize=1m",
+        ],
+        &["--size=2z", "--zonemode=zbd", "--zonesize=512k"],
+        &[
+            "--size=1m",
+            "--offset=2z",
+            "--zonemode=zbd",
+            "--zonesize=512k",
+        ],
+        &[
+            "--size=2m",
+            "--io_size=3z",
+            "--zonemode=zbd",
+            "--zonesize=256k",
+        ],
+        &[
+            "--size=2m",
+            "--io_size=1m",
+            "--zoneskip=1z",
+            "--zonemode=zbd",
+            "--zonesize=256k",
         ],
     ];
     for case in cases {
@@ -322,7 +343,7 @@ fn zone_counts_outside_zbd_match_fio() {
                 .next()
                 .unwrap_or("")
                 .trim_start_matches("ferrio: job 'j': ")
-                .to_string();
+                .replace(&s.0.display().to_string(), "DIR");
             let size = std::fs::metadata(&data).map_or(0, |m| m.len());
             (out.code, written, size, first_err)
         };

@@ -2040,14 +2040,6 @@ fn zbd_spec(job: &JobSpec) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
         // ferrio does not follow for I/O in flight.
         return refuse("with max_open_zones and iodepth above 1 on an asynchronous engine");
     }
-    // fio counts these in zones (a z suffix) once it knows the zone
-    // size; ferrio does not yet.
-    let zoned = super::zone_counts::ZONED
-        .into_iter()
-        .find(|name| job.num(name).and_then(super::zone_counts::zones).is_some());
-    if let Some(name) = zoned {
-        return refuse(&format!("with {name} counted in zones (a z suffix)"));
-    }
     let regular = |name: &String| std::fs::metadata(name).map_or(true, |m| m.is_file());
     let dir = match job.value("directory") {
         Some(Value::Text(d)) if !d.is_empty() => Some(d.clone()),

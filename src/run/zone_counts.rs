@@ -1,8 +1,9 @@
 //! Sizes and offsets counted in zones (`size=4z`). The parser keeps such a
 //! value as a count marked by the top bit; fio turns it into bytes only
 //! once the job's files are set up, multiplying by the zone size it knows
-//! then. Outside zonemode=zbd that is the `zonesize` option: with
-//! zonemode=strided a count becomes that many zones' bytes, and with
+//! then: the `zonesize` option for zonemode=strided, and for zonemode=zbd
+//! on the regular files ferrio emulates zones in (a zoned device's own
+//! zone size is not read by ferrio, which refuses such devices). With
 //! zonemode=none (where fio forbids a zonesize) the option is left at 0,
 //! as if it had not been given. A count of 0 zones also stays 0.
 
@@ -25,15 +26,13 @@ pub fn zones(v: u64) -> Option<u64> {
 }
 
 /// The job with every zone count turned into bytes of `zonesize`, or the
-/// job itself when none is counted in zones. zonemode=zbd keeps its counts
-/// (its zone size comes from the device).
+/// job itself when none is counted in zones.
 pub fn in_bytes(job: &JobSpec) -> Cow<'_, JobSpec> {
     let counted = |s: &crate::plan::Setting| {
         ZONED.iter().any(|n| s.def.matches(n))
             && matches!(&s.value, Value::Nums(v) if v.iter().any(|x| zones(*x).is_some()))
     };
-    let zbd = matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. }));
-    if zbd || !job.settings.iter().any(counted) {
+    if !job.settings.iter().any(counted) {
         return Cow::Borrowed(job);
     }
     let zone_size = job.num("zonesize").unwrap_or(0);
