@@ -335,10 +335,12 @@ fn run_io(
     // fio opens a trimming job's files (trim, randtrim, trimwrite)
     // without the flags the job asks for: no O_DIRECT, O_ATOMIC or
     // O_SYNC/O_DSYNC, and O_CREAT only as a writing job (trimwrite).
-    let trimming = cfg.pattern.trim;
+    // An iolog's replay takes only reads and writes for the job's
+    // directions in fio (a blktrace's takes its discards too).
+    let trimming = cfg.pattern.trim && cfg.replay.as_ref().is_none_or(|log| log.depth.is_some());
     let mode = OpenMode {
         // Discards need a writable descriptor.
-        write: cfg.pattern.write || trimming,
+        write: cfg.pattern.write || cfg.pattern.trim,
         direct: cfg.direct && !trimming,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
