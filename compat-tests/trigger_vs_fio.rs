@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use common::{Outcome, Scratch, ferrio, fio, json, run};
 
-/// Runs `tool` in `dir` with `args`, creating `touch` there after
-/// `delay` (the trigger file appearing mid-run).
+/// Runs `tool` in `dir` with `args`, creating `touch` there `delay`
+/// after the job's data file appeared (the trigger file appearing
+/// mid-run, however long the tool took to start on a loaded machine).
 fn run_touching(
     tool: &str,
     dir: &Path,
@@ -22,7 +23,12 @@ fn run_touching(
 ) -> Outcome {
     std::thread::scope(|s| {
         if let Some((path, delay)) = touch {
+            let data = dir.join("data");
             s.spawn(move || {
+                let give_up = std::time::Instant::now() + Duration::from_secs(20);
+                while !data.exists() && std::time::Instant::now() < give_up {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 std::thread::sleep(delay);
                 std::fs::write(path, b"").unwrap();
             });
@@ -152,7 +158,7 @@ fn triggered_in(
 /// word of their own.
 #[test]
 fn a_trigger_file_stops_the_run_and_runs_the_command() {
-    let delay = Some(Duration::from_millis(1500));
+    let delay = Some(Duration::from_millis(1000));
     let [f, r] = [fio(), ferrio()].map(|tool| triggered(tool, &["--runtime=20"], delay));
     for (tool, t) in [("fio", &f), ("ferrio", &r)] {
         assert!(t.file_gone, "{tool} left the trigger file");
