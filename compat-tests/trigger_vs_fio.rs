@@ -203,7 +203,8 @@ fn a_trigger_file_there_from_the_start_ends_the_jobs_before_any_io() {
 }
 
 /// `--trigger-timeout` counts whole seconds from the jobs' start: 1 stops
-/// the first group after about a second and the stonewalled group never
+/// the first group after about a second (less the time fio takes to start
+/// its job after its clock starts) and the stonewalled group never
 /// starts (yet both jobs get a state file); under a second it never fires.
 #[test]
 fn a_trigger_timeout_fires_once_in_whole_seconds() {
@@ -222,7 +223,7 @@ fn a_trigger_timeout_fires_once_in_whole_seconds() {
     for (tool, t) in [("fio", &f), ("ferrio", &r)] {
         assert_eq!(t.marker, "fired\n", "{tool}");
         assert!(
-            (800..3000).contains(&t.runtimes[0]),
+            (300..3000).contains(&t.runtimes[0]),
             "{tool}: {:?}",
             t.runtimes
         );
