@@ -295,6 +295,19 @@ fn writes_no_zone_can_take_fail_the_job_as_in_fio() {
     assert!(seen.iter().all(|s| s.code != 0 && s.error.is_some()));
 }
 
+/// Sizes and offsets counted in zones (a z suffix): zones of `zonesize`,
+/// the same offsets as fio's.
+#[test]
+fn zone_counts_are_zones_of_zonesize() {
+    let seen = all_same(&[
+        "rw=write\nbs=128k\nsize=4z\n",
+        "rw=write\nbs=128k\nsize=4m\noffset=2z\n",
+        "rw=randwrite\nbs=128k\nio_size=3z\n",
+        "rw=write\nbs=128k\nzoneskip=1z\nio_size=2m\n",
+    ]);
+    assert!(seen.iter().all(|s| s.code == 0));
+}
+
 #[test]
 fn what_ferrio_does_not_emulate_is_refused() {
     let s = Scratch::new("zbd");
@@ -304,7 +317,6 @@ fn what_ferrio_does_not_emulate_is_refused() {
         .unwrap();
     for options in [
         "rw=write\nbs=128k\nverify=crc32c\n",
-        "rw=write\nbs=128k\nsize=4z\n",
         "rw=randwrite\nbs=128k\nmax_open_zones=2\nioengine=libaio\niodepth=4\n",
         "rw=write\nbs=128k\nioengine=cpuio\n",
     ] {

@@ -95,6 +95,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         eprintln!("{notice}");
     }
     let status = status_line(args, formats, started)?;
+    let trigger = crate::run::trigger::Trigger::from_args(args)?;
     let every = status_interval(args)?;
     let live_setup = crate::live::setup(args, formats, every).map_err(|e| {
         eprintln!("ferrio: {e}");
@@ -146,6 +147,9 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             .map(|p| Live::new(p, live.ndjson, started, &jobs, &progress, &board)),
         jobs: &jobs,
         progress: &progress,
+        trigger,
+        stop,
+        signalled: false,
         start_at: args
             .flag("start-at")
             .flatten()
@@ -179,6 +183,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     {
         eprintln!("fio: writing the aggregate bandwidth logs failed: {e}");
     }
+    let trigger_signalled = watcher.signalled;
     // Each failed job says so, and fio's exit status counts them.
     let mut failed = 0;
     for (r, cfg) in results.iter().zip(&jobs) {
@@ -243,7 +248,8 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     } else {
         text
     });
-    Ok(failed + if signal.is_some() { 128 } else { 0 })
+    let signalled = signal.is_some() || trigger_signalled;
+    Ok(failed + if signalled { 128 } else { 0 })
 }
 
 /// Follows the run: prints the laying-out lines, and the status line when
@@ -257,6 +263,12 @@ struct Watcher<'a> {
     live: Option<Live<'a>>,
     jobs: &'a [JobConfig],
     progress: &'a [JobProgress],
+    /// `--trigger-file`, `--trigger-timeout` and `--trigger`.
+    trigger: crate::run::trigger::Trigger,
+    /// Ends every job early (the trigger sets it).
+    stop: &'a AtomicBool,
+    /// The trigger sent fio's own process a SIGTERM (see `starting`).
+    signalled: bool,
     /// `--start-at`: when the jobs start, on every host of a distributed
     /// run.
     start_at: Option<std::time::SystemTime>,
@@ -354,9 +366,25 @@ impl Observer for Watcher<'_> {
             crate::distributed::wait_until(at);
         }
         crate::distributed::mark_started();
+        self.trigger.started();
+        // fio's first look comes while the first group's jobs wait to be
+        // let go: it ends each of them with SIGTERM then, and each says
+        // so. A job that is a thread shares fio's process, which then
+        // exits with 128 as after any terminating signal.
+        if self.trigger.due() {
+            let first = self.jobs.first().map(|j| j.group);
+            for job in self.jobs.iter().filter(|j| Some(j.group) == first) {
+                self.sink.say("\nfio: terminating on signal 15\n");
+                self.signalled |= job.thread;
+            }
+            self.trigger.fire(self.stop);
+        }
     }
 
     fn tick(&mut self, disks: &DiskWatch) {
+        if self.trigger.due() {
+            self.trigger.fire(self.stop);
+        }
         if let Some(line) = self.live.as_mut().and_then(|l| l.tick(Instant::now())) {
             self.sink.say(&line);
         }

@@ -322,6 +322,19 @@ pub fn diskless(name: &str) -> bool {
     )
 }
 
+/// Engines that complete each I/O as they issue it (fio's FIO_SYNCIO),
+/// at the job's depth: null is one only at a depth of 1, where fio marks
+/// it so as it sets it up.
+pub fn synchronous(name: &str, depth: usize) -> bool {
+    match name {
+        "null" => depth == 1,
+        "psync" | "sync" | "vsync" | "pvsync" | "pvsync2" | "mmap" | "splice" | "net"
+        | "netsplice" | "cpuio" | "exec" | "ftruncate" | "falloc" | "filecreate" | "filestat"
+        | "filedelete" => true,
+        _ => false,
+    }
+}
+
 /// Engines that only pretend to move data (fio's FIO_FAKEIO): fio
 /// passes every verify check of theirs, since their buffers hold nothing
 /// read.

@@ -478,6 +478,8 @@ impl JobConfig {
     /// Reads the options ferrio runs. Any other option that was set makes
     /// the job refused, naming the options, so nothing is silently ignored.
     pub fn from_spec(job: &JobSpec, readonly: bool) -> Result<Self, Refusal> {
+        let in_bytes = super::zone_counts::in_bytes(job);
+        let job: &JobSpec = &in_bytes;
         // A built-in profile's options (tiobench's `threads`, act's
         // `load`...) are accepted everywhere but only mean something to a
         // job that runs that profile: elsewhere fio ignores them, and so
@@ -2040,14 +2042,6 @@ fn zbd_spec(job: &JobSpec) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
         // fio closes a zone as the write that fills it completes, which
         // ferrio does not follow for I/O in flight.
         return refuse("with max_open_zones and iodepth above 1 on an asynchronous engine");
-    }
-    // fio counts these in zones (a z suffix) once it knows the zone
-    // size; ferrio does not yet.
-    let zoned = ["size", "io_size", "offset", "offset_increment", "zoneskip"]
-        .into_iter()
-        .find(|name| job.num(name).is_some_and(|v| v >> 63 == 1));
-    if let Some(name) = zoned {
-        return refuse(&format!("with {name} counted in zones (a z suffix)"));
     }
     let regular = |name: &String| std::fs::metadata(name).map_or(true, |m| m.is_file());
     let dir = match job.value("directory") {

@@ -339,18 +339,23 @@ fn run_io(
     } else {
         cfg
     };
+    // fio opens a trimming job's files (trim, randtrim, trimwrite)
+    // without the flags the job asks for: no O_DIRECT, O_ATOMIC or
+    // O_SYNC/O_DSYNC, and O_CREAT only as a writing job (trimwrite).
+    // An iolog's replay takes only reads and writes for the job's
+    // directions in fio (a blktrace's takes its discards too).
+    let trimming = cfg.pattern.trim && cfg.replay.as_ref().is_none_or(|log| log.depth.is_some());
     let mode = OpenMode {
         // Discards need a writable descriptor.
         write: cfg.pattern.write || cfg.pattern.trim,
-        direct: cfg.direct,
+        direct: cfg.direct && !trimming,
         invalidate: cfg.invalidate,
         advice: cfg.advice,
         // fio creates a replay's files as it opens them for writing.
-        create: (cfg.create_on_open && cfg.allow_file_create)
+        create: (cfg.create_on_open && cfg.allow_file_create && (!trimming || cfg.pattern.write))
             || (cfg.replay.is_some() && cfg.pattern.write),
-        sync_flags: cfg.sync_flags,
-        // fio opens a trimming job's files without these flags.
-        atomic: cfg.atomic && !cfg.pattern.trim,
+        sync_flags: if trimming { 0 } else { cfg.sync_flags },
+        atomic: cfg.atomic && !trimming,
         write_hint: cfg.write_hint,
     };
     let mut eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
@@ -1966,13 +1971,22 @@ fn run_io(
         }
     }
     // verify_state_save: a writing, verifying job records how far its
-    // writes got, however it ended.
-    if let Some(v) = &verifying
-        && cfg.pattern.write
-        && v.spec.state_save
-    {
-        let rand = verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, v.trail.replayed);
-        verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand));
+    // writes got, however it ended. A trigger saves every job's state,
+    // listing completed writes only where verify_state_save kept them.
+    let replayed = verifying.as_ref().map_or(0, |v| v.trail.replayed);
+    let rand = || verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, replayed);
+    match &verifying {
+        Some(v) if v.spec.state_save && (cfg.pattern.write || super::trigger::fired()) => {
+            verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand()));
+        }
+        _ if super::trigger::fired() => {
+            let mut bare = verify_trail::Trail::new(cfg.iodepth, cfg.paths.len());
+            bare.issued = verifying
+                .as_ref()
+                .map_or(result.dirs[Dir::Write as usize].issued, |v| v.trail.issued);
+            verify_trail::save(super::trigger::aux_path(), &bare.state(cfg, rand()));
+        }
+        _ => {}
     }
     result.connection = eng.connection();
     result.dir_mut(Dir::Read).dropped = eng.dropped();

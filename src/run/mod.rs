@@ -44,11 +44,13 @@ pub mod signals;
 pub mod slowest;
 pub mod steady;
 pub mod sync_range;
+pub mod trigger;
 pub mod trim_backlog;
 mod verify_async;
 mod verify_trail;
 mod verifying;
 pub mod zbd;
+mod zone_counts;
 
 use std::sync::atomic::AtomicBool;
 
@@ -193,6 +195,10 @@ pub trait Observer {
     fn starting(&mut self) {}
 }
 
+/// What fio says of a depth above one on a synchronous engine.
+const SYNC_DEPTH_NOTE: &str = "note: both iodepth >= 1 and synchronous I/O engine are selected, \
+                               queue depth will be capped at 1";
+
 /// How often the main thread looks at running jobs.
 const TICK: std::time::Duration = std::time::Duration::from_millis(20);
 
@@ -312,6 +318,11 @@ pub fn run(
             }
             if cfg.engine == "exec" && options.exec.program.is_some() {
                 observer.engine_line(&options.exec.banner());
+            }
+            // fio notes, per job and whatever the output format, that a
+            // synchronous engine has one I/O in flight at most.
+            if cfg.iodepth > 1 && crate::engine::synchronous(&cfg.engine, cfg.iodepth) {
+                observer.engine_line(SYNC_DEPTH_NOTE);
             }
         }
         // fio's listeners are bound in their setup, before any job of the

@@ -1,0 +1,469 @@
+//! fio 3.33's trigger (`--trigger-file`, `--trigger-timeout`, `--trigger`)
+//! beside ferrio, and three smaller matters of the same run set-up: sizes
+//! counted in zones (`size=4z`) outside zonemode=zbd, the note on a depth
+//! above one with a synchronous engine, and the open flags of trimming
+//! jobs under direct=1.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Outcome, Scratch, ferrio, fio, json, run};
+
+/// Runs `tool` in `dir` with `args`, creating `touch` there `delay`
+/// after the job's data file appeared (the trigger file appearing
+/// mid-run, however long the tool took to start on a loaded machine).
+fn run_touching(
+    tool: &str,
+    dir: &Path,
+    args: &[&str],
+    touch: Option<(&Path, Duration)>,
+) -> Outcome {
+    std::thread::scope(|s| {
+        if let Some((path, delay)) = touch {
+            let data = dir.join("data");
+            s.spawn(move || {
+                let give_up = std::time::Instant::now() + Duration::from_secs(20);
+                while !data.exists() && std::time::Instant::now() < give_up {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                std::thread::sleep(delay);
+                std::fs::write(path, b"").unwrap();
+            });
+        }
+        run(tool, args, dir, &HashMap::new())
+    })
+}
+
+/// A state file's fields that do not depend on how far the jobs got.
+type StateFields = (u64, u64, u64, u32, u32, u64, String);
+
+/// The state files a run left in `dir`, by name, with their fields in
+/// fio's layout, leaving out the CRC and the writes issued (both depend
+/// on how far the jobs got): (version, size, no_comps, depth, nofiles,
+/// index, name).
+fn states(dir: &Path) -> Vec<(String, StateFields)> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-verify.state"))
+        .map(|e| {
+            let b = std::fs::read(e.path()).unwrap();
+            let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+            let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+            let body = 24;
+            let name = &b[body + 88..body + 152];
+            let name = String::from_utf8_lossy(&name[..name.iter().position(|&c| c == 0).unwrap()]);
+            let fields = (
+                u64_at(0),
+                u64_at(8),
+                u64_at(body),
+                u32_at(body + 8),
+                u32_at(body + 12),
+                u64_at(body + 24),
+                name.into_owned(),
+            );
+            (e.file_name().to_string_lossy().into_owned(), fields)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// What a triggered run shows: exit status, stderr, the lines before the
+/// JSON (the trigger command's output), each job's (name, group, error,
+/// whether it wrote) and milliseconds run, whether the trigger file is
+/// gone, the marker the command wrote, and the state files.
+struct Triggered {
+    code: i32,
+    stderr: String,
+    before_json: String,
+    jobs: Vec<(String, u64, u64, bool)>,
+    runtimes: Vec<u64>,
+    file_gone: bool,
+    marker: String,
+    states: Vec<(String, StateFields)>,
+}
+
+fn triggered(tool: &str, extra: &[&str], touch_after: Option<Duration>) -> Triggered {
+    triggered_in(tool, extra, touch_after, false)
+}
+
+/// [`triggered`], with the trigger file there before the run when
+/// `present`.
+fn triggered_in(
+    tool: &str,
+    extra: &[&str],
+    touch_after: Option<Duration>,
+    present: bool,
+) -> Triggered {
+    let s = Scratch::new("trigger");
+    let data = format!("--filename={}", s.0.join("data").display());
+    let go = s.0.join("go");
+    if present {
+        std::fs::write(&go, b"").unwrap();
+    }
+    let file = format!("--trigger-file={}", go.display());
+    let command = format!(
+        "--trigger=echo fired > {}; echo from-trigger",
+        s.0.join("marker").display()
+    );
+    let mut args = vec![
+        "--output-format=json",
+        file.as_str(),
+        command.as_str(),
+        "--name=a",
+        data.as_str(),
+        "--size=1m",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--ioengine=psync",
+        "--time_based",
+    ];
+    args.extend_from_slice(extra);
+    let out = run_touching(tool, &s.0, &args, touch_after.map(|d| (go.as_path(), d)));
+    let doc = json(&out);
+    let jobs = doc["jobs"].as_array().unwrap();
+    Triggered {
+        code: out.code,
+        stderr: out.stderr.clone(),
+        before_json: out.stdout[..out.stdout.find('{').unwrap_or(0)].to_string(),
+        jobs: jobs
+            .iter()
+            .map(|j| {
+                (
+                    j["jobname"].as_str().unwrap().to_string(),
+                    j["groupid"].as_u64().unwrap(),
+                    j["error"].as_u64().unwrap(),
+                    j["write"]["io_bytes"].as_u64().unwrap() > 0,
+                )
+            })
+            .collect(),
+        runtimes: jobs
+            .iter()
+            .map(|j| j["job_runtime"].as_u64().unwrap())
+            .collect(),
+        file_gone: !go.exists(),
+        marker: std::fs::read_to_string(s.0.join("marker")).unwrap_or_default(),
+        states: states(&s.0),
+    }
+}
+
+/// The trigger file appearing mid-run: both tools remove it, stop the
+/// time-based job long before its runtime (fio's own start-up takes part
+/// of the delay), run the command (its output
+/// comes before the report), save the job's state, and exit 0 without a
+/// word of their own.
+#[test]
+fn a_trigger_file_stops_the_run_and_runs_the_command() {
+    let delay = Some(Duration::from_millis(1000));
+    let [f, r] = [fio(), ferrio()].map(|tool| triggered(tool, &["--runtime=20"], delay));
+    for (tool, t) in [("fio", &f), ("ferrio", &r)] {
+        assert!(t.file_gone, "{tool} left the trigger file");
+        assert_eq!(t.marker, "fired\n", "{tool}");
+        assert!(
+            t.runtimes.iter().all(|&ms| (100..8000).contains(&ms)),
+            "{tool}: {:?}",
+            t.runtimes
+        );
+    }
+    assert_eq!((f.code, &f.stderr), (r.code, &r.stderr));
+    assert_eq!(f.before_json, "from-trigger\n");
+    assert_eq!(f.before_json, r.before_json);
+    assert_eq!(f.jobs, r.jobs);
+    assert!(!f.states.is_empty());
+    assert_eq!(f.states, r.states);
+}
+
+/// A trigger file there from the start fires while the jobs wait to be
+/// let go: fio ends each with SIGTERM, so each says so ("terminating on
+/// signal 15", racing the command's output for a process), and a job that
+/// is a thread takes fio's process with it (exit status 128).
+#[test]
+fn a_trigger_file_there_from_the_start_ends_the_jobs_before_any_io() {
+    for extra in [
+        &["--runtime=5"][..],
+        &["--runtime=5", "--thread"],
+        &["--runtime=5", "--numjobs=2"],
+    ] {
+        let [f, r] = [fio(), ferrio()].map(|tool| triggered_in(tool, extra, None, true));
+        let lines = |t: &Triggered| {
+            let mut l: Vec<String> = t.before_json.lines().map(str::to_string).collect();
+            l.sort();
+            l
+        };
+        assert!(f.file_gone && r.file_gone, "{extra:?}");
+        assert_eq!((f.code, &f.stderr), (r.code, &r.stderr), "{extra:?}");
+        assert_eq!(lines(&f), lines(&r), "{extra:?}");
+        assert_eq!((&f.jobs, &f.runtimes), (&r.jobs, &r.runtimes), "{extra:?}");
+        assert_eq!(f.states, r.states, "{extra:?}");
+    }
+}
+
+/// `--trigger-timeout` counts whole seconds from the jobs' start: 1 stops
+/// the first group after about a second (less the time fio takes to start
+/// its job after its clock starts) and the stonewalled group never
+/// starts (yet both jobs get a state file); under a second it never fires.
+#[test]
+fn a_trigger_timeout_fires_once_in_whole_seconds() {
+    let later = [
+        "--runtime=6",
+        "--trigger-timeout=1",
+        "--name=b",
+        "--stonewall",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=write",
+        "--time_based",
+        "--runtime=6",
+    ];
+    let [f, r] = [fio(), ferrio()].map(|tool| triggered(tool, &later, None));
+    for (tool, t) in [("fio", &f), ("ferrio", &r)] {
+        assert_eq!(t.marker, "fired\n", "{tool}");
+        assert!(
+            (300..3000).contains(&t.runtimes[0]),
+            "{tool}: {:?}",
+            t.runtimes
+        );
+        assert_eq!(t.runtimes[1], 0, "{tool}");
+    }
+    assert_eq!((f.code, &f.stderr), (r.code, &r.stderr));
+    assert_eq!(f.jobs, r.jobs);
+    assert_eq!(f.states.len(), 2);
+    assert_eq!(f.states, r.states);
+
+    let short = ["--runtime=2", "--trigger-timeout=500ms"];
+    let [f, r] = [fio(), ferrio()].map(|tool| triggered(tool, &short, None));
+    for (tool, t) in [("fio", &f), ("ferrio", &r)] {
+        assert_eq!(t.marker, "", "{tool}");
+        assert!(t.runtimes[0] >= 1900, "{tool}: {:?}", t.runtimes);
+        assert!(t.states.is_empty(), "{tool}");
+    }
+    assert_eq!((f.code, &f.before_json), (r.code, &r.before_json));
+}
+
+/// A trigger time fio cannot read ends the run before any job.
+#[test]
+fn an_unreadable_trigger_timeout_is_refused() {
+    let s = Scratch::new("trigger");
+    let data = format!("--filename={}", s.0.join("data").display());
+    let args = ["--trigger-timeout=soon", "--name=a", &data, "--size=64k"];
+    let f = run(fio(), &args, &s.0, &HashMap::new());
+    let r = run(ferrio(), &args, &s.0, &HashMap::new());
+    assert_eq!(f.code, 1);
+    assert_eq!(f.code, r.code);
+    assert_eq!(f.stderr, common::fio_part(&r.stderr));
+    assert_eq!(f.stdout, r.stdout);
+}
+
+/// `size=4z` and the other sizes counted in zones: fio counts them in
+/// `zonesize` bytes (zonemode=strided, and zonemode=zbd on a regular
+/// file), or takes them as not given at all (zonemode=none, where a
+/// zonesize is refused).
+#[test]
+fn zone_counts_match_fio() {
+    let cases: &[&[&str]] = &[
+        &["--size=4z"],
+        &["--size=4z", "--zonesize=1m"],
+        &["--size=0z", "--zonemode=strided", "--zonesize=1m"],
+        &["--size=4z", "--zonemode=strided", "--zonesize=1m"],
+        &[
+            "--size=4m",
+            "--offset=1z",
+            "--zonemode=strided",
+            "--zonesize=1m",
+        ],
+        &[
+            "--size=4m",
+            "--io_size=3z",
+            "--zonemode=strided",
+            "--zonesize=512k",
+        ],
+        &[
+            "--size=4m",
+            "--zoneskip=1z",
+            "--zonemode=strided",
+            "--zonesize=256k",
+        ],
+        &[
+            "--size=2m",
+            "--offset_increment=1z",
+            "--numjobs=2",
+            "--zonemode=strided",
+            "--zonesize=1m",
+        ],
+        &["--size=2z", "--zonemode=zbd", "--zonesize=512k"],
+        &[
+            "--size=1m",
+            "--offset=2z",
+            "--zonemode=zbd",
+            "--zonesize=512k",
+        ],
+        &[
+            "--size=2m",
+            "--io_size=3z",
+            "--zonemode=zbd",
+            "--zonesize=256k",
+        ],
+        &[
+            "--size=2m",
+            "--io_size=1m",
+            "--zoneskip=1z",
+            "--zonemode=zbd",
+            "--zonesize=256k",
+        ],
+    ];
+    for case in cases {
+        let outcome = |tool: &str, existing: bool| {
+            let s = Scratch::new("zones");
+            let data = s.0.join("data");
+            if existing {
+                std::fs::write(&data, vec![0u8; 2 << 20]).unwrap();
+            }
+            let file = format!("--filename={}", data.display());
+            let mut args = vec![
+                "--name=j",
+                file.as_str(),
+                "--rw=write",
+                "--bs=64k",
+                "--ioengine=psync",
+                "--output-format=json",
+            ];
+            args.extend_from_slice(case);
+            let out = run(tool, &args, &s.0, &HashMap::new());
+            let written: Vec<u64> = match out.code {
+                0 => json(&out)["jobs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|j| j["write"]["io_bytes"].as_u64().unwrap())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            // ferrio refuses what fio refuses while planning, naming the
+            // job before fio's words.
+            let first_err = out
+                .stderr
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("ferrio: job 'j': ")
+                .replace(&s.0.display().to_string(), "DIR");
+            let size = std::fs::metadata(&data).map_or(0, |m| m.len());
+            (out.code, written, size, first_err)
+        };
+        for existing in [false, true] {
+            assert_eq!(
+                outcome(fio(), existing),
+                outcome(ferrio(), existing),
+                "{case:?} existing file: {existing}"
+            );
+        }
+    }
+}
+
+/// fio's note on a depth above one with a synchronous engine: on stdout,
+/// once per job (clones included), whatever the output format; not for
+/// null at a depth (asynchronous then) nor for libaio.
+#[test]
+fn the_synchronous_depth_note_matches_fio() {
+    let notes = |tool: &str, format: &str| {
+        let s = Scratch::new("syncnote");
+        let data = format!("--filename={}", s.0.join("data").display());
+        let args = [
+            format,
+            "--size=256k",
+            "--bs=64k",
+            "--name=a",
+            &data,
+            "--ioengine=psync",
+            "--iodepth=4",
+            "--numjobs=2",
+            "--name=b",
+            &data,
+            "--ioengine=null",
+            "--iodepth=8",
+            "--name=c",
+            &data,
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--name=d",
+            &data,
+            "--ioengine=pvsync2",
+            "--iodepth=1",
+        ];
+        let out = run(tool, &args, &s.0, &HashMap::new());
+        assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+        let stdout: Vec<String> = out
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("note:"))
+            .map(str::to_string)
+            .collect();
+        let stderr = out
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("note:"))
+            .count();
+        (stdout, stderr)
+    };
+    for format in ["--output-format=normal", "--output-format=json"] {
+        let f = notes(fio(), format);
+        assert_eq!(f.0.len(), 2, "{format}");
+        assert_eq!(f, notes(ferrio(), format), "{format}");
+    }
+}
+
+/// The flags each tool opens a trimming job's file with under direct=1
+/// and sync=1 (seen with strace): fio leaves out O_DIRECT and O_SYNC.
+#[test]
+fn trimming_jobs_open_without_direct_io() {
+    let flags = |tool: &str, rw: &str| {
+        let s = Scratch::new("trimflags");
+        let data = s.0.join("data");
+        std::fs::write(&data, vec![0u8; 1 << 20]).unwrap();
+        let file = format!("--filename={}", data.display());
+        let rw = format!("--rw={rw}");
+        let trace = s.0.join("trace");
+        let trace_arg = trace.display().to_string();
+        let args = [
+            "-f",
+            "-e",
+            "trace=openat",
+            "-o",
+            &trace_arg,
+            tool,
+            "--name=t",
+            &file,
+            &rw,
+            "--size=1m",
+            "--bs=64k",
+            "--direct=1",
+            "--sync=1",
+            "--ioengine=psync",
+        ];
+        run("strace", &args, &s.0, &HashMap::new());
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let quoted = format!("\"{}\"", data.display());
+        // The job's own open: the last of the data file's with O_RDWR.
+        let line = text
+            .lines()
+            .rfind(|l| l.contains(&quoted) && l.contains("O_RDWR"))
+            .unwrap_or_else(|| panic!("{tool}: no O_RDWR open in {text}"))
+            .to_string();
+        let flags = line.split(", ").nth(2).unwrap().split(')').next().unwrap();
+        let mut kept: Vec<&str> = flags
+            .split('|')
+            .filter(|f| !matches!(*f, "O_CLOEXEC" | "O_LARGEFILE" | "O_CREAT"))
+            .collect();
+        kept.sort();
+        kept.join("|")
+    };
+    for rw in ["trim", "randtrim", "trimwrite"] {
+        let f = flags(fio(), rw);
+        assert_eq!(f, "O_RDWR", "{rw}");
+        assert_eq!(f, flags(ferrio(), rw), "{rw}");
+    }
+}
