@@ -345,3 +345,17 @@ fn merge_blktrace_does_what_fio_333_does() {
         assert_eq!(bytes(&got), bytes(&want), "{options}");
     }
 }
+
+/// fio 3.33 reads a trim line of an iolog but does not replay it: it says
+/// "bad ddir: 2" and goes on with the next line.
+#[test]
+fn replayed_trims_are_skipped_as_fio_skips_them() {
+    let log = "fio version 2 iolog\ndata add\ndata open\ndata write 0 8192\n\
+               data trim 4096 4096\ndata read 0 4096\ndata trim 0 8192\ndata close\n";
+    let job = "[r]\nioengine=psync\nsize=64k\nfilename=data\nread_iolog=log.txt\n";
+    let (_, want) = run_in(fio(), job, &[("log.txt", log)]);
+    let (_, got) = run_in(ferrio(), job, &[("log.txt", log)]);
+    assert_eq!(bytes(&got), bytes(&want));
+    assert_eq!(bytes(&want), vec![4096, 8192, 0]);
+    assert_eq!(got.stderr, want.stderr);
+}
