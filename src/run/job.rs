@@ -1216,195 +1216,199 @@ fn run_io(
             // The rest of an I/O cut short goes first, as it stands; then
             // an I/O held back by serialize_overlap, as it was.
             let resumed = requeued.pop();
-            let (backlog, (index, dir, file_index, offset, len, intended)) =
-                if let Some(index) = resumed {
-                    let s = &slots[index];
-                    (
-                        None,
-                        (index, s.dir, s.file, s.offset, s.len as u64, s.intended),
-                    )
-                } else if let Some(h) = held.take() {
-                    h
-                } else {
-                    // verify_backlog: in place of the next I/O, a read that checks
-                    // a block written earlier.
-                    let backlog = verifying
-                        .as_mut()
-                        .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
-                    // trim_percentage: a block read back leaves the trim
-                    // list; else fio fetches a trim here when its backlog
-                    // is due, and its job dies of it.
-                    if let (Some(t), Some(v)) = (&mut trims, &verifying) {
-                        match backlog {
-                            Some((piece, _)) => t.off_list(piece),
-                            None if t.due(v.unchecked(), last_was_read) => {
-                                died = true;
-                                break 'run;
-                            }
-                            None => {}
+            let (backlog, (index, dir, file_index, offset, len, intended)) = if let Some(index) =
+                resumed
+            {
+                let s = &slots[index];
+                (
+                    None,
+                    (index, s.dir, s.file, s.offset, s.len as u64, s.intended),
+                )
+            } else if let Some(h) = held.take() {
+                h
+            } else {
+                // verify_backlog: in place of the next I/O, a read that checks
+                // a block written earlier.
+                let backlog = verifying
+                    .as_mut()
+                    .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
+                // trim_percentage: a block read back leaves the trim
+                // list; else fio fetches a trim here when its backlog
+                // is due, and its job dies of it.
+                if let (Some(t), Some(v)) = (&mut trims, &verifying) {
+                    match backlog {
+                        Some((piece, _)) => t.off_list(piece),
+                        None if t.due(v.unchecked(), last_was_read) => {
+                            died = true;
+                            break 'run;
                         }
+                        None => {}
                     }
-                    let io = if let Some((_, block)) = backlog {
-                        let Some(index) = free.pop() else { break };
-                        let (file, len) = (block.file as usize, u64::from(block.len));
-                        (index, Dir::Read, file, block.offset, len, None)
+                }
+                let io = if let Some((_, block)) = backlog {
+                    let Some(index) = free.pop() else { break };
+                    let (file, len) = (block.file as usize, u64::from(block.len));
+                    (index, Dir::Read, file, block.offset, len, None)
+                } else {
+                    let replayed = replayer.as_ref().and_then(Replayer::peek);
+                    let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
+                    let drawn = if let Some(Step {
+                        action: Action::Io { dir, .. },
+                        ..
+                    }) = replayed
+                    {
+                        dir
+                    } else if cfg.pattern.trim {
+                        Dir::Trim
+                    } else if mixed {
+                        [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
+                    } else if cfg.pattern.read {
+                        Dir::Read
                     } else {
-                        let replayed = replayer.as_ref().and_then(Replayer::peek);
-                        let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
-                        let drawn = if let Some(Step {
-                            action: Action::Io { dir, .. },
-                            ..
-                        }) = replayed
-                        {
-                            dir
-                        } else if cfg.pattern.trim {
-                            Dir::Trim
-                        } else if mixed {
-                            [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
-                        } else if cfg.pattern.read {
-                            Dir::Read
-                        } else {
-                            Dir::Write
-                        };
-                        // Rate caps (fio's rate_ddir): a direction ahead of its rate
-                        // gives way to the other if that one is due, else the job
-                        // sleeps until the earlier of the two is due.
-                        let due = |d: Dir| {
-                            let (ios, bytes) = work[d as usize];
-                            // rate_ignore_thinktime: what the job would have issued
-                            // while it thought counts as issued.
-                            let credit = rate_credit[d as usize];
-                            let (ios, bytes) = (
-                                ios + credit / cfg.bs[d as usize].min().max(1),
-                                bytes + credit,
-                            );
-                            start
-                                + match &poisson {
-                                    Some(p) => p.due_us(d as usize) * 1000,
-                                    None => nanos(
-                                        super::config::rate_due(cfg, d as usize, ios, bytes)
-                                            .unwrap_or_default(),
-                                    ),
-                                }
-                        };
-                        let other = if drawn == Dir::Read {
-                            Dir::Write
-                        } else {
-                            Dir::Read
-                        };
-                        // trimwrite: the write that follows each trim goes to the
-                        // block just trimmed.
-                        let follow = pending_write.take();
-                        // Only rate-capped jobs read the clock here; the I/O's
-                        // latencies count from after any wait for its turn, as
-                        // fio's do.
-                        if rate_capped {
-                            clock = clock::now();
-                        }
-                        let mut dir = if follow.is_some() {
-                            Dir::Write
-                        } else if !rate_capped || due(drawn) <= clock {
+                        Dir::Write
+                    };
+                    // Rate caps (fio's rate_ddir): a direction ahead of its rate
+                    // gives way to the other if that one is due, else the job
+                    // sleeps until the earlier of the two is due.
+                    let due = |d: Dir| {
+                        let (ios, bytes) = work[d as usize];
+                        // rate_ignore_thinktime: what the job would have issued
+                        // while it thought counts as issued.
+                        let credit = rate_credit[d as usize];
+                        let (ios, bytes) = (
+                            ios + credit / cfg.bs[d as usize].min().max(1),
+                            bytes + credit,
+                        );
+                        start
+                            + match &poisson {
+                                Some(p) => p.due_us(d as usize) * 1000,
+                                None => nanos(
+                                    super::config::rate_due(cfg, d as usize, ios, bytes)
+                                        .unwrap_or_default(),
+                                ),
+                            }
+                    };
+                    let other = if drawn == Dir::Read {
+                        Dir::Write
+                    } else {
+                        Dir::Read
+                    };
+                    // trimwrite: the write that follows each trim goes to the
+                    // block just trimmed.
+                    let follow = pending_write.take();
+                    // Only rate-capped jobs read the clock here; the I/O's
+                    // latencies count from after any wait for its turn, as
+                    // fio's do.
+                    if rate_capped {
+                        clock = clock::now();
+                    }
+                    let mut dir = if follow.is_some() {
+                        Dir::Write
+                    } else if !rate_capped || due(drawn) <= clock {
+                        drawn
+                    } else if mixed && due(other) <= clock {
+                        other
+                    } else {
+                        let dir = if !mixed || due(drawn) <= due(other) {
                             drawn
-                        } else if mixed && due(other) <= clock {
-                            other
                         } else {
-                            let dir = if !mixed || due(drawn) <= due(other) {
-                                drawn
-                            } else {
-                                other
-                            };
-                            let waited = wait_until(due(dir), deadline.get(), stop);
-                            // The I/O starts after the wait: its latency must not
-                            // include it (fio sleeps before taking the I/O's time).
-                            clock = clock::now();
-                            if !waited {
+                            other
+                        };
+                        let waited = wait_until(due(dir), deadline.get(), stop);
+                        // The I/O starts after the wait: its latency must not
+                        // include it (fio sleeps before taking the I/O's time).
+                        clock = clock::now();
+                        if !waited {
+                            continue;
+                        }
+                        dir
+                    };
+                    // When the schedule meant this I/O to go, had nothing
+                    // held it up.
+                    let intended =
+                        (rate_capped && follow.is_none() && capped[dir as usize]).then(|| due(dir));
+                    let Some(index) = free.pop() else { break };
+                    last_was_sync = false;
+                    let (file_index, offset, len) = match (follow, replayed) {
+                        // zbd: trimwrite's write goes to the write
+                        // pointer of the zone just reset, as fio's does.
+                        (Some(block), _) => match placer.zbd_write(cfg, block) {
+                            Some(block) => block,
+                            None => {
+                                free.push(index);
+                                if let Some(e) = placer.zbd.error.take() {
+                                    result.fail(e.errno, &e.func, e.message);
+                                    break 'run;
+                                }
+                                out_of_offsets = true;
                                 continue;
                             }
-                            dir
-                        };
-                        // When the schedule meant this I/O to go, had nothing
-                        // held it up.
-                        let intended = (rate_capped && follow.is_none() && capped[dir as usize])
-                            .then(|| due(dir));
-                        let Some(index) = free.pop() else { break };
-                        last_was_sync = false;
-                        let (file_index, offset, len) = match (follow, replayed) {
-                            // zbd: trimwrite's write goes to the write
-                            // pointer of the zone just reset, as fio's does.
-                            (Some(block), _) => match placer.zbd_write(cfg, block) {
-                                Some(block) => block,
+                        },
+                        // An engine that moves no data takes I/Os without a
+                        // place or a length.
+                        (None, _) if no_data => (0, 0, 0),
+                        (
+                            None,
+                            Some(Step {
+                                file,
+                                action: Action::Io { offset, len, .. },
+                                ..
+                            }),
+                        ) => {
+                            // The recorded gap before this I/O (fio waits as
+                            // it hands out the I/O).
+                            if let Some(rp) = &mut replayer
+                                && !rp.take(&|| stop.any())
+                            {
+                                free.push(index);
+                                clock = clock::now();
+                                continue;
+                            }
+                            (file, offset, len)
+                        }
+                        (None, _) => {
+                            chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
+                            // fio draws the mix's direction again for
+                            // each file it tries.
+                            let redraw = (mixed && !rate_capped).then_some([work[0].0, work[1].0]);
+                            match next_io(
+                                cfg,
+                                &mut chooser,
+                                &mut lazy,
+                                &mut placer,
+                                (&mut dir, redraw),
+                                &mut draws,
+                                &mut iolog,
+                            ) {
+                                Some(io) => io,
                                 None => {
                                     free.push(index);
+                                    // zbd: no zone could take the I/O
+                                    // and that fails the job.
                                     if let Some(e) = placer.zbd.error.take() {
                                         result.fail(e.errno, &e.func, e.message);
                                         break 'run;
                                     }
-                                    out_of_offsets = true;
-                                    continue;
-                                }
-                            },
-                            // An engine that moves no data takes I/Os without a
-                            // place or a length.
-                            (None, _) if no_data => (0, 0, 0),
-                            (
-                                None,
-                                Some(Step {
-                                    file,
-                                    action: Action::Io { offset, len, .. },
-                                    ..
-                                }),
-                            ) => {
-                                // The recorded gap before this I/O (fio waits as
-                                // it hands out the I/O).
-                                if let Some(rp) = &mut replayer
-                                    && !rp.take(&|| stop.any())
-                                {
-                                    free.push(index);
-                                    clock = clock::now();
-                                    continue;
-                                }
-                                (file, offset, len)
-                            }
-                            (None, _) => {
-                                chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
-                                match next_io(
-                                    cfg,
-                                    &mut chooser,
-                                    &mut lazy,
-                                    &mut placer,
-                                    &mut dir,
-                                    &mut draws,
-                                    &mut iolog,
-                                ) {
-                                    Some(io) => io,
-                                    None => {
-                                        free.push(index);
-                                        // zbd: no zone could take the I/O
-                                        // and that fails the job.
-                                        if let Some(e) = placer.zbd.error.take() {
-                                            result.fail(e.errno, &e.func, e.message);
-                                            break 'run;
-                                        }
-                                        // No room for the next file while
-                                        // I/O is in flight: reap, then
-                                        // try again (fio's busy open).
-                                        if chooser.take_busy() {
-                                            files_busy = true;
-                                        } else {
-                                            out_of_offsets = true;
-                                        }
-                                        continue;
+                                    // No room for the next file while
+                                    // I/O is in flight: reap, then
+                                    // try again (fio's busy open).
+                                    if chooser.take_busy() {
+                                        files_busy = true;
+                                    } else {
+                                        out_of_offsets = true;
                                     }
+                                    continue;
                                 }
                             }
-                        };
-                        if cfg.pattern.trimwrite && dir == Dir::Trim {
-                            pending_write = Some((file_index, offset, len));
                         }
-                        (index, dir, file_index, offset, len, intended)
                     };
-                    (backlog, io)
+                    if cfg.pattern.trimwrite && dir == Dir::Trim {
+                        pending_write = Some((file_index, offset, len));
+                    }
+                    (index, dir, file_index, offset, len, intended)
                 };
+                (backlog, io)
+            };
             // verify_state_load: a job that only reads checks up to where
             // the loaded state's writes stopped, and there its I/O ends.
             if verifying.as_ref().is_some_and(|v| {
@@ -2040,7 +2044,9 @@ fn unlink_and_reopen(
 
 /// The file, offset and length of the next I/O: fio's set_io_u_file,
 /// which retires each file that has no offset left and tries the next;
-/// `None` once every file is done.
+/// `None` once every file is done. With `redraw` (a read/write mix's I/Os
+/// issued so far per direction), each file after the first gets a
+/// direction drawn afresh, as fio's fill_io_u draws one each time.
 // The job loop's state it reads and moves on, each its own part.
 #[allow(clippy::too_many_arguments)]
 fn next_io(
@@ -2048,14 +2054,17 @@ fn next_io(
     chooser: &mut FileChooser,
     lazy: &mut Option<LazyOpen>,
     placer: &mut Placer,
-    dir: &mut Dir,
+    (dir, redraw): (&mut Dir, Option<[u64; 2]>),
     draws: &mut Draws,
     iolog: &mut Option<IoLogWriter>,
 ) -> Option<(usize, u64, u64)> {
     // A skewed choice starts a finished file over; give up if even that
     // yields nothing (zones past the file's end).
-    for _ in 0..=2 * placer.files.len() {
+    for attempt in 0..=2 * placer.files.len() {
         let file = chooser.pick()?;
+        if let (true, Some(issued)) = (attempt > 0, redraw) {
+            *dir = [Dir::Read, Dir::Write][draws.mix.next(issued)];
+        }
         *dir = placer.direction(cfg, file, *dir);
         if let Some((offset, len)) = placer.next(cfg, file, *dir, draws) {
             return Some((file, offset, len));
