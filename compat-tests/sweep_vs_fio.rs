@@ -99,3 +99,41 @@ fn read_write_mix_draws_again_for_each_file_tried() {
     .collect();
     same_as_fio(&jobs);
 }
+
+/// Past its loops, fio goes on while the bytes done fall short of one
+/// io_size, not of io_size per loop: `size=1m io_size=2m loops=2` reads
+/// 2 MiB, not 4.
+#[test]
+fn io_size_beyond_size_with_loops() {
+    let jobs: Vec<String> = [
+        "size=1m\nio_size=2m\nloops=2\n",
+        "size=1m\nio_size=2m\nloops=3\n",
+        "size=1m\nio_size=1536k\nloops=2\n",
+        "size=1m\nio_size=3m\nloops=2\n",
+        "size=1m\nio_size=512k\nloops=2\n",
+        "size=1m\nio_size=2m\nloops=2\nrw=randread\n",
+        "size=1m\nio_size=3m\nloops=2\nrw=randrw\nnrfiles=3\n",
+        "size=1m\nio_size=2m\nloops=2\nrw=randwrite\nnorandommap=1\n",
+    ]
+    .iter()
+    .map(|j| format!("ioengine=psync\n{j}"))
+    .collect();
+    same_as_fio(&jobs);
+}
+
+/// fio reseeds the file choice at each loop of a job that repeats its
+/// randomness, so a second loop over randomly chosen files repeats the
+/// first.
+#[test]
+fn random_file_choice_repeats_each_loop() {
+    let jobs: Vec<String> = [
+        "rw=randread\nbs=8k\nsize=300k\nnrfiles=2\npercentage_random=50\nfile_service_type=random\nloops=2\n",
+        "rw=randread\nbs=8k\nsize=300k\nnrfiles=2\npercentage_random=50\nfile_service_type=random\nloops=3\n",
+        "rw=randread\nbs=8k\nsize=300k\nnrfiles=4\npercentage_random=50\nfile_service_type=random:2\nloops=2\n",
+        "rw=randread\nbs=8k\nsize=300k\nnrfiles=2\npercentage_random=50\nfile_service_type=zipf:1.1\nloops=2\n",
+    ]
+    .iter()
+    .map(|j| format!("ioengine=psync\n{j}"))
+    .collect();
+    same_as_fio(&jobs);
+}

@@ -1126,10 +1126,13 @@ fn run_io(
                             || (cfg.io_size_given
                                 && cfg.pass_bytes.saturating_sub(moved) >= max_len as u64)
                     } else {
+                        // Past its loops, fio's keep_running goes on
+                        // while the bytes done fall short of one
+                        // io_size (not one per loop) by a block or more.
                         cfg.time_based
                             || passes < cfg.loops
                             || (cfg.io_size_given
-                                && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
+                                && cfg.pass_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
                     };
                     if (out_of_offsets || verifies) && (idle || !another) {
                         finished.set(true);
@@ -1187,6 +1190,7 @@ fn run_io(
                     // when one ends to verify.)
                     if cfg.seeds.repeat && (!cfg.time_based || verifies) {
                         draws.start_over(job_draws(cfg));
+                        chooser.reseed(cfg);
                         if let Some(t) = &mut trims {
                             t.start_over(&cfg.seeds, draws_wide(cfg));
                         }
