@@ -137,3 +137,28 @@ fn random_file_choice_repeats_each_loop() {
     .collect();
     same_as_fio(&jobs);
 }
+
+/// fio's first loop runs until its files' offsets run out or the bytes
+/// of all its loops are issued: with reads and writes each on their own
+/// position, or random offsets without a map, a loop goes on past the
+/// job's size and the next loop starts over only after that.
+#[test]
+fn a_loop_goes_on_while_its_offsets_last() {
+    let jobs: Vec<String> = [
+        "rw=randrw\nloops=2\nnorandommap=1\n",
+        "rw=rw\nloops=2\n",
+        "rw=rw\nloops=3\n",
+        "rw=randrw\nloops=2\n",
+        "rw=read\nloops=2\n",
+        "rw=read\nloops=2\nnrfiles=3\n",
+        "rw=write\nloops=2\nverify=crc32c\n",
+        "rw=randwrite\nloops=2\nverify=crc32c\nnorandommap=1\n",
+        "rw=rw\nloops=2\nio_size=512k\n",
+        "rw=read\nloops=3\nio_size=2m\n",
+        "rw=randrw\nloops=2\nnorandommap=1\nioengine=libaio\niodepth=8\n",
+    ]
+    .iter()
+    .map(|j| format!("ioengine=psync\nsize=1000k\n{j}"))
+    .collect();
+    same_as_fio(&jobs);
+}

@@ -610,6 +610,8 @@ fn run_io(
     // Bytes issued when the current pass over the files began, and the
     // bytes the job may issue in all.
     let mut pass_start = 0u64;
+    // Bytes issued when the current loop began (a loop may hold passes).
+    let mut loop_start = 0u64;
     let exit_on_io_done = cfg.engine_options.cpu.exit_on_io_done;
     // A replay ends with its log, whatever its size.
     let budget = if cfg.replay.is_some() {
@@ -1047,19 +1049,21 @@ fn run_io(
                     // A pass that ran out of offsets is followed by another
                     // only as fio's keep_running allows.
                     // A pass that issued nothing would repeat forever.
-                    let idle = issued(&work).1 == pass_start;
+                    let idle = issued(&work).1 == loop_start;
                     // fio's loop (its do_io) ends when the files' offsets
-                    // run out, when the job's bytes are done, or once
-                    // its size was queued to an engine that completes
-                    // I/O later (fio does not count what a synchronous
-                    // engine completes); a pass of ferrio's may be less.
+                    // run out, when the job's bytes for all its loops are
+                    // done, or once its size was queued to an engine that
+                    // completes I/O later (fio does not count what a
+                    // synchronous engine completes); a pass of ferrio's
+                    // may be less. So a first loop whose offsets last
+                    // (reads and writes each with their own position,
+                    // norandommap) goes on past its size.
                     let loop_over = if cfg.time_based {
                         // A time-based loop wraps its files: only the
                         // bytes queued end it.
                         loop_queued >= loop_bytes
                     } else {
                         out_of_offsets
-                            || (!endless && !cfg.io_size_given)
                             || issued(&work).1 >= cfg.io_bytes
                             || loop_queued >= loop_bytes
                     };
@@ -1071,7 +1075,7 @@ fn run_io(
                         .is_some_and(|v| cfg.pattern.write && v.spec.read_back && !v.spec.only);
                     let verifies = verifier && loop_over;
                     // A pass within one of fio's loops is not a loop.
-                    if loop_over || !verifier {
+                    if loop_over || (!verifier && cfg.time_based) {
                         passes += 1;
                     }
                     if verifies
@@ -1140,9 +1144,9 @@ fn run_io(
                         continue;
                     }
                     out_of_offsets = false;
-                    // Within one of fio's loops the writes go on from
-                    // where they are.
-                    if verifier && !loop_over && !cfg.time_based {
+                    // Within one of fio's loops the I/O goes on from
+                    // where it is.
+                    if !loop_over && !cfg.time_based {
                         pass_start = issued(&work).1;
                         draining = false;
                         continue;
@@ -1158,6 +1162,7 @@ fn run_io(
                     }
                     chooser.restart();
                     pass_start = issued(&work).1;
+                    loop_start = pass_start;
                     // fio closes the files between loops (openfiles: and
                     // opens each again when the job comes to it).
                     if let Some(l) = &mut lazy {
