@@ -162,3 +162,24 @@ fn a_loop_goes_on_while_its_offsets_last() {
     .collect();
     same_as_fio(&jobs);
 }
+
+/// fio sizes a file's random map in the smallest block size of all three
+/// directions (its rw_min_bs), used or not, while a direction marks it
+/// in its own: `bs=4k-16k` (fio reads it as 4k reads and 16k writes) or
+/// `bs=4k,16k` on a random writer runs out of map after 29 writes.
+#[test]
+fn random_map_counts_blocks_of_the_smallest_size_of_any_direction() {
+    let jobs: Vec<String> = [
+        "rw=randwrite\nbs=4k-16k\nsize=1m\n",
+        "rw=randwrite\nbs=4k-16k\nsize=3m\nioengine=null\n",
+        "rw=randwrite\nbs=4k,16k\nsize=1m\n",
+        "rw=randread\nbs=16k,4k\nsize=1m\n",
+        "rw=randrw\nbs=4k,16k\nsize=1m\n",
+        "rw=randwrite\nbs=4k,16k\nsize=1m\nrandom_generator=lfsr\n",
+        "rw=randtrim\nbs=4k,4k,16k\nsize=1m\nioengine=null\n",
+    ]
+    .iter()
+    .map(|j| j.to_string())
+    .collect();
+    same_as_fio(&jobs);
+}

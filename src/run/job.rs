@@ -25,7 +25,7 @@ use super::layout::fill_random;
 use super::live::{Measured, Tally};
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
-use super::placement::{Placement, Placer, used_dirs};
+use super::placement::{Placement, Placer, rw_min_bs, used_dirs};
 use super::progress::{JobProgress, State};
 use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::replay::{Action, Replayer, Step};
@@ -2207,11 +2207,7 @@ fn judge_latency(
 /// Whether the job's generators are 64-bit: asked for, or needed to
 /// reach every block of the job's size.
 fn draws_wide(cfg: &JobConfig) -> bool {
-    let smallest = used_dirs(cfg)
-        .map(|d| cfg.bs[d].min())
-        .min()
-        .unwrap_or(4096)
-        .max(1);
+    let smallest = rw_min_bs(cfg);
     cfg.wide_draws || cfg.size / smallest > u64::from(u32::MAX)
 }
 

@@ -84,11 +84,7 @@ impl Placement {
         let distribution = Distribution::new(&cfg.distribution, span.div_ceil(unit), seeding);
         // fio gives up the random map for non-uniform distributions. Its
         // map has a bit per smallest block size of the job.
-        let map_unit = used_dirs(cfg)
-            .map(|d| cfg.bs[d].min())
-            .min()
-            .unwrap_or(4096)
-            .max(1);
+        let map_unit = rw_min_bs(cfg);
         let uniform = cfg.pattern.random && distribution.is_uniform();
         let lfsr = (uniform && cfg.lfsr).then(|| {
             let blocks = io_size.min(file_len) / map_unit;
@@ -466,6 +462,14 @@ impl Placer {
 fn should_be_random(cfg: &JobConfig, d: usize, draws: &mut Draws) -> bool {
     let percent = cfg.percentage_random[d];
     percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent
+}
+
+/// fio's rw_min_bs: the smallest block size over all three directions,
+/// whether the job uses them or not (`bs=4k,16k` on a random writer
+/// still sizes the random map in 4k blocks, while the writes mark it in
+/// 16k units: fio's random map then runs out early).
+pub fn rw_min_bs(cfg: &JobConfig) -> u64 {
+    cfg.bs.iter().map(|b| b.min()).min().unwrap_or(4096).max(1)
 }
 
 pub fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
