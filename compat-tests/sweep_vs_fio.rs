@@ -183,3 +183,20 @@ fn random_map_counts_blocks_of_the_smallest_size_of_any_direction() {
     .collect();
     same_as_fio(&jobs);
 }
+
+/// A blockalign equal to a direction's smallest size (fio's own default)
+/// keeps the random map: `ba=4k` on a 4k random writer over three files
+/// whose sizes are not multiples of 4k issues each block once.
+#[test]
+fn blockalign_of_the_block_size_keeps_the_random_map() {
+    let jobs: Vec<String> = [
+        "rw=randwrite\nsize=1000k\nnrfiles=3\nba=4k\n",
+        "rw=randread\nsize=1m\nbs=8k\nba=4k\n",
+        "rw=randrw\nsize=1m\nbs=4k,8k\nba=4k,8k\n",
+        "rw=randread\nsize=1m\nba=8k\n",
+    ]
+    .iter()
+    .map(|j| j.to_string())
+    .collect();
+    same_as_fio(&jobs);
+}

@@ -558,6 +558,13 @@ impl JobConfig {
             )));
         }
         let bs = block_sizes(job)?;
+        // fio gives up the random map only for a blockalign other than
+        // a direction's smallest size (its own default) on a random job.
+        let aligned_apart = pattern.random
+            && per_dir(job, "ba")
+                .iter()
+                .zip(&bs)
+                .any(|(&ba, sizes)| ba != 0 && ba != sizes.min());
         let mut named = job.filenames();
         let found = add_dir_files(job, &mut named)?;
         let directories = job.directories();
@@ -1100,7 +1107,7 @@ impl JobConfig {
                 _ => Some(libc::POSIX_FADV_SEQUENTIAL),
             },
             blockalign: per_dir(job, "ba"),
-            random_map: !job.flag("norandommap") && job.setting("ba").is_none(),
+            random_map: !job.flag("norandommap") && !aligned_apart,
             distribution: distribution(job)?,
             percentage_random: match job.value("percentage_random") {
                 Some(Value::Nums(v)) => v.map(|p| p.min(100)),
@@ -1155,9 +1162,8 @@ impl JobConfig {
             notices: norandommap_note
                 .into_iter()
                 .chain(
-                    job.setting("ba")
-                        .filter(|_| pattern.random && !job.flag("norandommap"))
-                        .map(|_| "fio: Any use of blockalign= turns off randommap".to_string()),
+                    (aligned_apart && !job.flag("norandommap"))
+                        .then(|| "fio: Any use of blockalign= turns off randommap".to_string()),
                 )
                 .collect(),
             info: found
