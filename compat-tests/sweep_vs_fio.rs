@@ -200,3 +200,19 @@ fn blockalign_of_the_block_size_keeps_the_random_map() {
     .collect();
     same_as_fio(&jobs);
 }
+
+/// fio's mmap engine fails its setup (err=1) when blocks smaller than a
+/// page meet direct=1 or periodic syncs.
+#[test]
+fn mmap_refuses_blocks_below_a_page_with_direct_or_syncs() {
+    let jobs: Vec<String> = [
+        "rw=randrw\nbs=1k-9k\nsize=256k\ndirect=1\n",
+        "rw=write\nbs=1k\nsize=256k\nfsync=4\n",
+        "rw=write\nbs=8k\nsize=256k\nfsync=4\n",
+        "rw=read\nbs=1k\nsize=256k\n",
+    ]
+    .iter()
+    .map(|j| format!("ioengine=mmap\n{j}"))
+    .collect();
+    same_as_fio(&jobs);
+}

@@ -365,6 +365,21 @@ fn run_io(
             return result;
         }
     };
+    // fio's mmap engine maps whole pages: with direct or periodic syncs
+    // (which act on the mapping) it refuses blocks smaller than a page
+    // as its engine setup fails.
+    if cfg.engine == "mmap"
+        && !rw_min_bs(cfg).is_multiple_of(page_size())
+        && (cfg.direct || cfg.fsync_blocks > 0 || cfg.fdatasync_blocks > 0)
+    {
+        let text = format!(
+            "fio: mmap options dictate a minimum block size of {} bytes\n\
+             fio: io engine mmap init failed.",
+            page_size()
+        );
+        result.fail(libc::EPERM, "", text);
+        return result;
+    }
     // fio switches the disks' scheduler once its engine is set up.
     if let Some(name) = &cfg.ioscheduler
         && let Err((code, func, text)) = super::iosched::switch(&cfg.paths, name)
@@ -2867,4 +2882,13 @@ fn complete(
         result.slowest.offer(slow, d, slot.file, slot.offset, bytes);
     }
     true
+}
+
+/// The machine's page size.
+fn page_size() -> u64 {
+    // SAFETY: sysconf only reads a system constant.
+    match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        n if n > 0 => n as u64,
+        _ => 4096,
+    }
 }
