@@ -216,3 +216,15 @@ fn mmap_refuses_blocks_below_a_page_with_direct_or_syncs() {
     .collect();
     same_as_fio(&jobs);
 }
+
+/// fio's vsync engine writes a trimwrite job's trims (its writev takes
+/// every direction but reads) where the other engines fail with ENOTTY
+/// on a regular file.
+#[test]
+fn vsync_trimwrite_writes_its_trims() {
+    let jobs: Vec<String> = ["bs=64k\nsize=3m\n", "bs=512\nsize=1m\n"]
+        .iter()
+        .map(|j| format!("ioengine=vsync\nrw=trimwrite\n{j}"))
+        .collect();
+    same_as_fio(&jobs);
+}

@@ -207,7 +207,9 @@ impl Engine for Psync {
             (Calls::SeekThenVectored, Dir::Read) => file
                 .seek(SeekFrom::Start(req.offset))
                 .and_then(|_| file.read_vectored(&mut [IoSliceMut::new(req.buf)])),
-            (Calls::SeekThenVectored, Dir::Write) => file
+            // fio's vsync gathers every direction but reads into a
+            // writev: a trim writes the I/O's buffer over its blocks.
+            (Calls::SeekThenVectored, Dir::Write | Dir::Trim) => file
                 .seek(SeekFrom::Start(req.offset))
                 .and_then(|_| file.write_vectored(&[IoSlice::new(req.buf)])),
             (
