@@ -207,7 +207,9 @@ impl Engine for Psync {
             (Calls::SeekThenVectored, Dir::Read) => file
                 .seek(SeekFrom::Start(req.offset))
                 .and_then(|_| file.read_vectored(&mut [IoSliceMut::new(req.buf)])),
-            (Calls::SeekThenVectored, Dir::Write) => file
+            // fio's vsync gathers every direction but reads into a
+            // writev: a trim writes the I/O's buffer over its blocks.
+            (Calls::SeekThenVectored, Dir::Write | Dir::Trim) => file
                 .seek(SeekFrom::Start(req.offset))
                 .and_then(|_| file.write_vectored(&[IoSlice::new(req.buf)])),
             (
@@ -223,6 +225,12 @@ impl Engine for Psync {
             (_, Dir::Trim) => {
                 return Queued::Done(super::discard(file.as_raw_fd(), req.offset, req.buf.len()));
             }
+        };
+        // fio's vsync never sees a short transfer (it forgets its queue
+        // before it shares the bytes out): each I/O counts whole.
+        let r = match (self.calls, r) {
+            (Calls::SeekThenVectored, Ok(_)) => Ok(req.buf.len()),
+            (_, r) => r,
         };
         Queued::Done(result(r))
     }

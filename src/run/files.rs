@@ -48,24 +48,11 @@ impl FileChooser {
     /// The choice among `files` files of the job `cfg`, of which at most
     /// openfiles (0: all) are in use at once.
     pub fn new(cfg: &JobConfig, files: usize) -> Self {
-        let service = &cfg.file_service;
         let limit = cfg.open_files;
-        let skew = match &service.kind {
-            ServiceKind::Skewed(shape) => Some(Distribution::new(
-                shape,
-                (files as u64) << SLOT_SHIFT,
-                Seeding {
-                    file_seed: cfg.seeds.seed(Purpose::File) as u32,
-                    zones: cfg.seeds.generator(Purpose::Zone, false),
-                    hashed: false,
-                },
-            )),
-            _ => None,
-        };
         FileChooser {
-            service: service.clone(),
+            service: cfg.file_service.clone(),
             rng: cfg.seeds.generator(Purpose::File, false),
-            skew,
+            skew: skew(cfg, files),
             done: vec![false; files],
             done_count: 0,
             current: None,
@@ -79,6 +66,13 @@ impl FileChooser {
             in_flight: false,
             busy: false,
         }
+    }
+
+    /// The choice's generators from their seeds again: fio reseeds them
+    /// at each loop of a job that repeats its randomness.
+    pub fn reseed(&mut self, cfg: &JobConfig) {
+        self.rng = cfg.seeds.generator(Purpose::File, false);
+        self.skew = skew(cfg, self.done.len());
     }
 
     /// Whether `f` may take the next I/O: not done, and in use already or
@@ -228,5 +222,21 @@ impl FileChooser {
         self.retired.clear();
         self.current = None;
         self.left = 0;
+    }
+}
+
+/// The skewed shape over a skewed choice's slots, freshly seeded.
+fn skew(cfg: &JobConfig, files: usize) -> Option<Distribution> {
+    match &cfg.file_service.kind {
+        ServiceKind::Skewed(shape) => Some(Distribution::new(
+            shape,
+            (files as u64) << SLOT_SHIFT,
+            Seeding {
+                file_seed: cfg.seeds.seed(Purpose::File) as u32,
+                zones: cfg.seeds.generator(Purpose::Zone, false),
+                hashed: false,
+            },
+        )),
+        _ => None,
     }
 }

@@ -25,7 +25,7 @@ use super::layout::fill_random;
 use super::live::{Measured, Tally};
 use super::logs::{Completed, JobLogs};
 use super::offsets::Rng;
-use super::placement::{Placement, Placer, used_dirs};
+use super::placement::{Placement, Placer, rw_min_bs, used_dirs};
 use super::progress::{JobProgress, State};
 use super::rate::{self, FloorCheck, PoissonArrivals};
 use super::replay::{Action, Replayer, Step};
@@ -377,6 +377,21 @@ fn run_io(
             return result;
         }
     };
+    // fio's mmap engine maps whole pages: with direct or periodic syncs
+    // (which act on the mapping) it refuses blocks smaller than a page
+    // as its engine setup fails.
+    if cfg.engine == "mmap"
+        && !rw_min_bs(cfg).is_multiple_of(page_size())
+        && (cfg.direct || cfg.fsync_blocks > 0 || cfg.fdatasync_blocks > 0)
+    {
+        let text = format!(
+            "fio: mmap options dictate a minimum block size of {} bytes\n\
+             fio: io engine mmap init failed.",
+            page_size()
+        );
+        result.fail(libc::EPERM, "", text);
+        return result;
+    }
     // fio switches the disks' scheduler once its engine is set up.
     if let Some(name) = &cfg.ioscheduler
         && let Err((code, func, text)) = super::iosched::switch(&cfg.paths, name)
@@ -539,12 +554,6 @@ fn run_io(
     let mut verify_reseeded = false;
     // Random offsets without a map never run out.
     let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
-    // fio's loop ends when the files run out of offsets, or when the bytes
-    // queued to an engine that completes later reach the loop's, never on
-    // the bytes a loop issued (its limit is the size times the loops, for
-    // the job): a job that reads and writes may run past its size in one
-    // loop, its directions keeping sequential positions of their own, or
-    // drawing offsets without a map.
     let runs_on = cfg.pattern.read && cfg.pattern.write && !cfg.time_based && cfg.replay.is_none();
     // fio's bytes per loop (do_io's total_bytes): the size, io_size if
     // more for random writes without a map, and the size again for the
@@ -629,6 +638,8 @@ fn run_io(
     // Bytes issued when the current pass over the files began, and the
     // bytes the job may issue in all.
     let mut pass_start = 0u64;
+    // Bytes issued when the current loop began (a loop may hold passes).
+    let mut loop_start = 0u64;
     let exit_on_io_done = cfg.engine_options.cpu.exit_on_io_done;
     // A replay ends with its log, whatever its size.
     let budget = if cfg.replay.is_some() {
@@ -1059,6 +1070,11 @@ fn run_io(
             // job that has covered its size): fio waits for the I/O in
             // flight and reopens the files, which drops their cached
             // pages again; offsets and the random map start over.
+            // A job that reads and writes (not time-based) ends a pass
+            // only when its offsets run out or its loop's bytes were
+            // queued to an engine that completes later: its directions
+            // keep their own positions, so one loop may issue more than
+            // its size.
             let pass_done = if runs_on {
                 loop_queued >= loop_bytes
             } else {
@@ -1071,21 +1087,21 @@ fn run_io(
                     // A pass that ran out of offsets is followed by another
                     // only as fio's keep_running allows.
                     // A pass that issued nothing would repeat forever.
-                    let idle = issued(&work).1 == pass_start;
+                    let idle = issued(&work).1 == loop_start;
                     // fio's loop (its do_io) ends when the files' offsets
-                    // run out, when the job's bytes are done, or once
-                    // its size was queued to an engine that completes
-                    // I/O later (fio does not count what a synchronous
-                    // engine completes); a pass of ferrio's may be less.
-                    let loop_over = if runs_on {
-                        true
-                    } else if cfg.time_based {
+                    // run out, when the job's bytes for all its loops are
+                    // done, or once its size was queued to an engine that
+                    // completes I/O later (fio does not count what a
+                    // synchronous engine completes); a pass of ferrio's
+                    // may be less. So a first loop whose offsets last
+                    // (reads and writes each with their own position,
+                    // norandommap) goes on past its size.
+                    let loop_over = if cfg.time_based {
                         // A time-based loop wraps its files: only the
                         // bytes queued end it.
                         loop_queued >= loop_bytes
                     } else {
                         out_of_offsets
-                            || (!endless && !cfg.io_size_given)
                             || issued(&work).1 >= cfg.io_bytes
                             || loop_queued >= loop_bytes
                     };
@@ -1097,7 +1113,7 @@ fn run_io(
                         .is_some_and(|v| cfg.pattern.write && v.spec.read_back && !v.spec.only);
                     let verifies = verifier && loop_over;
                     // A pass within one of fio's loops is not a loop.
-                    if loop_over || !verifier {
+                    if loop_over || (!verifier && cfg.time_based) {
                         passes += 1;
                     }
                     if verifies
@@ -1152,10 +1168,13 @@ fn run_io(
                             || (cfg.io_size_given
                                 && cfg.pass_bytes.saturating_sub(moved) >= max_len as u64)
                     } else {
+                        // Past its loops, fio's keep_running goes on
+                        // while the bytes done fall short of one
+                        // io_size (not one per loop) by a block or more.
                         cfg.time_based
                             || passes < cfg.loops
                             || (cfg.io_size_given
-                                && cfg.io_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
+                                && cfg.pass_bytes.saturating_sub(issued(&work).1) >= max_len as u64)
                     };
                     if (out_of_offsets || verifies) && (idle || !another) {
                         finished.set(true);
@@ -1163,9 +1182,9 @@ fn run_io(
                         continue;
                     }
                     out_of_offsets = false;
-                    // Within one of fio's loops the writes go on from
-                    // where they are.
-                    if verifier && !loop_over && !cfg.time_based {
+                    // Within one of fio's loops the I/O goes on from
+                    // where it is.
+                    if !loop_over && !cfg.time_based {
                         pass_start = issued(&work).1;
                         draining = false;
                         continue;
@@ -1181,6 +1200,7 @@ fn run_io(
                     }
                     chooser.restart();
                     pass_start = issued(&work).1;
+                    loop_start = pass_start;
                     if runs_on {
                         loop_queued = 0;
                     }
@@ -1219,6 +1239,7 @@ fn run_io(
                         if let Some(v) = &mut verifying {
                             v.reseed();
                         }
+                        chooser.reseed(cfg);
                         if let Some(t) = &mut trims {
                             t.start_over(&cfg.seeds, draws_wide(cfg));
                         }
@@ -1248,196 +1269,199 @@ fn run_io(
             // The rest of an I/O cut short goes first, as it stands; then
             // an I/O held back by serialize_overlap, as it was.
             let resumed = requeued.pop();
-            let (backlog, (index, dir, file_index, offset, len, intended)) =
-                if let Some(index) = resumed {
-                    let s = &slots[index];
-                    (
-                        None,
-                        (index, s.dir, s.file, s.offset, s.len as u64, s.intended),
-                    )
-                } else if let Some(h) = held.take() {
-                    h
-                } else {
-                    // verify_backlog: in place of the next I/O, a read that checks
-                    // a block written earlier.
-                    let backlog = verifying
-                        .as_mut()
-                        .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
-                    // trim_percentage: a block read back leaves the trim
-                    // list; else fio fetches a trim here when its backlog
-                    // is due, and its job dies of it.
-                    if let (Some(t), Some(v)) = (&mut trims, &verifying) {
-                        match backlog {
-                            Some((piece, _)) => t.off_list(piece),
-                            None if t.due(v.unchecked(), last_was_read) => {
-                                died = true;
-                                break 'run;
-                            }
-                            None => {}
+            let (backlog, (index, dir, file_index, offset, len, intended)) = if let Some(index) =
+                resumed
+            {
+                let s = &slots[index];
+                (
+                    None,
+                    (index, s.dir, s.file, s.offset, s.len as u64, s.intended),
+                )
+            } else if let Some(h) = held.take() {
+                h
+            } else {
+                // verify_backlog: in place of the next I/O, a read that checks
+                // a block written earlier.
+                let backlog = verifying
+                    .as_mut()
+                    .and_then(|v| v.backlog_next(last_was_read).map(|p| (p, v.piece(p))));
+                // trim_percentage: a block read back leaves the trim
+                // list; else fio fetches a trim here when its backlog
+                // is due, and its job dies of it.
+                if let (Some(t), Some(v)) = (&mut trims, &verifying) {
+                    match backlog {
+                        Some((piece, _)) => t.off_list(piece),
+                        None if t.due(v.unchecked(), last_was_read) => {
+                            died = true;
+                            break 'run;
                         }
+                        None => {}
                     }
-                    let io = if let Some((_, block)) = backlog {
-                        let Some(index) = free.pop() else { break };
-                        let (file, len) = (block.file as usize, u64::from(block.len));
-                        (index, Dir::Read, file, block.offset, len, None)
+                }
+                let io = if let Some((_, block)) = backlog {
+                    let Some(index) = free.pop() else { break };
+                    let (file, len) = (block.file as usize, u64::from(block.len));
+                    (index, Dir::Read, file, block.offset, len, None)
+                } else {
+                    let replayed = replayer.as_ref().and_then(Replayer::peek);
+                    let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
+                    let drawn = if let Some(Step {
+                        action: Action::Io { dir, .. },
+                        ..
+                    }) = replayed
+                    {
+                        dir
+                    } else if cfg.pattern.trim {
+                        Dir::Trim
+                    } else if mixed {
+                        [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
+                    } else if cfg.pattern.read {
+                        Dir::Read
                     } else {
-                        let replayed = replayer.as_ref().and_then(Replayer::peek);
-                        let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
-                        let drawn = if let Some(Step {
-                            action: Action::Io { dir, .. },
-                            ..
-                        }) = replayed
-                        {
-                            dir
-                        } else if cfg.pattern.trim {
-                            Dir::Trim
-                        } else if mixed {
-                            [Dir::Read, Dir::Write][draws.mix.next([work[0].0, work[1].0])]
-                        } else if cfg.pattern.read {
-                            Dir::Read
-                        } else {
-                            Dir::Write
-                        };
-                        // Rate caps (fio's rate_ddir): a direction ahead of its rate
-                        // gives way to the other if that one is due, else the job
-                        // sleeps until the earlier of the two is due.
-                        let due = |d: Dir| {
-                            let (ios, bytes) = work[d as usize];
-                            // rate_ignore_thinktime: what the job would have issued
-                            // while it thought counts as issued.
-                            let credit = rate_credit[d as usize];
-                            let (ios, bytes) = (
-                                ios + credit / cfg.bs[d as usize].min().max(1),
-                                bytes + credit,
-                            );
-                            start
-                                + match &poisson {
-                                    Some(p) => p.due_us(d as usize) * 1000,
-                                    None => nanos(
-                                        super::config::rate_due(cfg, d as usize, ios, bytes)
-                                            .unwrap_or_default(),
-                                    ),
-                                }
-                        };
-                        let other = if drawn == Dir::Read {
-                            Dir::Write
-                        } else {
-                            Dir::Read
-                        };
-                        // trimwrite: the write that follows each trim goes to the
-                        // block just trimmed.
-                        let follow = pending_write.take();
-                        // Only rate-capped jobs read the clock here; the I/O's
-                        // latencies count from after any wait for its turn, as
-                        // fio's do.
-                        if rate_capped {
-                            clock = clock::now();
-                        }
-                        let mut dir = if follow.is_some() {
-                            Dir::Write
-                        } else if !rate_capped || due(drawn) <= clock {
+                        Dir::Write
+                    };
+                    // Rate caps (fio's rate_ddir): a direction ahead of its rate
+                    // gives way to the other if that one is due, else the job
+                    // sleeps until the earlier of the two is due.
+                    let due = |d: Dir| {
+                        let (ios, bytes) = work[d as usize];
+                        // rate_ignore_thinktime: what the job would have issued
+                        // while it thought counts as issued.
+                        let credit = rate_credit[d as usize];
+                        let (ios, bytes) = (
+                            ios + credit / cfg.bs[d as usize].min().max(1),
+                            bytes + credit,
+                        );
+                        start
+                            + match &poisson {
+                                Some(p) => p.due_us(d as usize) * 1000,
+                                None => nanos(
+                                    super::config::rate_due(cfg, d as usize, ios, bytes)
+                                        .unwrap_or_default(),
+                                ),
+                            }
+                    };
+                    let other = if drawn == Dir::Read {
+                        Dir::Write
+                    } else {
+                        Dir::Read
+                    };
+                    // trimwrite: the write that follows each trim goes to the
+                    // block just trimmed.
+                    let follow = pending_write.take();
+                    // Only rate-capped jobs read the clock here; the I/O's
+                    // latencies count from after any wait for its turn, as
+                    // fio's do.
+                    if rate_capped {
+                        clock = clock::now();
+                    }
+                    let mut dir = if follow.is_some() {
+                        Dir::Write
+                    } else if !rate_capped || due(drawn) <= clock {
+                        drawn
+                    } else if mixed && due(other) <= clock {
+                        other
+                    } else {
+                        let dir = if !mixed || due(drawn) <= due(other) {
                             drawn
-                        } else if mixed && due(other) <= clock {
-                            other
                         } else {
-                            let dir = if !mixed || due(drawn) <= due(other) {
-                                drawn
-                            } else {
-                                other
-                            };
-                            let waited = wait_until(due(dir), deadline.get(), stop);
-                            // The I/O starts after the wait: its latency must not
-                            // include it (fio sleeps before taking the I/O's time).
-                            clock = clock::now();
-                            if !waited {
+                            other
+                        };
+                        let waited = wait_until(due(dir), deadline.get(), stop);
+                        // The I/O starts after the wait: its latency must not
+                        // include it (fio sleeps before taking the I/O's time).
+                        clock = clock::now();
+                        if !waited {
+                            continue;
+                        }
+                        dir
+                    };
+                    // When the schedule meant this I/O to go, had nothing
+                    // held it up.
+                    let intended =
+                        (rate_capped && follow.is_none() && capped[dir as usize]).then(|| due(dir));
+                    let Some(index) = free.pop() else { break };
+                    last_was_sync = false;
+                    let (file_index, offset, len) = match (follow, replayed) {
+                        // zbd: trimwrite's write goes to the write
+                        // pointer of the zone just reset, as fio's does.
+                        (Some(block), _) => match placer.zbd_write(cfg, block) {
+                            Some(block) => block,
+                            None => {
+                                free.push(index);
+                                if let Some(e) = placer.zbd.error.take() {
+                                    result.fail(e.errno, &e.func, e.message);
+                                    break 'run;
+                                }
+                                out_of_offsets = true;
                                 continue;
                             }
-                            dir
-                        };
-                        // When the schedule meant this I/O to go, had nothing
-                        // held it up.
-                        let intended = (rate_capped && follow.is_none() && capped[dir as usize])
-                            .then(|| due(dir));
-                        let Some(index) = free.pop() else { break };
-                        last_was_sync = false;
-                        let (file_index, offset, len) = match (follow, replayed) {
-                            // zbd: trimwrite's write goes to the write
-                            // pointer of the zone just reset, as fio's does.
-                            (Some(block), _) => match placer.zbd_write(cfg, block) {
-                                Some(block) => block,
+                        },
+                        // An engine that moves no data takes I/Os without a
+                        // place or a length.
+                        (None, _) if no_data => (0, 0, 0),
+                        (
+                            None,
+                            Some(Step {
+                                file,
+                                action: Action::Io { offset, len, .. },
+                                ..
+                            }),
+                        ) => {
+                            // The recorded gap before this I/O (fio waits as
+                            // it hands out the I/O).
+                            if let Some(rp) = &mut replayer
+                                && !rp.take(&|| stop.any())
+                            {
+                                free.push(index);
+                                clock = clock::now();
+                                continue;
+                            }
+                            (file, offset, len)
+                        }
+                        (None, _) => {
+                            chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
+                            // fio draws the mix's direction again for
+                            // each file it tries.
+                            let redraw = (mixed && !rate_capped).then_some([work[0].0, work[1].0]);
+                            match next_io(
+                                cfg,
+                                &mut chooser,
+                                &mut lazy,
+                                &mut placer,
+                                (&mut dir, redraw),
+                                &mut draws,
+                                &mut iolog,
+                            ) {
+                                Some(io) => io,
                                 None => {
                                     free.push(index);
+                                    // zbd: no zone could take the I/O
+                                    // and that fails the job.
                                     if let Some(e) = placer.zbd.error.take() {
                                         result.fail(e.errno, &e.func, e.message);
                                         break 'run;
                                     }
-                                    out_of_offsets = true;
-                                    continue;
-                                }
-                            },
-                            // An engine that moves no data takes I/Os without a
-                            // place or a length.
-                            (None, _) if no_data => (0, 0, 0),
-                            (
-                                None,
-                                Some(Step {
-                                    file,
-                                    action: Action::Io { offset, len, .. },
-                                    ..
-                                }),
-                            ) => {
-                                // The recorded gap before this I/O (fio waits as
-                                // it hands out the I/O).
-                                if let Some(rp) = &mut replayer
-                                    && !rp.take(&|| stop.any())
-                                {
-                                    free.push(index);
-                                    clock = clock::now();
-                                    continue;
-                                }
-                                (file, offset, len)
-                            }
-                            (None, _) => {
-                                chooser.set_in_flight(in_flight + unsubmitted.len() > 0);
-                                let mix = mixed.then_some([work[0].0, work[1].0]);
-                                match next_io(
-                                    cfg,
-                                    &mut chooser,
-                                    &mut lazy,
-                                    &mut placer,
-                                    (&mut dir, mix),
-                                    &mut draws,
-                                    &mut iolog,
-                                ) {
-                                    Some(io) => io,
-                                    None => {
-                                        free.push(index);
-                                        // zbd: no zone could take the I/O
-                                        // and that fails the job.
-                                        if let Some(e) = placer.zbd.error.take() {
-                                            result.fail(e.errno, &e.func, e.message);
-                                            break 'run;
-                                        }
-                                        // No room for the next file while
-                                        // I/O is in flight: reap, then
-                                        // try again (fio's busy open).
-                                        if chooser.take_busy() {
-                                            files_busy = true;
-                                        } else {
-                                            out_of_offsets = true;
-                                        }
-                                        continue;
+                                    // No room for the next file while
+                                    // I/O is in flight: reap, then
+                                    // try again (fio's busy open).
+                                    if chooser.take_busy() {
+                                        files_busy = true;
+                                    } else {
+                                        out_of_offsets = true;
                                     }
+                                    continue;
                                 }
                             }
-                        };
-                        if cfg.pattern.trimwrite && dir == Dir::Trim {
-                            pending_write = Some((file_index, offset, len));
                         }
-                        (index, dir, file_index, offset, len, intended)
                     };
-                    (backlog, io)
+                    if cfg.pattern.trimwrite && dir == Dir::Trim {
+                        pending_write = Some((file_index, offset, len));
+                    }
+                    (index, dir, file_index, offset, len, intended)
                 };
+                (backlog, io)
+            };
             // verify_state_load: a job that only reads checks up to where
             // the loaded state's writes stopped, and there its I/O ends.
             if verifying.as_ref().is_some_and(|v| {
@@ -2075,7 +2099,9 @@ fn unlink_and_reopen(
 
 /// The file, offset and length of the next I/O: fio's set_io_u_file,
 /// which retires each file that has no offset left and tries the next;
-/// `None` once every file is done.
+/// `None` once every file is done. With `redraw` (a read/write mix's I/Os
+/// issued so far per direction), each file after the first gets a
+/// direction drawn afresh, as fio's fill_io_u draws one each time.
 // The job loop's state it reads and moves on, each its own part.
 #[allow(clippy::too_many_arguments)]
 fn next_io(
@@ -2090,12 +2116,10 @@ fn next_io(
     // A skewed choice starts a finished file over; give up if even that
     // yields nothing (zones past the file's end).
     for attempt in 0..=2 * placer.files.len() {
-        // fio chooses the direction again for each file it tries: a mix
-        // (given the I/Os issued per direction) draws once more.
+        let file = chooser.pick()?;
         if let (true, Some(issued)) = (attempt > 0, mix) {
             *dir = [Dir::Read, Dir::Write][draws.mix.next(issued)];
         }
-        let file = chooser.pick()?;
         *dir = placer.direction(cfg, file, *dir);
         if let Some((offset, len)) = placer.next(cfg, file, *dir, draws) {
             return Some((file, offset, len));
@@ -2267,11 +2291,7 @@ fn judge_latency(
 /// Whether the job's generators are 64-bit: asked for, or needed to
 /// reach every block of the job's size.
 pub fn draws_wide(cfg: &JobConfig) -> bool {
-    let smallest = used_dirs(cfg)
-        .map(|d| cfg.bs[d].min())
-        .min()
-        .unwrap_or(4096)
-        .max(1);
+    let smallest = rw_min_bs(cfg);
     cfg.wide_draws || cfg.size / smallest > u64::from(u32::MAX)
 }
 
@@ -2945,4 +2965,13 @@ fn complete(
         result.slowest.offer(slow, d, slot.file, slot.offset, bytes);
     }
     true
+}
+
+/// The machine's page size.
+fn page_size() -> u64 {
+    // SAFETY: sysconf only reads a system constant.
+    match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        n if n > 0 => n as u64,
+        _ => 4096,
+    }
 }

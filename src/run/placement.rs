@@ -84,11 +84,7 @@ impl Placement {
         let distribution = Distribution::new(&cfg.distribution, span.div_ceil(unit), seeding);
         // fio gives up the random map for non-uniform distributions. Its
         // map has a bit per smallest block size of the job.
-        let map_unit = used_dirs(cfg)
-            .map(|d| cfg.bs[d].min())
-            .min()
-            .unwrap_or(4096)
-            .max(1);
+        let map_unit = rw_min_bs(cfg);
         let uniform = cfg.pattern.random && distribution.is_uniform();
         let lfsr = (uniform && cfg.lfsr).then(|| {
             let blocks = io_size.min(file_len) / map_unit;
@@ -256,6 +252,13 @@ pub struct Placer {
     pub files: Vec<Placement>,
     until_new_offset: u64,
     zone_bytes: u64,
+    /// Whether the I/O being placed may land on used blocks without
+    /// marking them (fio's IO_U_F_BUSY_OK). fio sets the flag whenever it
+    /// looks for a sequential offset and clears it only when the I/O
+    /// completes, so a file that ran out on the sequential path leaves it
+    /// set for the next file tried: a random block found there is then
+    /// not marked in the random map.
+    busy_ok: bool,
     /// zonemode=zbd: the zones the job holds open, its zone resets, and
     /// an error that ended its I/O.
     pub zbd: ZbdJob,
@@ -275,6 +278,7 @@ impl Placer {
             // So that the first I/O gets a new offset.
             until_new_offset: 1,
             zone_bytes: 0,
+            busy_ok: false,
             zbd: ZbdJob::default(),
         }
     }
@@ -373,6 +377,10 @@ impl Placer {
             is_random = true;
             place.random(cfg, d, draws)?
         } else if new_offset || !cfg.repeat_offset {
+            // fio allows used blocks on a random job's sequential path
+            // and between new offsets (rw=...:N), not on a plain
+            // sequential job's (which has no map anyway).
+            self.busy_ok |= cfg.pattern.random || !new_offset;
             match place.sequential(cfg, d) {
                 Some(pos) => (pos, false),
                 // A random job's sequential run that ran out goes on from
@@ -381,6 +389,7 @@ impl Placer {
                 None => return None,
             }
         } else {
+            self.busy_ok = true;
             (place.last_start[d].map_or(0, |s| s - place.start), false)
         };
         if rel >= place.io_size {
@@ -431,7 +440,7 @@ impl Placer {
                 }
             }
         }
-        if let (Some(map), true) = (&mut place.map, from_map) {
+        if let (Some(map), true) = (&mut place.map, from_map && !self.busy_ok) {
             // fio marks the map in units of this direction's smallest
             // size, whatever the map's own unit.
             let unit = cfg.bs[d].min().max(1);
@@ -442,6 +451,8 @@ impl Placer {
             z.queued(&mut self.zbd, dir, at, len);
         }
         place.issued(d, at, len);
+        // The I/O completes before its io_u is filled again.
+        self.busy_ok = false;
         self.zone_bytes += len;
         Some((at, len))
     }
@@ -451,6 +462,14 @@ impl Placer {
 fn should_be_random(cfg: &JobConfig, d: usize, draws: &mut Draws) -> bool {
     let percent = cfg.percentage_random[d];
     percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent
+}
+
+/// fio's rw_min_bs: the smallest block size over all three directions,
+/// whether the job uses them or not (`bs=4k,16k` on a random writer
+/// still sizes the random map in 4k blocks, while the writes mark it in
+/// 16k units: fio's random map then runs out early).
+pub fn rw_min_bs(cfg: &JobConfig) -> u64 {
+    cfg.bs.iter().map(|b| b.min()).min().unwrap_or(4096).max(1)
 }
 
 pub fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
