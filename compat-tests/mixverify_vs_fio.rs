@@ -12,22 +12,9 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 
-use common::{Outcome, Scratch, ferrio, fio, json, parallel, run};
-
-/// Runs the job text `job` (saved as `name`) with `tool` in `dir`, with
-/// JSON output.
-fn run_job(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
-    dir.write(name, job);
-    run(
-        tool,
-        &["--output-format=json", name],
-        &dir.0,
-        &HashMap::new(),
-    )
-}
+use common::{Outcome, Scratch, ferrio, fio, ios_and_bytes, json, parallel, run_json_at};
 
 /// A job over `data` (or, with nrfiles, files in the scratch folder) on
 /// `engine`, with `options` separated by ';'.
@@ -49,7 +36,7 @@ struct Figures {
     code: i32,
     error: u64,
     /// (total_ios, io_bytes) of read, write and trim.
-    dirs: Vec<(u64, u64)>,
+    dirs: [(u64, u64); 3],
     /// The verify failures reported on stderr.
     failures: Vec<String>,
     /// The verify state file the job left (fio saves one by default).
@@ -59,13 +46,7 @@ struct Figures {
 fn figures(out: &Outcome, dir: &Scratch) -> Figures {
     let doc = json(out);
     let job = &doc["jobs"][0];
-    let dirs = ["read", "write", "trim"]
-        .iter()
-        .map(|d| {
-            let n = |k: &str| job[*d][k].as_u64().unwrap();
-            (n("total_ios"), n("io_bytes"))
-        })
-        .collect();
+    let dirs = ios_and_bytes(job);
     let failures = out
         .stderr
         .lines()
@@ -89,7 +70,7 @@ fn compare(engine: &str, shapes: &[&str]) -> Vec<String> {
         let text = job(engine, options);
         let figures_of = |tool: &str| {
             let dir = Scratch::new("mixverify");
-            figures(&run_job(tool, &dir, "job.fio", &text), &dir)
+            figures(&run_json_at(tool, &dir, "job.fio", &text), &dir)
         };
         (options.to_string(), figures_of(fio()), figures_of(ferrio()))
     });
@@ -238,14 +219,14 @@ fn a_mixed_jobs_data_corrupted_on_disk_fails_its_verify_only_run_in_both_tools()
         // The writer's pass writes the data without reading it back;
         // then each tool checks it in a dry run of the same mix.
         let dir = Scratch::new("mixcorrupt");
-        let wrote = run_job(writer, &dir, "w.fio", &job("psync", &format!("{options};do_verify=0")));
+        let wrote = run_json_at(writer, &dir, "w.fio", &job("psync", &format!("{options};do_verify=0")));
         assert_eq!(wrote.code, 0, "{writer} {options}: {}", wrote.stderr);
         if damaged {
             corrupt(&dir.0.join("data"));
         }
         let check = job("psync", &format!("{options};verify_only=1"));
-        let want = figures(&run_job(fio(), &dir, "c.fio", &check), &dir);
-        let got = figures(&run_job(ferrio(), &dir, "c.fio", &check), &dir);
+        let want = figures(&run_json_at(fio(), &dir, "c.fio", &check), &dir);
+        let got = figures(&run_json_at(ferrio(), &dir, "c.fio", &check), &dir);
         // Undamaged data checks out whoever wrote it; damaged data fails
         // (but where verify_backlog took the blocks off the log in the dry
         // run, which checks nothing, as in fio).
@@ -272,7 +253,7 @@ fn a_time_based_mix_verifies_as_fios_does() {
     );
     for tool in [fio(), ferrio()] {
         let dir = Scratch::new("mixtime");
-        let out = run_job(tool, &dir, "job.fio", &text);
+        let out = run_json_at(tool, &dir, "job.fio", &text);
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         let doc = json(&out);
         let job = &doc["jobs"][0];
@@ -295,7 +276,7 @@ fn what_fio_replays_differently_stays_refused() {
         "rw=trimwrite;bs=4k;size=64k;verify=crc32c;experimental_verify=1",
     ] {
         let dir = Scratch::new("mixrefuse");
-        let out = run_job(ferrio(), &dir, "job.fio", &job("null", options));
+        let out = run_json_at(ferrio(), &dir, "job.fio", &job("null", options));
         assert_eq!(out.code, 1, "{options}");
         assert!(
             out.stderr.contains("experimental_verify on a job that"),

@@ -7,36 +7,17 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{Scratch, ferrio, fio, json, parallel, run};
+use common::{JSON, ferrio, fio, ios_and_bytes, json, parallel, run_in};
 
 /// What a job did: its error, then (I/Os, bytes) for read, write and
 /// trim, and the tool's exit code.
 type Counts = (i64, [(u64, u64); 3], i32);
 
 fn counts(tool: &str, job: &str) -> Counts {
-    let s = Scratch::new("sweep");
-    s.write("job.fio", &format!("[x]\n{job}"));
-    let out = run(
-        tool,
-        &["--output-format=json", "job.fio"],
-        &s.0,
-        &HashMap::new(),
-    );
+    let (_, out) = run_in("sweep", tool, &format!("[x]\n{job}"), JSON);
     let doc = json(&out);
     let j = &doc["jobs"][0];
-    let dir = |d: &str| {
-        (
-            j[d]["total_ios"].as_u64().unwrap(),
-            j[d]["io_bytes"].as_u64().unwrap(),
-        )
-    };
-    (
-        j["error"].as_i64().unwrap(),
-        [dir("read"), dir("write"), dir("trim")],
-        out.code,
-    )
+    (j["error"].as_i64().unwrap(), ios_and_bytes(j), out.code)
 }
 
 /// Runs every job in both tools and fails with the list of those that

@@ -25,17 +25,10 @@ fn writer(extra: &str) -> String {
 }
 
 /// Each direction's (total_ios, io_bytes), and the job's error.
-fn figures(out: &Outcome) -> (Vec<(u64, u64)>, u64) {
+fn figures(out: &Outcome) -> ([(u64, u64); 3], u64) {
     let doc = common::json(out);
     let job = &doc["jobs"][0];
-    let dirs = ["read", "write", "trim"]
-        .iter()
-        .map(|d| {
-            let n = |k: &str| job[*d][k].as_u64().unwrap();
-            (n("total_ios"), n("io_bytes"))
-        })
-        .collect();
-    (dirs, job["error"].as_u64().unwrap())
+    (common::ios_and_bytes(job), job["error"].as_u64().unwrap())
 }
 
 /// What fio's stderr says apart from its assertion's own text (which

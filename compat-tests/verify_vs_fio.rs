@@ -9,19 +9,8 @@ use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Scratch, ferrio, fio, json, run, run_json_at};
 use serde_json::Value;
-
-/// Runs `job` with a tool, JSON output, in `dir`.
-fn run_job(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
-    dir.write(name, job);
-    run(
-        tool,
-        &["--output-format=json", name],
-        &dir.0,
-        &HashMap::new(),
-    )
-}
 
 /// A job over `data` in 4k blocks, 64 of them, with `options`.
 fn job(options: &str, phase: &str) -> String {
@@ -43,12 +32,12 @@ fn write_then_check(
     corrupt: impl Fn(&Path),
 ) -> Vec<Outcome> {
     let dir = Scratch::new("verify");
-    let wrote = run_job(writer, &dir, "write.fio", &job(options, "do_verify=0"));
+    let wrote = run_json_at(writer, &dir, "write.fio", &job(options, "do_verify=0"));
     assert_eq!(wrote.code, 0, "{writer} {options}: {}", wrote.stderr);
     corrupt(&dir.0.join("data"));
     checkers
         .iter()
-        .map(|checker| run_job(checker, &dir, "check.fio", &job(options, "verify_only=1")))
+        .map(|checker| run_json_at(checker, &dir, "check.fio", &job(options, "verify_only=1")))
         .collect()
 }
 
@@ -226,7 +215,7 @@ fn buffer_pattern_writes_the_bytes_fio_writes() {
             );
             let written = |tool: &str| {
                 let dir = Scratch::new("bufpat");
-                let out = run_job(tool, &dir, "job.fio", &text);
+                let out = run_json_at(tool, &dir, "job.fio", &text);
                 assert_eq!(out.code, 0, "{tool} {pattern}: {}", out.stderr);
                 std::fs::read(dir.0.join("data")).unwrap()
             };
@@ -265,7 +254,7 @@ fn verify_jobs_issue_the_reads_and_writes_fio_issues() {
         );
         let counts = |tool: &str| {
             let dir = Scratch::new("verifyio");
-            let out = run_job(tool, &dir, "job.fio", &text);
+            let out = run_json_at(tool, &dir, "job.fio", &text);
             assert_eq!(out.code, 0, "{tool} {options}: {}", out.stderr);
             let doc = json(&out);
             let job = &doc["jobs"][0];
@@ -362,7 +351,7 @@ fn time_based_writers_verify_as_fio_does() {
                 .filter(|l| l.starts_with("fio: verification"))
                 .map(str::to_string)
                 .collect::<Vec<_>>();
-            let out = run_job(tool, &dir, "job.fio", &text);
+            let out = run_json_at(tool, &dir, "job.fio", &text);
             let at = out.stdout.find('{').unwrap_or(0);
             let doc: Value = serde_json::from_str(&out.stdout[at..]).unwrap();
             let job = &doc["jobs"][0];
@@ -433,7 +422,7 @@ fn blocks_written_more_than_once_are_verified_as_fio_does() {
         );
         let seen = |tool: &str| {
             let dir = Scratch::new("verifyloops");
-            let out = run_job(tool, &dir, "job.fio", &text);
+            let out = run_json_at(tool, &dir, "job.fio", &text);
             assert_eq!(out.code, 0, "{tool} {engine} {options}: {}", out.stderr);
             let doc = json(&out);
             let job = &doc["jobs"][0];
@@ -458,7 +447,7 @@ fn verify_setups_ferrio_cannot_run_yet_are_refused() {
         "rw=randwrite;verify=md5;experimental_verify=1;randrepeat=0",
     ] {
         let dir = Scratch::new("verifyrefuse");
-        let out = run_job(ferrio(), &dir, "job.fio", &job(options, ""));
+        let out = run_json_at(ferrio(), &dir, "job.fio", &job(options, ""));
         assert_eq!(out.code, 1, "{options}");
         assert!(out.stderr.contains("ferrio"), "{options}: {}", out.stderr);
         assert!(
@@ -475,7 +464,7 @@ fn a_job_that_only_reads_checks_every_block_it_reads() {
         // Unchanged data passes; a corrupted block fails as in fio.
         for corrupt in [false, true] {
             let dir = Scratch::new("verifyread");
-            let wrote = run_job(
+            let wrote = run_json_at(
                 fio(),
                 &dir,
                 "write.fio",
@@ -485,7 +474,7 @@ fn a_job_that_only_reads_checks_every_block_it_reads() {
             if corrupt {
                 overwrite(&dir.0.join("data"), 8192 + 300, b"XXXX");
             }
-            let read = |tool| run_job(tool, &dir, "read.fio", &job(&options, ""));
+            let read = |tool| run_json_at(tool, &dir, "read.fio", &job(&options, ""));
             let (want, got) = (read(fio()), read(ferrio()));
             let label = format!("{rw}, corrupted: {corrupt}");
             assert_eq!(got.code, want.code, "{label}: exit status");
@@ -555,7 +544,7 @@ fn verify_dump_saves_fios_files() {
         for aux in [false, true] {
             let label = format!("{options}, aux-path: {aux}");
             let written = Scratch::new("verify-dump");
-            let wrote = run_job(fio(), &written, "w.fio", &job(options, "do_verify=0"));
+            let wrote = run_json_at(fio(), &written, "w.fio", &job(options, "do_verify=0"));
             assert_eq!(wrote.code, 0, "{label}: {}", wrote.stderr);
             corrupt(&written.0.join("data"));
             let mut seen = Vec::new();

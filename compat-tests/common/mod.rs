@@ -290,6 +290,22 @@ pub fn run_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outc
     (s, out)
 }
 
+/// Writes `job` as `name` in `dir` and runs `tool` on it there with JSON
+/// output: for tests that run several job files in one folder, where
+/// each run finds what the ones before it left.
+pub fn run_json_at(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
+    dir.write(name, job);
+    run(tool, &[JSON[0], name], &dir.0, &HashMap::new())
+}
+
+/// (total_ios, io_bytes) of read, write and trim in one job's report.
+pub fn ios_and_bytes(job: &serde_json::Value) -> [(u64, u64); 3] {
+    ["read", "write", "trim"].map(|d| {
+        let n = |k: &str| job[d][k].as_u64().unwrap();
+        (n("total_ios"), n("io_bytes"))
+    })
+}
+
 /// [`run_in`], for a run that must end well.
 pub fn run_ok_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
     let (s, out) = run_in(tag, tool, job, args);
