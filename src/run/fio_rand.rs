@@ -225,8 +225,13 @@ impl FioRng {
     /// to a block number or a size.
     #[inline]
     pub fn scaled(&mut self, count: u64) -> u64 {
-        let r = self.draw() as f64;
-        (count as f64 * (r * self.per_span())) as u64
+        let r = self.draw();
+        if let FioRng::Taus88(_) = self
+            && count < EXACT_COUNT
+        {
+            return exact_scaled(r, count);
+        }
+        float_scaled(r, count, self.per_span())
     }
 
     /// A value in `start..=end`, as fio's rand_between.
@@ -247,6 +252,25 @@ impl FioRng {
     pub fn unit(&mut self) -> f64 {
         (self.draw() as f64 + 1.0) / self.span()
     }
+}
+
+/// Counts below this times a 32-bit draw stay under 2^53, where each of
+/// fio's floating-point steps is exact.
+const EXACT_COUNT: u64 = 1 << 21;
+
+/// fio's scaling of a 32-bit draw in integers: the product fits a double's
+/// mantissa and the span is a power of two, so the floating-point result
+/// is this one exactly, found with one multiply instead of a chain of
+/// conversions that every random offset waits on.
+#[inline]
+fn exact_scaled(r: u64, count: u64) -> u64 {
+    (r * count) >> 32
+}
+
+/// fio's scaling as it computes it, in floating point.
+#[inline]
+fn float_scaled(r: u64, count: u64, per_span: f64) -> u64 {
+    (count as f64 * (r as f64 * per_span)) as u64
 }
 
 /// fio's choice of direction in a read/write mix (get_rw_ddir): a new
@@ -354,6 +378,26 @@ impl Draws {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::offsets::Rng;
+
+    #[test]
+    fn integer_scaling_gives_the_floating_point_block() {
+        let mut rng = Rng::new(7);
+        let per_span = 1.0 / 4_294_967_296.0;
+        let edges = [0, 1, u32::MAX as u64, u32::MAX as u64 - 1];
+        for count in [1, 2, 3, 1000, 262_144, 999_999, EXACT_COUNT - 1] {
+            for r in edges
+                .into_iter()
+                .chain((0..20_000).map(|_| rng.next_u64() >> 32))
+            {
+                assert_eq!(
+                    exact_scaled(r, count),
+                    float_scaled(r, count, per_span),
+                    "{r} {count}"
+                );
+            }
+        }
+    }
 
     fn options(thread_number: u64) -> SeedOptions {
         SeedOptions {
