@@ -330,3 +330,23 @@ fn log_alternate_epoch_stamps_as_fio() {
         assert!(want.abs_diff(got) < 10_000, "{job}: {want} {got}");
     }
 }
+
+/// verifysort, verifysort_nr and flow_watermark are obsolete: fio warns
+/// that each is deprecated and runs the job as if it were absent. ferrio
+/// gives the same warnings and runs the same I/Os (it refused them before).
+#[test]
+fn obsolete_options_warn_and_run_as_in_fio() {
+    let pair = Pair::new("obsolete");
+    let job = "[a]\nioengine=null\nrw=randwrite\nsize=1m\nverify=crc32c\n\
+               verifysort=1\nverifysort_nr=64\nflow_watermark=5\n";
+    let (want, got) = pair.run_alike(job, JSON);
+    assert_eq!(want.code, 0, "{}", want.stderr);
+    assert_eq!(want.stderr, common::fio_part(&got.stderr));
+    // fio's warnings come on standard output, before the JSON.
+    let warnings = |o: &Outcome| o.stdout[..o.stdout.find('{').unwrap()].to_string();
+    assert_eq!(warnings(&want), warnings(&got));
+    assert!(warnings(&got).contains("Option verifysort is deprecated"));
+    let doc = |o: &Outcome| json(o)["jobs"][0]["write"]["total_ios"].as_u64();
+    assert_eq!(doc(&want), doc(&got));
+    assert_eq!(doc(&got), Some(256));
+}

@@ -919,8 +919,9 @@ fn buffered_passes_reach_the_device_and_samples_come_as_fio_takes_them() {
 /// Pauses between I/Os are not latency: a rate cap's wait (rate_iops)
 /// and thinktime come before an I/O is timed, in fio. With 1 ms pauses
 /// and reads from the page cache (tens of microseconds), fio's median
-/// clat is far below the pause; ferrio's must be too, and of the same
-/// order as fio's.
+/// clat is far below the pause; ferrio's must be too. The bound is a
+/// quarter of the pause rather than a multiple of fio's median, which a
+/// loaded machine can stretch for either tool without any pause counted.
 #[test]
 fn rate_waits_and_thinktime_are_not_counted_as_latency() {
     for pause in ["rate_iops=1000", "thinktime=1000"] {
@@ -935,11 +936,8 @@ fn rate_waits_and_thinktime_are_not_counted_as_latency() {
         };
         let (w, g) = (p50(&want), p50(&got));
         println!("{pause}: median clat fio {w} ns, ferrio {g} ns");
-        assert!(w < 500_000.0, "{pause}: fio's median {w}");
-        assert!(
-            g < 500_000.0 && g < w * 4.0,
-            "{pause}: ferrio {g} ns against fio {w} ns"
-        );
+        assert!(w < 250_000.0, "{pause}: fio's median {w}");
+        assert!(g < 250_000.0, "{pause}: ferrio {g} ns against fio {w} ns");
     }
 }
 

@@ -761,13 +761,16 @@ pub static OPTIONS: &[OptDef] = &[
     .runs()
     .def("1")
     .parent("verify"),
-    OptDef::new("verifysort", SoftDeprecated, Verify, "Obsolete and ignored"),
+    // fio warns that these three are deprecated and runs the job as if
+    // they were absent; so does ferrio.
+    OptDef::new("verifysort", SoftDeprecated, Verify, "Obsolete and ignored").runs(),
     OptDef::new(
         "verifysort_nr",
         SoftDeprecated,
         Verify,
         "Obsolete and ignored",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "verify_interval",
         Int,
@@ -2088,7 +2091,8 @@ pub static OPTIONS: &[OptDef] = &[
         SoftDeprecated,
         Rate,
         "Obsolete and ignored",
-    ),
+    )
+    .runs(),
     OptDef::new(
         "flow_sleep",
         Int,
