@@ -1389,8 +1389,7 @@ fn run_io(
                             Some(block) => block,
                             None => {
                                 free.push(index);
-                                if let Some(e) = placer.zbd.error.take() {
-                                    result.fail(e.errno, &e.func, e.message);
+                                if zbd_failed(&mut placer, &mut result) {
                                     break 'run;
                                 }
                                 out_of_offsets = true;
@@ -1436,10 +1435,7 @@ fn run_io(
                                 Some(io) => io,
                                 None => {
                                     free.push(index);
-                                    // zbd: no zone could take the I/O
-                                    // and that fails the job.
-                                    if let Some(e) = placer.zbd.error.take() {
-                                        result.fail(e.errno, &e.func, e.message);
+                                    if zbd_failed(&mut placer, &mut result) {
                                         break 'run;
                                     }
                                     // No room for the next file while
@@ -2104,6 +2100,16 @@ fn unlink_and_reopen(
 /// direction drawn afresh, as fio's fill_io_u draws one each time.
 // The job loop's state it reads and moves on, each its own part.
 #[allow(clippy::too_many_arguments)]
+/// When no I/O could be placed: whether that is because no zone could
+/// take it (zbd), which fails the job, recorded in `result`.
+fn zbd_failed(placer: &mut Placer, result: &mut JobResult) -> bool {
+    let Some(e) = placer.zbd.error.take() else {
+        return false;
+    };
+    result.fail(e.errno, &e.func, e.message);
+    true
+}
+
 fn next_io(
     cfg: &JobConfig,
     chooser: &mut FileChooser,
