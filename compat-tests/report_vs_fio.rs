@@ -570,3 +570,113 @@ fn a_job_without_size_fails_in_the_report_as_in_fio() {
         doc(&want)["jobs"][0]["error"]
     );
 }
+
+/// What comes before a report: the lines up to the JSON document, the
+/// first terse line or the first job's normal report, and what kind of
+/// line that is (`{`, `3;`, a normal report, or nothing).
+fn preamble(text: &str) -> (String, &'static str) {
+    let mut before = String::new();
+    for line in text.split_inclusive('\n') {
+        let kind = if line.starts_with('{') {
+            "json"
+        } else if line.starts_with("3;fio-3.33;") {
+            "terse"
+        } else if line.contains("(groupid=") {
+            "normal"
+        } else {
+            before.push_str(line);
+            continue;
+        };
+        return (before, kind);
+    }
+    (before, "end")
+}
+
+#[test]
+fn job_lines_before_a_json_or_terse_report_are_fios() {
+    // fio describes each job as it adds it, in the format (and to the
+    // --output file) in effect then: a command-line job is added at the
+    // next --name, the last one and job-file jobs after the whole command
+    // line. So a format given after some --name options leaves those
+    // jobs' description lines on stdout before the JSON or terse report.
+    let job_file = "[j1]\nioengine=null\nsize=1m\n[j2]\nioengine=null\nsize=1m\nnumjobs=2\n";
+    let cases: &[&[&str]] = &[
+        &["--name=a", "--name=b", "--output-format=json"],
+        &["--output-format=json", "--name=a", "--name=b"],
+        &["--name=a", "--output-format=json"],
+        &[
+            "--name=a",
+            "--rw=randrw",
+            "--bs=8k",
+            "--iodepth=4",
+            "--name=b",
+            "--name=c",
+            "--output-format=json",
+        ],
+        &[
+            "--name=a",
+            "--numjobs=2",
+            "--name=b",
+            "--output-format=json+",
+        ],
+        &[
+            "--name=a",
+            "--output-format=json",
+            "--name=b",
+            "--output-format=normal",
+            "--name=c",
+            "--minimal",
+            "--name=d",
+        ],
+        &["--name=a", "--name=b", "--output-format=terse"],
+        &["--name=a", "--name=b", "--minimal"],
+        &[
+            "--name=a",
+            "--output-format=json,normal",
+            "--name=b",
+            "--output-format=json",
+        ],
+        &[
+            "--name=a",
+            "--name=global",
+            "--rw=write",
+            "--name=b",
+            "--output-format=json",
+        ],
+        &["--minimal", "--output-format=json", "--name=a"],
+        &["--append-terse", "--output-format=json", "--name=a"],
+        &["--name=a", "--name=b", "job.fio", "--output-format=json"],
+        &["job.fio", "--output-format=json"],
+        &["--output-format=json", "job.fio", "--name=a"],
+        &[
+            "--name=a",
+            "--output=out.txt",
+            "--name=b",
+            "--output-format=json",
+        ],
+        &[
+            "--name=a",
+            "--name=b",
+            "--output=out.txt",
+            "--output-format=json",
+        ],
+        &["--name=a", "--name=b", "--output=out.txt"],
+    ];
+    let runs = parallel(cases, |case| {
+        let pair = common::Pair::new("joblines");
+        let mut args = vec!["--ioengine=null", "--size=1m"];
+        args.extend_from_slice(case);
+        let mut seen = Vec::new();
+        for (tool, dir) in [(fio(), &pair.fio), (ferrio(), &pair.ferrio)] {
+            dir.write("job.fio", job_file);
+            let out = run(tool, &args, &dir.0, &HashMap::new());
+            assert_eq!(out.code, 0, "{tool} {args:?}: {}", out.stderr);
+            let file = std::fs::read_to_string(dir.0.join("out.txt")).ok();
+            seen.push((preamble(&out.stdout), file.as_deref().map(preamble)));
+        }
+        (args, seen)
+    });
+    for (args, seen) in runs {
+        assert_eq!(seen[0], seen[1], "{args:?}: (fio, ferrio)");
+    }
+}

@@ -235,6 +235,10 @@ pub struct Args {
     pub flags: Vec<(String, Option<String>)>,
     /// Job options, in command-line order.
     pub job_options: Vec<CmdOption>,
+    /// For each job option, how many of `flags` came before it: fio acts
+    /// on some flags as it reads them, so a job added early sees only
+    /// those (see [`Args::flags_before`]).
+    pub flags_ahead: Vec<usize>,
     /// Job files.
     pub files: Vec<String>,
 }
@@ -251,6 +255,17 @@ impl Args {
 
     pub fn has(&self, name: &str) -> bool {
         self.flag(name).is_some()
+    }
+
+    /// The flags given before job option `index`; all of them for an
+    /// option past the command line's own (a profile's).
+    pub fn flags_before(&self, index: usize) -> &[(String, Option<String>)] {
+        let n = self
+            .flags_ahead
+            .get(index)
+            .copied()
+            .unwrap_or(self.flags.len());
+        &self.flags[..n]
     }
 
     /// Every value of a repeatable flag.
@@ -513,6 +528,10 @@ fn collect(m: &ArgMatches) -> Args {
     }
     flags.sort_by_key(|(i, _, _)| *i);
     jobs.sort_by_key(|(i, _)| *i);
+    let flags_ahead = jobs
+        .iter()
+        .map(|(at, _)| flags.partition_point(|(i, _, _)| i < at))
+        .collect();
     let files = m
         .get_many::<String>("files")
         .map(|v| v.cloned().collect())
@@ -520,6 +539,7 @@ fn collect(m: &ArgMatches) -> Args {
     Args {
         flags: flags.into_iter().map(|(_, n, v)| (n, v)).collect(),
         job_options: jobs.into_iter().map(|(_, o)| o).collect(),
+        flags_ahead,
         files,
     }
 }
@@ -571,6 +591,24 @@ mod tests {
         assert!(a.has("parse-only"));
         assert_eq!(a.files, vec!["job.fio"]);
         assert_eq!(a.job_options[0].name, "bs");
+    }
+
+    #[test]
+    fn flags_before_a_job_option() {
+        let a = args(&[
+            "--name=a",
+            "--output=x",
+            "--name=b",
+            "--output-format=json",
+            "--name=c",
+        ]);
+        assert!(a.flags_before(0).is_empty());
+        assert_eq!(
+            a.flags_before(1),
+            &[("output".to_string(), Some("x".to_string()))]
+        );
+        assert_eq!(a.flags_before(2).len(), 2);
+        assert_eq!(a.flags_before(3).len(), 2);
     }
 
     #[test]

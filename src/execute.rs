@@ -45,29 +45,6 @@ impl Sink {
     }
 }
 
-/// The formats in effect: `--output-format` (the last one given),
-/// replaced by terse under `--minimal`, plus terse with `--append-terse`.
-fn formats(args: &Args) -> Formats {
-    let list = args.all("output-format");
-    let mut f = list
-        .last()
-        .and_then(|l| Formats::parse(l).ok())
-        .unwrap_or(Formats {
-            normal: true,
-            ..Formats::default()
-        });
-    if args.has("minimal") {
-        f = Formats {
-            terse: true,
-            ..Formats::default()
-        };
-    }
-    if args.has("append-terse") {
-        f.terse = true;
-    }
-    f
-}
-
 /// Runs every job of the plan (each checked before any I/O) and reports.
 pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let started = Instant::now();
@@ -86,7 +63,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         .flatten()
         .map(std::path::PathBuf::from);
     load_verify_states(&mut jobs, aux_path.as_deref())?;
-    let formats = formats(args);
+    let formats = Formats::from_flags(&args.flags);
     let terse_version = match args.flag("terse-version").flatten() {
         Some(v) => v.parse().unwrap_or(3),
         None => 3,
@@ -108,9 +85,23 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     // fio aborts a run that would write to a mounted device before any
     // job starts; the jobs are reported as having done nothing.
     let aborted = crate::run::mounts::mounted_write(&jobs);
+    // Each job's line follows the format and output file in effect when
+    // fio added it, which can differ from the run's (see `announce`).
+    let specs: Vec<&JobSpec> = plan.jobs().collect();
+    for (line, spec) in headers(&specs, &jobs).iter().zip(&specs) {
+        let added = crate::announce::added(spec, args);
+        match line {
+            Some(line) if added.normal && added.to_output => sink.say(line),
+            // Added before any --output: fio still wrote to stdout.
+            Some(line) if added.normal => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(line.as_bytes());
+                let _ = stdout.flush();
+            }
+            _ => {}
+        }
+    }
     if formats.normal {
-        let specs: Vec<&JobSpec> = plan.jobs().collect();
-        sink.say(&headers(&specs, &jobs));
         // fio prints its version once the command line is parsed, unless
         // the jobs are to come from a profile (loaded later, without it).
         let version = if args.has("profile") {
@@ -471,18 +462,19 @@ fn status_interval(args: &Args) -> Result<Option<Duration>, i32> {
 const FIRST_DIRECT_IO_ERRORED: &str = "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.\n";
 
 /// fio's line per job as it reads them: `name: (g=0): rw=..., bs=...`;
-/// the second job of a numjobs set prints `...` and the others nothing.
-fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> String {
-    let mut out = String::new();
+/// the second job of a numjobs set has `...` and the others nothing.
+/// Whether each is printed is [`crate::announce`]'s call.
+fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> Vec<Option<String>> {
+    let mut out = Vec::with_capacity(specs.len());
     let mut previous_subjob = None;
     for (spec, cfg) in specs.iter().zip(jobs) {
         // fio prints no such line for an engine that moves no data.
-        if spec.subjob == 0 && !crate::engine::moves_no_data(&cfg.engine) {
+        let line = if spec.subjob == 0 && !crate::engine::moves_no_data(&cfg.engine) {
             let bs = |d: usize| {
                 let n = |v| num2str(v, cfg.report.sig_figs, 1, cfg.report.binary(), Unit::Bytes);
                 format!("{}-{}", n(cfg.bs[d].min()), n(cfg.bs[d].max()))
             };
-            out += &format!(
+            Some(format!(
                 "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}\n",
                 spec.name,
                 spec.group,
@@ -492,10 +484,13 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> String {
                 bs(2),
                 cfg.engine,
                 cfg.iodepth
-            );
+            ))
         } else if spec.subjob > 0 && previous_subjob == Some(0) {
-            out += "...\n";
-        }
+            Some("...\n".to_string())
+        } else {
+            None
+        };
+        out.push(line);
         previous_subjob = Some(spec.subjob);
     }
     out

@@ -5,6 +5,7 @@
 //! command-line options into a typed plan, and [`app`] drives it from the
 //! command line ([`cli`]).
 
+pub mod announce;
 pub mod app;
 pub mod ceph;
 pub mod cli;

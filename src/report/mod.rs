@@ -50,6 +50,35 @@ impl Formats {
         }
         Ok(f)
     }
+
+    /// The formats in effect after these flags, taken in order as fio
+    /// reads them: normal until told otherwise; `--output-format` replaces
+    /// the set, `--minimal` makes it terse alone, `--append-terse` adds
+    /// terse. (A list fio would refuse was refused before any job.)
+    pub fn from_flags(flags: &[(String, Option<String>)]) -> Formats {
+        let mut f = Formats {
+            normal: true,
+            ..Formats::default()
+        };
+        for (name, value) in flags {
+            match name.as_str() {
+                "output-format" => {
+                    if let Some(set) = value.as_deref().and_then(|v| Formats::parse(v).ok()) {
+                        f = set;
+                    }
+                }
+                "minimal" => {
+                    f = Formats {
+                        terse: true,
+                        ..Formats::default()
+                    }
+                }
+                "append-terse" => f.terse = true,
+                _ => {}
+            }
+        }
+        f
+    }
 }
 
 /// One group's aggregate for one direction (fio's `Run status group`).
