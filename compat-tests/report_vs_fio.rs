@@ -598,7 +598,8 @@ fn job_lines_before_a_json_or_terse_report_are_fios() {
     // --output file) in effect then: a command-line job is added at the
     // next --name, the last one and job-file jobs after the whole command
     // line. So a format given after some --name options leaves those
-    // jobs' description lines on stdout before the JSON or terse report.
+    // jobs' description lines on stdout before the JSON or terse report
+    // (or in the --output file named before their job was added).
     let job_file = "[j1]\nioengine=null\nsize=1m\n[j2]\nioengine=null\nsize=1m\nnumjobs=2\n";
     let cases: &[&[&str]] = &[
         &["--name=a", "--name=b", "--output-format=json"],
@@ -661,6 +662,20 @@ fn job_lines_before_a_json_or_terse_report_are_fios() {
             "--output-format=json",
         ],
         &["--name=a", "--name=b", "--output=out.txt"],
+        &[
+            "--output=first.txt",
+            "--name=a",
+            "--name=b",
+            "--output=out.txt",
+            "--output-format=json",
+        ],
+        &[
+            "--output=first.txt",
+            "--name=a",
+            "--output=out.txt",
+            "--name=b",
+            "--output-format=json",
+        ],
     ];
     let runs = parallel(cases, |case| {
         let pair = common::Pair::new("joblines");
@@ -671,8 +686,10 @@ fn job_lines_before_a_json_or_terse_report_are_fios() {
             dir.write("job.fio", job_file);
             let out = run(tool, &args, &dir.0, &HashMap::new());
             assert_eq!(out.code, 0, "{tool} {args:?}: {}", out.stderr);
-            let file = std::fs::read_to_string(dir.0.join("out.txt")).ok();
-            seen.push((preamble(&out.stdout), file.as_deref().map(preamble)));
+            let file = |name| std::fs::read_to_string(dir.0.join(name)).ok();
+            let files = [file("out.txt"), file("first.txt")];
+            let files: Vec<_> = files.iter().map(|f| f.as_deref().map(preamble)).collect();
+            seen.push((preamble(&out.stdout), files));
         }
         (args, seen)
     });

@@ -18,8 +18,9 @@ use crate::report::Formats;
 pub struct Added {
     /// The normal format was on: the job gets its description line.
     pub normal: bool,
-    /// An `--output` file had been named: the line goes there, not to stdout.
-    pub to_output: bool,
+    /// Which `--output` flag (counting from 0) was the latest one then:
+    /// the line goes to that file; `None`, to stdout.
+    pub output: Option<usize>,
 }
 
 /// The flags fio had read when it added `spec`.
@@ -39,7 +40,11 @@ pub fn added(spec: &JobSpec, args: &Args) -> Added {
     };
     Added {
         normal: Formats::from_flags(flags).normal,
-        to_output: flags.iter().any(|(name, _)| name == "output"),
+        output: flags
+            .iter()
+            .filter(|(name, _)| name == "output")
+            .count()
+            .checked_sub(1),
     }
 }
 
@@ -101,8 +106,15 @@ mod tests {
 
     #[test]
     fn the_output_file_counts_from_where_it_is_named() {
-        let (plan, args) = plan_and_args(&["--name=a", "--name=b", "--output=x", "--name=c"]);
-        let to: Vec<bool> = plan.jobs().map(|j| added(j, &args).to_output).collect();
-        assert_eq!(to, vec![false, true, true]);
+        let (plan, args) = plan_and_args(&[
+            "--name=a",
+            "--name=b",
+            "--output=x",
+            "--name=c",
+            "--output=y",
+            "--name=d",
+        ]);
+        let to: Vec<_> = plan.jobs().map(|j| added(j, &args).output).collect();
+        assert_eq!(to, vec![None, Some(0), Some(1), Some(1)]);
     }
 }

@@ -78,29 +78,16 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         eprintln!("ferrio: {e}");
         1
     })?;
+    let specs: Vec<&JobSpec> = plan.jobs().collect();
+    let for_sink = describe(&specs, &jobs, args)?;
     let mut sink = Sink::open(args)?;
     for info in jobs.iter().flat_map(|j| &j.info) {
         sink.say(&format!("{info}\n"));
     }
+    sink.say(&for_sink);
     // fio aborts a run that would write to a mounted device before any
     // job starts; the jobs are reported as having done nothing.
     let aborted = crate::run::mounts::mounted_write(&jobs);
-    // Each job's line follows the format and output file in effect when
-    // fio added it, which can differ from the run's (see `announce`).
-    let specs: Vec<&JobSpec> = plan.jobs().collect();
-    for (line, spec) in headers(&specs, &jobs).iter().zip(&specs) {
-        let added = crate::announce::added(spec, args);
-        match line {
-            Some(line) if added.normal && added.to_output => sink.say(line),
-            // Added before any --output: fio still wrote to stdout.
-            Some(line) if added.normal => {
-                let mut stdout = std::io::stdout().lock();
-                let _ = stdout.write_all(line.as_bytes());
-                let _ = stdout.flush();
-            }
-            _ => {}
-        }
-    }
     if formats.normal {
         // fio prints its version once the command line is parsed, unless
         // the jobs are to come from a profile (loaded later, without it).
@@ -386,9 +373,7 @@ impl Observer for Watcher<'_> {
             && let Some(line) = status.tick(Instant::now(), self.jobs, self.progress)
         {
             // The status line goes to the terminal even with --output.
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(line.as_bytes());
-            let _ = stdout.flush();
+            write_stdout(&line);
         }
     }
 }
@@ -460,6 +445,45 @@ fn status_interval(args: &Args) -> Result<Option<Duration>, i32> {
 
 /// What fio says when a job's very first O_DIRECT I/O fails with EINVAL.
 const FIRST_DIRECT_IO_ERRORED: &str = "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.\n";
+
+/// Writes each job's description line where fio would have, given the
+/// format and `--output` file in effect when it added the job (see
+/// `announce`): stdout, or an `--output` file named before the last one,
+/// which fio creates in turn (the last is the sink's). Returns the lines
+/// for the sink, which come after the jobs' other setup output there.
+fn describe(specs: &[&JobSpec], jobs: &[JobConfig], args: &Args) -> Result<String, i32> {
+    let outputs = args.all("output");
+    let mut per_output = vec![String::new(); outputs.len()];
+    let mut before_any = String::new();
+    for (line, spec) in headers(specs, jobs).into_iter().zip(specs) {
+        let added = crate::announce::added(spec, args);
+        match line {
+            Some(line) if added.normal => match added.output {
+                Some(i) => per_output[i] += &line,
+                None => before_any += &line,
+            },
+            _ => {}
+        }
+    }
+    let Some(for_sink) = per_output.pop() else {
+        return Ok(before_any);
+    };
+    write_stdout(&before_any);
+    for (path, text) in outputs.iter().zip(per_output) {
+        std::fs::write(path, text).map_err(|e| {
+            eprintln!("fio: output file open error: {}", crate::strerror(&e));
+            eprintln!("ferrio: --output={path}: the file could not be written");
+            1
+        })?;
+    }
+    Ok(for_sink)
+}
+
+fn write_stdout(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
 
 /// fio's line per job as it reads them: `name: (g=0): rw=..., bs=...`;
 /// the second job of a numjobs set has `...` and the others nothing.
