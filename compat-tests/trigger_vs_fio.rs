@@ -467,3 +467,177 @@ fn trimming_jobs_open_without_direct_io() {
         assert_eq!(f, flags(ferrio(), rw), "{rw}");
     }
 }
+
+/// A verify state file: its bytes, and the fields the trigger test reads.
+struct StateFile {
+    bytes: Vec<u8>,
+    /// Header version and size, completions listed, iodepth, files,
+    /// thread index and job name: what does not depend on timing.
+    fixed: (u64, u64, u64, u32, u32, u64, String),
+    /// Writes issued, and the offsets listed, newest first.
+    issued: u64,
+    offsets: Vec<u64>,
+}
+
+fn state_file(bytes: Vec<u8>) -> StateFile {
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let body = 24;
+    let name = &bytes[body + 88..body + 152];
+    let name = String::from_utf8_lossy(&name[..name.iter().position(|&c| c == 0).unwrap()]);
+    let listed = u64_at(body);
+    let offsets = (0..listed as usize)
+        .map(|i| u64_at(body + 152 + 16 * i + 8))
+        .collect();
+    StateFile {
+        fixed: (
+            u64_at(0),
+            u64_at(8),
+            listed,
+            u32_at(body + 8),
+            u32_at(body + 12),
+            u64_at(body + 24),
+            name.into_owned(),
+        ),
+        issued: u64_at(body + 16),
+        offsets,
+        bytes,
+    }
+}
+
+/// The state files in `dir`, by name.
+fn state_files(dir: &Path) -> Vec<(String, StateFile)> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-verify.state"))
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, state_file(std::fs::read(e.path()).unwrap()))
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
+/// What a trigger saves of jobs in each stage, and when: every state
+/// file is there when the trigger command runs (it copies them aside),
+/// and the jobs leave each as it was then. A job running at the trigger
+/// has its writes so far (those still in flight issued, not listed); a
+/// job that ended before it has its own end state replaced by one with
+/// no files and nothing listed; a job still waiting (startdelay, a later
+/// group) has nothing written and its generator as seeded. Those last
+/// states do not depend on timing: fio's and ferrio's are the same bytes.
+#[test]
+fn a_trigger_saves_every_jobs_state_before_its_command() {
+    let outcome = |tool: &str| {
+        let s = Scratch::new("trigsave");
+        let file = |n: &str| format!("--filename={}", s.0.join(n).display());
+        let go = s.0.join("go");
+        let trigger_file = format!("--trigger-file={}", go.display());
+        let files = ["data", "deep", "done", "plain", "later", "next"].map(file);
+        let args = [
+            "--output-format=json",
+            &trigger_file,
+            "--trigger=mkdir at && cp *-verify.state at/",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--name=run",
+            &files[0],
+            "--size=1m",
+            "--rw=randwrite",
+            "--time_based",
+            "--runtime=20",
+            "--verify=crc32c",
+            "--verify_state_save=1",
+            "--name=deep",
+            &files[1],
+            "--size=1m",
+            "--rw=write",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--time_based",
+            "--runtime=20",
+            "--verify=crc32c",
+            "--do_verify=0",
+            "--verify_state_save=1",
+            "--name=done",
+            &files[2],
+            "--size=64k",
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--verify_state_save=1",
+            "--name=plain",
+            &files[3],
+            "--size=64k",
+            "--rw=write",
+            "--name=later",
+            &files[4],
+            "--size=64k",
+            "--rw=randwrite",
+            "--startdelay=30",
+            "--name=next",
+            &files[5],
+            "--size=64k",
+            "--rw=randwrite",
+            "--stonewall",
+        ];
+        let out = run_touching(tool, &s.0, &args, Some((&go, Duration::from_millis(1500))));
+        let writes: HashMap<String, u64> = json(&out)["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let name = j["jobname"].as_str().unwrap().to_string();
+                (name, j["write"]["total_ios"].as_u64().unwrap())
+            })
+            .collect();
+        let at_trigger = state_files(&s.0.join("at"));
+        let at_end = state_files(&s.0);
+        (out, writes, at_trigger, at_end)
+    };
+    let f = outcome(fio());
+    let r = outcome(ferrio());
+    assert_eq!((f.0.code, &f.0.stderr), (r.0.code, &r.0.stderr));
+    for (tool, (_, writes, at_trigger, at_end)) in [("fio", &f), ("ferrio", &r)] {
+        let names =
+            |l: &[(String, StateFile)]| l.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(at_trigger), names(at_end), "{tool}");
+        assert_eq!(at_trigger.len(), 6, "{tool}: {:?}", names(at_trigger));
+        for ((name, then), (_, now)) in at_trigger.iter().zip(at_end) {
+            assert!(
+                then.bytes == now.bytes,
+                "{tool}: {name} changed after the trigger"
+            );
+        }
+        // The running jobs: the writes completed after the trigger are
+        // at most those in flight then.
+        let of = |job: &str| {
+            let tag = format!("-{job}-");
+            &at_end.iter().find(|(n, _)| n.contains(&tag)).unwrap().1
+        };
+        for (job, depth) in [("run", 1), ("deep", 8)] {
+            let state = of(job);
+            let later = writes[job].checked_sub(state.issued);
+            assert!(later.is_some_and(|n| n <= depth), "{tool}: {job} {later:?}");
+        }
+        // deep writes its 256 blocks in turn: its newest listed write is
+        // at most its depth behind the last one issued.
+        let deep = of("deep");
+        let last_issued = (deep.issued - 1) % 256;
+        let behind = (last_issued + 256 - deep.offsets[0] / 4096) % 256;
+        assert!(behind <= 8, "{tool}: deep {behind} writes in flight");
+    }
+    for ((name, fs), (_, rs)) in f.3.iter().zip(&r.3) {
+        if name.contains("-run-") || name.contains("-deep-") {
+            assert_eq!(fs.fixed, rs.fixed, "{name}");
+        } else {
+            assert!(
+                fs.bytes == rs.bytes,
+                "{name}: {:?} {:?}",
+                fs.fixed,
+                rs.fixed
+            );
+        }
+    }
+}

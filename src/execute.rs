@@ -355,13 +355,14 @@ impl Observer for Watcher<'_> {
                 self.sink.say("\nfio: terminating on signal 15\n");
                 self.signalled |= job.thread;
             }
-            self.trigger.fire(self.stop);
+            self.trigger
+                .fire(self.jobs, self.progress, self.stop, false);
         }
     }
 
     fn tick(&mut self, disks: &DiskWatch) {
         if self.trigger.due() {
-            self.trigger.fire(self.stop);
+            self.trigger.fire(self.jobs, self.progress, self.stop, true);
         }
         if let Some(line) = self.live.as_mut().and_then(|l| l.tick(Instant::now())) {
             self.sink.say(&line);

@@ -38,6 +38,7 @@ use super::verifying::Verifying;
 use crate::engine::{self, Completion, Dir, Engine, OpenMode, Queued, Request};
 use crate::stats::CpuUsage;
 use crate::verify::pattern::repeat_into;
+use crate::verify::state::{RandState, VerifyState};
 
 use super::lazy_open::{LazyOpen, UNOPENED};
 
@@ -767,6 +768,13 @@ fn run_io(
             draining |= quiesce.is_some();
         }
         let issuing = may_issue(clock, &work, budget);
+        // A trigger's request for the job's state is answered where the
+        // job first may not issue: what is still in flight is not listed
+        // as written yet, as fio has it when its trigger fires.
+        if !issuing && progress.vstate.asked() {
+            let verifying = verifying.as_ref();
+            answer_trigger(progress, cfg, verifying, &draws, verify_reseeded, &result);
+        }
         if clock >= next_tick {
             if clock >= sampler.next && issuing {
                 let ms = ms_between(ramp_end, clock);
@@ -1769,7 +1777,12 @@ fn run_io(
         let full = in_flight + unsubmitted.len() >= depth_limit || (may_be_busy && eng.busy());
         loop {
             // At the end fio waits for everything in flight in one call.
-            let ending = !draining && !may_issue(clock, &work, budget);
+            let stopping = !may_issue(clock, &work, budget);
+            let ending = !draining && stopping;
+            if stopping && progress.vstate.asked() {
+                let verifying = verifying.as_ref();
+                answer_trigger(progress, cfg, verifying, &draws, verify_reseeded, &result);
+            }
             let (min, max) = if ending {
                 (in_flight, in_flight)
             } else {
@@ -1991,23 +2004,23 @@ fn run_io(
         }
     }
     // verify_state_save: a writing, verifying job records how far its
-    // writes got, however it ended. A trigger saves every job's state,
-    // listing completed writes only where verify_state_save kept them.
+    // writes got, however it ended, unless a trigger saved its state
+    // (then, or now if it asked and the job had not answered yet).
     let replayed = verifying.as_ref().map_or(0, |v| v.trail.replayed);
     let rand = || verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, replayed);
-    match &verifying {
-        Some(v) if v.spec.state_save && (cfg.pattern.write || super::trigger::fired()) => {
-            verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand()));
-        }
-        _ if super::trigger::fired() => {
-            let mut bare = verify_trail::Trail::new(cfg.iodepth, cfg.paths.len());
-            bare.issued = verifying
-                .as_ref()
-                .map_or(result.dirs[Dir::Write as usize].issued, |v| v.trail.issued);
-            verify_trail::save(super::trigger::aux_path(), &bare.state(cfg, rand()));
-        }
-        _ => {}
+    progress
+        .vstate
+        .answer(|| trigger_state(cfg, verifying.as_ref(), &result, rand()));
+    if !progress.vstate.saved()
+        && let Some(v) = &verifying
+        && v.spec.state_save
+        && cfg.pattern.write
+    {
+        verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand()));
     }
+    progress
+        .vstate
+        .ended(writes_issued(verifying.as_ref(), &result), rand());
     result.connection = eng.connection();
     result.dir_mut(Dir::Read).dropped = eng.dropped();
     result.slowest.name(|file, offset| {
@@ -2046,6 +2059,45 @@ fn run_io(
         }
     }
     result
+}
+
+/// Answers a trigger's request for the job's verify state, with the
+/// state as it is now.
+fn answer_trigger(
+    progress: &JobProgress,
+    cfg: &JobConfig,
+    verifying: Option<&Verifying>,
+    draws: &Draws,
+    reseeded: bool,
+    result: &JobResult,
+) {
+    progress.vstate.answer(|| {
+        let replayed = verifying.map_or(0, |v| v.trail.replayed);
+        let rand = verify_trail::rand_state(cfg, &draws.offsets, reseeded, replayed);
+        trigger_state(cfg, verifying, result, rand)
+    });
+}
+
+/// The job's verify state as a trigger saves it: the completed writes
+/// are listed only where verify_state_save keeps them.
+fn trigger_state(
+    cfg: &JobConfig,
+    verifying: Option<&Verifying>,
+    result: &JobResult,
+    rand: RandState,
+) -> VerifyState {
+    match verifying {
+        Some(v) if v.spec.state_save => v.trail.state(cfg, rand),
+        _ => {
+            let issued = writes_issued(verifying, result);
+            verify_trail::unlisted(cfg, cfg.paths.len() as u32, issued, rand)
+        }
+    }
+}
+
+/// The writes the job issued, as its verify state counts them.
+fn writes_issued(verifying: Option<&Verifying>, result: &JobResult) -> u64 {
+    verifying.map_or(result.dirs[Dir::Write as usize].issued, |v| v.trail.issued)
 }
 
 /// unlink_each_loop between two loops: fio removes the job's regular

@@ -45,6 +45,7 @@ pub mod slowest;
 pub mod steady;
 pub mod sync_range;
 pub mod trigger;
+mod trigger_save;
 pub mod trim_backlog;
 mod verify_async;
 mod verify_trail;

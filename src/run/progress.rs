@@ -69,6 +69,8 @@ pub struct JobProgress {
     /// Set from outside to end the job as if its runtime were up (steady
     /// state was reached).
     pub terminate: AtomicBool,
+    /// The trigger's request for the job's verify state.
+    pub vstate: super::trigger_save::StateRequest,
 }
 
 impl JobProgress {

@@ -2,8 +2,9 @@
 //! outside event that ends a local run early. While the jobs run, the
 //! main thread looks for the trigger file (and removes it once seen) and
 //! at the trigger time (whole seconds from the jobs' start); either one
-//! saves every job's verify state, stops every job at its next I/O (the
-//! later groups never start) and runs the trigger command through the
+//! saves every job's verify state as it is at that moment (see
+//! [`super::trigger_save`]), stops every job at its next I/O (the later
+//! groups never start) and then runs the trigger command through the
 //! shell, waiting for it. Nothing is printed of it and the exit status
 //! stays that of the jobs: the run ends as if its time were up.
 //!
@@ -13,13 +14,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use super::config::JobConfig;
+use super::progress::JobProgress;
 use crate::cli::Args;
-
-/// Set once a trigger fired: each job saves its verify state as it ends.
-static FIRED: AtomicBool = AtomicBool::new(false);
 
 /// `--aux-path`, where a trigger saves the state of the jobs that do not
 /// verify (a verifying job's own spec carries it).
@@ -28,11 +28,6 @@ static AUX_PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
 /// Where the trigger's state files go (the working directory by default).
 pub fn aux_path() -> Option<&'static Path> {
     AUX_PATH.get().and_then(Option::as_deref)
-}
-
-/// Whether a trigger ended the run.
-pub fn fired() -> bool {
-    FIRED.load(Ordering::Relaxed)
 }
 
 /// What the command line asked of the trigger.
@@ -87,11 +82,17 @@ impl Trigger {
         self.file_appeared() || self.timed_out()
     }
 
-    /// Stops every job (setting `stop`), has each save its verify state,
-    /// and runs the command.
-    pub fn fire(&self, stop: &AtomicBool) {
-        FIRED.store(true, Ordering::Relaxed);
-        stop.store(true, Ordering::Relaxed);
+    /// Saves every job's verify state, stops every job (setting `stop`),
+    /// then runs the command. `running`: whether the first group's jobs
+    /// have been let go.
+    pub fn fire(
+        &self,
+        jobs: &[JobConfig],
+        progress: &[JobProgress],
+        stop: &AtomicBool,
+        running: bool,
+    ) {
+        super::trigger_save::save_all(jobs, progress, stop, running);
         self.run_command();
     }
 

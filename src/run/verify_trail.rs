@@ -75,14 +75,24 @@ impl Trail {
             }
         }
         VerifyState {
-            depth: cfg.iodepth as u32,
-            files: self.rings.len() as u32,
-            issued: self.issued,
-            index: cfg.seeds.thread_number.saturating_sub(1),
-            rand,
-            name: fio_name(&cfg.name),
             comps,
+            ..unlisted(cfg, self.rings.len() as u32, self.issued, rand)
         }
+    }
+}
+
+/// A state that lists no completed writes: that of a job that keeps no
+/// record of them (fio keeps one only under verify_state_save), or has
+/// not started, or has ended (`files` is then 0: fio has closed them).
+pub fn unlisted(cfg: &JobConfig, files: u32, issued: u64, rand: RandState) -> VerifyState {
+    VerifyState {
+        depth: cfg.iodepth as u32,
+        files,
+        issued,
+        index: cfg.seeds.thread_number.saturating_sub(1),
+        rand,
+        name: fio_name(&cfg.name),
+        comps: Vec::new(),
     }
 }
 
@@ -114,8 +124,8 @@ pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool, replayed: u
     }
 }
 
-/// Writes the job's state file as fio does when a writing, verifying job
-/// ends; a failure is reported on stderr (as fio's perror and log lines)
+/// Writes a job's state file (as fio does when a writing, verifying job
+/// ends, and for every job when a trigger fires); a failure is reported on stderr (as fio's perror and log lines)
 /// and does not fail the job.
 pub fn save(aux_path: Option<&Path>, state: &VerifyState) {
     let path = state::file_name(&state::prefix(aux_path), &state.name, state.index);
