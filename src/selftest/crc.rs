@@ -25,11 +25,15 @@ const ROUNDS: usize = 2048;
 enum Routine {
     Verify(Checksum),
     Jhash,
+    /// fio's verify=sha512 stores data rather than a hash (which ferrio's
+    /// verify reproduces), but its test times the real SHA-512.
+    Sha512,
 }
 
 fn routine(name: &str) -> Option<Routine> {
     match name {
         "jhash" => Some(Routine::Jhash),
+        "sha512" => Some(Routine::Sha512),
         _ => Checksum::from_word(name).map(Routine::Verify),
     }
 }
@@ -48,6 +52,12 @@ impl Routine {
             Routine::Jhash => {
                 for _ in 0..ROUNDS {
                     black_box(crate::run::distribution::jhash(black_box(buf)));
+                }
+            }
+            Routine::Sha512 => {
+                use sha2::Digest;
+                for _ in 0..ROUNDS {
+                    black_box(sha2::Sha512::digest(black_box(buf)));
                 }
             }
         }
