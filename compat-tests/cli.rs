@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{Outcome, ferrio, fio, fio_part, parallel, run};
+use common::{Outcome, Scratch, ferrio, fio, fio_part, parallel, run};
 
 fn both(args: &[&str]) -> (Outcome, Outcome) {
     let env = HashMap::new();
@@ -179,4 +179,214 @@ fn client_server_mode_is_refused_clearly() {
     let out = run(ferrio(), &["--client=host1", "x.fio"], Path::new("."), &env);
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("not supported"), "{}", out.stderr);
+}
+
+/// The same code, stdout and stderr as fio.
+fn alike(args: &[&str]) {
+    let (want, got) = both(args);
+    assert_eq!(
+        (want.code, &want.stdout, &want.stderr),
+        (got.code, &got.stdout, &got.stderr),
+        "{args:?}"
+    );
+}
+
+/// A refusal: status 1 and a `ferrio:` line containing `words`.
+fn refused(args: &[&str], words: &str) {
+    let got = run(ferrio(), args, Path::new("."), &HashMap::new());
+    assert_eq!(got.code, 1, "{args:?}: {}", got.stderr);
+    assert!(
+        got.stderr
+            .lines()
+            .any(|l| l.starts_with("ferrio: ") && l.contains(words)),
+        "{args:?}: {}",
+        got.stderr
+    );
+}
+
+#[test]
+fn debug_lists_fios_areas_and_refuses_traces() {
+    alike(&["--debug=help"]);
+    alike(&["--debug=?"]);
+    // Unknown areas and a job number alone are named and passed over.
+    alike(&["--debug=bogus,job", "--parse-only"]);
+    alike(&["--debug=job:3", "--parse-only"]);
+    alike(&["--debug=bogus", "--name=a", "--size=4k", "--parse-only"]);
+    refused(&["--debug=io", "--name=a", "--parse-only"], "--explain");
+    refused(
+        &["--debug=all", "--name=a", "--parse-only"],
+        "no debug traces",
+    );
+}
+
+/// fio reads --alloc-size with atoi and sizes its pool in 32 bits: what
+/// fits is accepted and changes nothing; fio crashes on what wraps.
+#[test]
+fn alloc_size_is_read_as_fio_reads_it() {
+    for v in ["8k", "abc", "0", "4177982", "-4194304"] {
+        alike(&[&format!("--alloc-size={v}"), "--name=a", "--parse-only"]);
+    }
+    for v in ["4177983", "-1"] {
+        let arg = format!("--alloc-size={v}");
+        let (want, _) = both(&[&arg, "--name=a", "--parse-only"]);
+        assert_ne!(want.code, 0, "fio ran with {arg}");
+        refused(&[&arg, "--name=a", "--parse-only"], "4177982");
+    }
+}
+
+#[test]
+fn idle_prof_and_cpuclock_test_are_refused_clearly() {
+    alike(&["--idle-prof=bogus"]);
+    for v in ["system", "percpu", "calibrate"] {
+        refused(
+            &[&format!("--idle-prof={v}"), "--name=a", "--parse-only"],
+            "not supported",
+        );
+    }
+    refused(&["--cpuclock-test"], "not supported");
+}
+
+/// fio sends --trigger-remote's command to its servers only: a local
+/// run goes on as if it were absent.
+#[test]
+fn trigger_remote_is_ignored_outside_client_mode_as_in_fio() {
+    let args = [
+        "--trigger-remote=touch triggered",
+        "--trigger-timeout=1",
+        "--name=a",
+        "--ioengine=null",
+        "--size=1m",
+        "--output-format=terse",
+    ];
+    for tool in [fio(), ferrio()] {
+        let s = Scratch::new("trigger-remote");
+        let out = run(tool, &args, &s.0, &HashMap::new());
+        assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
+        assert!(!s.0.join("triggered").exists(), "{tool} ran the command");
+    }
+}
+
+/// A speed test's output with each rate replaced by `R`: names, order,
+/// tabs and the `MiB/sec` unit are kept.
+fn rates_out(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.rfind('\t') {
+            Some(at) if l.ends_with(" MiB/sec") => format!("{}R\n", &l[..=at]),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
+#[test]
+fn crctest_prints_fios_lines_for_ferrios_checksums() {
+    alike(&["--crctest=help"]);
+    alike(&["--crctest=bogus"]);
+    let (want, got) = both(&["--crctest=sha512,crc7,md5,nosuch,crc32c"]);
+    assert_eq!((want.code, &want.stderr), (got.code, &got.stderr));
+    assert_eq!(rates_out(&got.stdout), rates_out(&want.stdout));
+    assert_eq!(got.stdout.lines().count(), 4);
+    refused(&["--crctest=md5,murmur3"], "murmur3");
+    // All of them: fio's names in its order (from its list: its own run
+    // of every test takes most of the runner's time limit), less the two
+    // ferrio does not have, which stderr names.
+    let (list, _) = both(&["--crctest=list"]);
+    let want: Vec<&str> = list
+        .stdout
+        .lines()
+        .filter(|n| !["murmur3", "fnv"].contains(n))
+        .collect();
+    let got = run(ferrio(), &["--crctest"], Path::new("."), &HashMap::new());
+    assert_eq!(got.code, 0, "{}", got.stderr);
+    let names: Vec<&str> = got
+        .stdout
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(names, want);
+    assert!(
+        got.stderr.starts_with("ferrio: ") && got.stderr.contains("murmur3, fnv"),
+        "{}",
+        got.stderr
+    );
+}
+
+#[test]
+fn memcpytest_prints_fios_lines() {
+    alike(&["--memcpytest=list"]);
+    alike(&["--memcpytest=bogus"]);
+    let (want, got) = both(&["--memcpytest=memcpy,nosuch"]);
+    assert_eq!((want.code, &want.stderr), (got.code, &got.stderr));
+    assert_eq!(rates_out(&got.stdout), rates_out(&want.stdout));
+    assert_eq!(got.stdout.lines().count(), 12);
+}
+
+/// One blktrace record (native byte order) of `bytes` at `sector`.
+fn blk_record(time_ns: u64, sector: u64, bytes: u32, action: u32) -> Vec<u8> {
+    let mut r = Vec::with_capacity(48);
+    r.extend(0x6561_7407u32.to_ne_bytes());
+    r.extend(0u32.to_ne_bytes());
+    r.extend(time_ns.to_ne_bytes());
+    r.extend(sector.to_ne_bytes());
+    r.extend(bytes.to_ne_bytes());
+    r.extend(action.to_ne_bytes());
+    r.extend(42u32.to_ne_bytes());
+    r.extend((8u32 << 20).to_ne_bytes());
+    r.extend(0u32.to_ne_bytes());
+    r.extend(0u16.to_ne_bytes());
+    r.extend(0u16.to_ne_bytes());
+    r
+}
+
+/// --merge-blktrace-only: the header lines, each merge (fio 3.33's: an
+/// empty file and its message), no run, no replay target, status 0.
+#[test]
+fn merge_blktrace_only_merges_and_runs_nothing() {
+    const QUEUE: u32 = 1 | 1 << 20;
+    const READ: u32 = 1 << 16;
+    const WRITE: u32 = 1 << 17;
+    let trace: Vec<u8> = (0..6u32)
+        .flat_map(|i| {
+            let dir = if i % 2 == 1 { READ } else { WRITE };
+            blk_record(
+                u64::from(i + 1) * 10_000_000,
+                u64::from(i) * 16,
+                4096,
+                QUEUE | dir,
+            )
+        })
+        .collect();
+    let job = "[merge]\nioengine=null\nread_iolog=a.bin:b.bin\nmerge_blktrace_file=merged.bin\n\
+               replay_redirect=data\nnumjobs=2\n\n\
+               [mismatch]\nioengine=null\nread_iolog=b.bin:a.bin\nmerge_blktrace_file=m2.bin\n\
+               merge_blktrace_scalars=100:50:3\n\n\
+               [plain]\nioengine=null\nsize=1m\nbs=8k\niodepth=4\n";
+    let run_with = |tool: &str, args: &[&str]| {
+        let s = Scratch::new("merge-only");
+        s.write("job.fio", job);
+        std::fs::write(s.0.join("a.bin"), &trace).unwrap();
+        std::fs::write(s.0.join("b.bin"), &trace).unwrap();
+        let out = run(tool, args, &s.0, &HashMap::new());
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&s.0)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                (name, std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        (out.code, out.stdout, out.stderr, files)
+    };
+    for args in [
+        &["--merge-blktrace-only", "job.fio"][..],
+        &["--merge-blktrace-only", "--output-format=json", "job.fio"],
+        &["--merge-blktrace-only"],
+    ] {
+        let want = run_with(fio(), args);
+        let got = run_with(ferrio(), args);
+        assert_eq!(got, want, "{args:?}");
+        if args.len() > 1 {
+            assert!(want.3.iter().any(|(n, _)| n == "merged.bin"), "{want:?}");
+        }
+    }
 }

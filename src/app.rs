@@ -101,6 +101,9 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     if let Some(file) = args.all("inflate-log").first() {
         return Ok(crate::run::log_codec::inflate_file(file));
     }
+    if let Some(code) = crate::fio_flags::act(args) {
+        return Ok(code);
+    }
     check_flags(args)?;
     let parse_only = args.has("parse-only");
     let profiled;
@@ -114,6 +117,12 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         },
         None => args,
     };
+    let merge_only = args.has("merge-blktrace-only");
+    // fio counts --merge-blktrace-only as a request in itself: without a
+    // job it has nothing to merge, and exits quietly.
+    if args.files.is_empty() && args.job_options.is_empty() && merge_only {
+        return Ok(0);
+    }
     if args.files.is_empty() && args.job_options.is_empty() && !parse_only && !args.has("demo") {
         eprintln!("No job(s) defined\n");
         out(&help::usage());
@@ -187,10 +196,16 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     if parse_only {
         return Ok(0);
     }
+    if plan.groups.is_empty() && merge_only {
+        return Ok(0);
+    }
     if plan.groups.is_empty() {
         eprintln!("No job(s) defined\n");
         out(&help::usage());
         return Err(1);
+    }
+    if merge_only {
+        return crate::execute::merge_only(&plan, args);
     }
     let outcome = crate::execute::execute(&plan, args);
     if demo.is_some() {

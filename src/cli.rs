@@ -70,7 +70,7 @@ const FLAGS: &[(&str, Takes, &str)] = &[
     (
         "debug",
         Takes::Required,
-        "Enable debug output for these areas",
+        "help lists fio's debug areas; ferrio has no debug traces, so an area is refused (see --explain)",
     ),
     (
         "parse-only",
@@ -90,7 +90,7 @@ const FLAGS: &[(&str, Takes, &str)] = &[
     (
         "alloc-size",
         Takes::Required,
-        "Size of the internal shared memory pool (KiB)",
+        "fio's shared memory pool size (KiB): checked as fio reads it, otherwise no effect (ferrio has no such pool)",
     ),
     (
         "profile",
@@ -137,21 +137,25 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         Takes::Required,
         "Job file on the server side (not supported)",
     ),
-    ("cpuclock-test", Takes::None, "Test the CPU clock"),
+    (
+        "cpuclock-test",
+        Takes::None,
+        "fio's CPU clock self-test (not supported)",
+    ),
     (
         "crctest",
         Takes::Optional,
-        "Benchmark the checksum functions",
+        "Benchmark the checksums (ferrio's own; fio's murmur3 and fnv are not in ferrio)",
     ),
     (
         "memcpytest",
         Takes::Optional,
-        "Benchmark memory copy functions",
+        "Benchmark memory copies: memcpy, memmove, simple, hybrid",
     ),
     (
         "idle-prof",
         Takes::Required,
-        "Report CPU idleness: system, percpu or calibrate",
+        "CPU idleness profiling: system, percpu or calibrate (not supported)",
     ),
     (
         "status-interval",
@@ -172,7 +176,7 @@ const FLAGS: &[(&str, Takes, &str)] = &[
     (
         "trigger-remote",
         Takes::Required,
-        "Command a server runs as the trigger",
+        "Command fio servers run as the trigger: fio uses it only with --client, so without it fio and ferrio ignore it",
     ),
     (
         "aux-path",
@@ -182,7 +186,7 @@ const FLAGS: &[(&str, Takes, &str)] = &[
     (
         "merge-blktrace-only",
         Takes::None,
-        "Only merge blktrace files, run nothing",
+        "Do each job's merge_blktrace_file merge, then exit without running any job",
     ),
     (
         "explain",

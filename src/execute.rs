@@ -45,6 +45,35 @@ impl Sink {
     }
 }
 
+/// `--merge-blktrace-only`: each job's header line is printed, as for a
+/// run, and a job with merge_blktrace_file merges its traces; then fio
+/// drops the job before its numjobs clones are made and before its
+/// files or replay log are opened, so nothing runs, no report follows,
+/// and the status is 0.
+pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
+    use crate::run::config::{self, Refusal};
+    let mut sink = Sink::open(args)?;
+    let normal = Formats::from_flags(&args.flags).normal;
+    let refused = |refusal: Refusal| {
+        eprintln!("ferrio: {}", refusal.0);
+        1
+    };
+    for spec in plan.jobs().filter(|j| j.subjob == 0) {
+        if normal {
+            // As fio prints it before the job's files or log are opened:
+            // from the options alone.
+            let bs = config::block_sizes(spec).map_err(refused)?;
+            let report = crate::report::options::ReportOptions::from_spec(spec);
+            let iodepth = spec.num("iodepth").unwrap_or(1).max(1) as usize;
+            if let Some(line) = header(spec, &bs, &report, &spec.engine, iodepth) {
+                sink.say(&line);
+            }
+        }
+        config::merge_traces(spec).map_err(refused)?;
+    }
+    Ok(0)
+}
+
 /// Runs every job of the plan (each checked before any I/O) and reports.
 pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let started = Instant::now();
@@ -493,23 +522,8 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> Vec<Option<String>> {
     let mut out = Vec::with_capacity(specs.len());
     let mut previous_subjob = None;
     for (spec, cfg) in specs.iter().zip(jobs) {
-        // fio prints no such line for an engine that moves no data.
-        let line = if spec.subjob == 0 && !crate::engine::moves_no_data(&cfg.engine) {
-            let bs = |d: usize| {
-                let n = |v| num2str(v, cfg.report.sig_figs, 1, cfg.report.binary(), Unit::Bytes);
-                format!("{}-{}", n(cfg.bs[d].min()), n(cfg.bs[d].max()))
-            };
-            Some(format!(
-                "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}\n",
-                spec.name,
-                spec.group,
-                rw_name(spec),
-                bs(0),
-                bs(1),
-                bs(2),
-                cfg.engine,
-                cfg.iodepth
-            ))
+        let line = if spec.subjob == 0 {
+            header(spec, &cfg.bs, &cfg.report, &cfg.engine, cfg.iodepth)
         } else if spec.subjob > 0 && previous_subjob == Some(0) {
             Some("...\n".to_string())
         } else {
@@ -519,6 +533,33 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> Vec<Option<String>> {
         previous_subjob = Some(spec.subjob);
     }
     out
+}
+
+/// One job's header line (none for an engine that moves no data, as in
+/// fio).
+fn header(
+    spec: &JobSpec,
+    bs: &[crate::run::config::BlockSizes; 3],
+    report: &crate::report::options::ReportOptions,
+    engine: &str,
+    iodepth: usize,
+) -> Option<String> {
+    if crate::engine::moves_no_data(engine) {
+        return None;
+    }
+    let range = |d: usize| {
+        let n = |v| num2str(v, report.sig_figs, 1, report.binary(), Unit::Bytes);
+        format!("{}-{}", n(bs[d].min()), n(bs[d].max()))
+    };
+    Some(format!(
+        "{}: (g={}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={engine}, iodepth={iodepth}\n",
+        spec.name,
+        spec.group,
+        rw_name(spec),
+        range(0),
+        range(1),
+        range(2),
+    ))
 }
 
 /// The canonical name of a job's `rw` (fio prints `readwrite` as `rw`).

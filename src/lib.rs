@@ -13,6 +13,7 @@ pub mod distributed;
 pub mod engine;
 pub mod execute;
 pub mod explain;
+pub mod fio_flags;
 pub mod help;
 pub mod jobfile;
 pub mod live;
@@ -24,6 +25,7 @@ pub mod plan;
 pub mod profile;
 pub mod report;
 pub mod run;
+pub mod selftest;
 pub mod stats;
 pub mod verify;
 

@@ -1326,6 +1326,35 @@ fn append_offset(job: &JobSpec, paths: &[PathBuf]) -> Result<u64, Refusal> {
 }
 
 /// fio's engine options, as set for the job.
+/// merge_blktrace_file: merges read_iolog's blktrace files as fio 3.33
+/// does, before the job replays them (or, under --merge-blktrace-only,
+/// instead of running it); nothing when the job asks for no merge.
+pub fn merge_traces(job: &JobSpec) -> Result<(), Refusal> {
+    let Some(Value::Text(output)) = job.value("merge_blktrace_file") else {
+        return Ok(());
+    };
+    let Some(Value::Text(list)) = job.value("read_iolog") else {
+        return Err(Refusal(format!(
+            "job '{}': merge_blktrace_file needs read_iolog (the blktrace files to merge)",
+            job.name
+        )));
+    };
+    let floats = |name| match job.value(name) {
+        Some(Value::Floats { values, .. }) => values.clone(),
+        _ => Vec::new(),
+    };
+    let logs: Vec<&str> = list.split(':').collect();
+    let scalars = floats("merge_blktrace_scalars");
+    let iters = floats("merge_blktrace_iters");
+    match super::merge_blktrace::merge(&logs, std::path::Path::new(output), &scalars, &iters) {
+        Ok(said) => {
+            eprintln!("{said}");
+            Ok(())
+        }
+        Err(e) => Err(Refusal(format!("job '{}': {e}", job.name))),
+    }
+}
+
 /// read_iolog: the log this job (or clone) replays, parsed with the
 /// replay options.
 fn replay_log(
@@ -1333,32 +1362,10 @@ fn replay_log(
     readonly: bool,
 ) -> Result<Option<Arc<super::replay::ReplayLog>>, Refusal> {
     use super::replay::{ReplayOptions, load, log_for_clone};
-    let merge_into = match job.value("merge_blktrace_file") {
-        Some(Value::Text(t)) => Some(t),
-        _ => None,
-    };
+    merge_traces(job)?;
     let Some(Value::Text(list)) = job.value("read_iolog") else {
-        if merge_into.is_some() {
-            return Err(Refusal(format!(
-                "job '{}': merge_blktrace_file needs read_iolog (the blktrace files to merge)",
-                job.name
-            )));
-        }
         return Ok(None);
     };
-    if let Some(output) = merge_into {
-        let floats = |name| match job.value(name) {
-            Some(Value::Floats { values, .. }) => values.clone(),
-            _ => Vec::new(),
-        };
-        let logs: Vec<&str> = list.split(':').collect();
-        let scalars = floats("merge_blktrace_scalars");
-        let iters = floats("merge_blktrace_iters");
-        match super::merge_blktrace::merge(&logs, std::path::Path::new(output), &scalars, &iters) {
-            Ok(said) => eprintln!("{said}"),
-            Err(e) => return Err(Refusal(format!("job '{}': {e}", job.name))),
-        }
-    }
     let opts = ReplayOptions {
         redirect: match job.value("replay_redirect") {
             Some(Value::Text(t)) => Some(PathBuf::from(t)),
@@ -1671,7 +1678,7 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
 }
 
 /// Block sizes per direction from `bssplit`, else `bsrange`, else `bs`.
-fn block_sizes(job: &JobSpec) -> Result<[BlockSizes; 3], Refusal> {
+pub fn block_sizes(job: &JobSpec) -> Result<[BlockSizes; 3], Refusal> {
     let kb_base = job.num("kb_base").filter(|&b| b != 0).unwrap_or(1024);
     if let Some(Value::Text(text)) = job.setting("bssplit").map(|s| &s.value) {
         let splits = parse_bssplit(text, kb_base)
