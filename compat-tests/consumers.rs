@@ -675,7 +675,7 @@ fn kubestr_go_structs_decode_ferrio_json() {
 /// run (per-second rows follow the machine's load too closely to
 /// compare), it prints the same columns, about as many samples (within
 /// 25%), ordered min <= median <= 90% <= 95% <= 99% <= max, and for each
-/// tool a median within 25% of the median in that same run's JSON report
+/// tool a median within a third of the median in that same run's JSON report
 /// (the two tools' latencies themselves follow the machine's load).
 #[test]
 fn fiologparser_hist_reads_ferrio_histogram_logs() {
@@ -736,9 +736,14 @@ fn fiologparser_hist_reads_ferrio_histogram_logs() {
             assert!(ordered.windows(2).all(|w| w[0] <= w[1]), "{bin}: {row:?}");
             // The parser's median (interpolated within a bin) is the run's
             // own median from its JSON report, both in ns.
+            // Under load the reads split into page-cache hits and slower
+            // ones, and a median that falls between the two clusters moves
+            // with the interpolation: a third either way still catches a
+            // log whose bins or units are wrong (those are off by 2^k or
+            // 1000x).
             let ratio = row[4] / json_median;
             assert!(
-                (0.8..=1.25).contains(&ratio),
+                (0.67..=1.5).contains(&ratio),
                 "{bin}: parser median {} ns, JSON median {json_median} ns",
                 row[4]
             );
