@@ -1325,7 +1325,6 @@ fn append_offset(job: &JobSpec, paths: &[PathBuf]) -> Result<u64, Refusal> {
     }
 }
 
-/// fio's engine options, as set for the job.
 /// merge_blktrace_file: merges read_iolog's blktrace files as fio 3.33
 /// does, before the job replays them (or, under --merge-blktrace-only,
 /// instead of running it); nothing when the job asks for no merge.

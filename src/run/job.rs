@@ -2008,9 +2008,14 @@ fn run_io(
     // (then, or now if it asked and the job had not answered yet).
     let replayed = verifying.as_ref().map_or(0, |v| v.trail.replayed);
     let rand = || verify_trail::rand_state(cfg, &draws.offsets, verify_reseeded, replayed);
-    progress
-        .vstate
-        .answer(|| trigger_state(cfg, verifying.as_ref(), &result, rand()));
+    answer_trigger(
+        progress,
+        cfg,
+        verifying.as_ref(),
+        &draws,
+        verify_reseeded,
+        &result,
+    );
     if !progress.vstate.saved()
         && let Some(v) = &verifying
         && v.spec.state_save
@@ -2145,13 +2150,6 @@ fn unlink_and_reopen(
     Ok(())
 }
 
-/// The file, offset and length of the next I/O: fio's set_io_u_file,
-/// which retires each file that has no offset left and tries the next;
-/// `None` once every file is done. With `redraw` (a read/write mix's I/Os
-/// issued so far per direction), each file after the first gets a
-/// direction drawn afresh, as fio's fill_io_u draws one each time.
-// The job loop's state it reads and moves on, each its own part.
-#[allow(clippy::too_many_arguments)]
 /// When no I/O could be placed: whether that is because no zone could
 /// take it (zbd), which fails the job, recorded in `result`.
 fn zbd_failed(placer: &mut Placer, result: &mut JobResult) -> bool {
@@ -2162,6 +2160,13 @@ fn zbd_failed(placer: &mut Placer, result: &mut JobResult) -> bool {
     true
 }
 
+/// The file, offset and length of the next I/O: fio's set_io_u_file,
+/// which retires each file that has no offset left and tries the next;
+/// `None` once every file is done. With `redraw` (a read/write mix's I/Os
+/// issued so far per direction), each file after the first gets a
+/// direction drawn afresh, as fio's fill_io_u draws one each time.
+// The job loop's state it reads and moves on, each its own part.
+#[allow(clippy::too_many_arguments)]
 fn next_io(
     cfg: &JobConfig,
     chooser: &mut FileChooser,

@@ -125,8 +125,8 @@ pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool, replayed: u
 }
 
 /// Writes a job's state file (as fio does when a writing, verifying job
-/// ends, and for every job when a trigger fires); a failure is reported on stderr (as fio's perror and log lines)
-/// and does not fail the job.
+/// ends, and for every job when a trigger fires); a failure is reported
+/// on stderr (as fio's perror and log lines) and does not fail the job.
 pub fn save(aux_path: Option<&Path>, state: &VerifyState) {
     let path = state::file_name(&state::prefix(aux_path), &state.name, state.index);
     if let Err(e) = std::fs::write(&path, state.encode()) {
