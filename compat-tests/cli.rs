@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, fio_part, parallel, run};
+use common::{Outcome, Scratch, blk_record, ferrio, fio, fio_part, parallel, run};
 
 fn both(args: &[&str]) -> (Outcome, Outcome) {
     let env = HashMap::new();
@@ -320,23 +320,6 @@ fn memcpytest_prints_fios_lines() {
     assert_eq!(got.stdout.lines().count(), 12);
 }
 
-/// One blktrace record (native byte order) of `bytes` at `sector`.
-fn blk_record(time_ns: u64, sector: u64, bytes: u32, action: u32) -> Vec<u8> {
-    let mut r = Vec::with_capacity(48);
-    r.extend(0x6561_7407u32.to_ne_bytes());
-    r.extend(0u32.to_ne_bytes());
-    r.extend(time_ns.to_ne_bytes());
-    r.extend(sector.to_ne_bytes());
-    r.extend(bytes.to_ne_bytes());
-    r.extend(action.to_ne_bytes());
-    r.extend(42u32.to_ne_bytes());
-    r.extend((8u32 << 20).to_ne_bytes());
-    r.extend(0u32.to_ne_bytes());
-    r.extend(0u16.to_ne_bytes());
-    r.extend(0u16.to_ne_bytes());
-    r
-}
-
 /// --merge-blktrace-only: the header lines, each merge (fio 3.33's: an
 /// empty file and its message), no run, no replay target, status 0.
 #[test]
@@ -348,10 +331,12 @@ fn merge_blktrace_only_merges_and_runs_nothing() {
         .flat_map(|i| {
             let dir = if i % 2 == 1 { READ } else { WRITE };
             blk_record(
+                false,
                 u64::from(i + 1) * 10_000_000,
                 u64::from(i) * 16,
                 4096,
                 QUEUE | dir,
+                &[],
             )
         })
         .collect();

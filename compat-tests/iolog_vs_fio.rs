@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, json, lat_log_ios, run};
+use common::{Outcome, Scratch, blk_record, ferrio, fio, json, lat_log_ios, run};
 
 /// Runs `job` (and any extra files) with `tool` in a fresh scratch folder.
 fn run_in(tool: &str, job: &str, files: &[(&str, &str)]) -> (Scratch, Outcome) {
@@ -182,35 +182,6 @@ fn timed_replay_takes_fios_time() {
             "{options}: fio {want} ms, ferrio {got} ms"
         );
     }
-}
-
-/// One blktrace record of device 8:0, in this machine's byte order or
-/// (`swap`) the other one.
-fn blk_record(
-    swap: bool,
-    time_ns: u64,
-    sector: u64,
-    bytes: u32,
-    action: u32,
-    pdu: &[u8],
-) -> Vec<u8> {
-    let w32 = |v: u32| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
-    let w64 = |v: u64| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
-    let w16 = |v: u16| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
-    let mut r = Vec::with_capacity(48 + pdu.len());
-    r.extend(w32(0x6561_7407));
-    r.extend(w32(0));
-    r.extend(w64(time_ns));
-    r.extend(w64(sector));
-    r.extend(w32(bytes));
-    r.extend(w32(action));
-    r.extend(w32(42));
-    r.extend(w32(8 << 20));
-    r.extend(w32(0));
-    r.extend(w16(0));
-    r.extend(w16(pdu.len() as u16));
-    r.extend(pdu);
-    r
 }
 
 /// A small trace: a notify with a payload, queued reads and writes

@@ -503,3 +503,32 @@ pub fn ferrio_jobs(file: &JobFile, extra: &[&str]) -> Result<Vec<(String, u64)>,
     }
     Ok(jobs)
 }
+
+/// One blktrace record of device 8:0, in this machine's byte order or
+/// (`swap`) the other one.
+pub fn blk_record(
+    swap: bool,
+    time_ns: u64,
+    sector: u64,
+    bytes: u32,
+    action: u32,
+    pdu: &[u8],
+) -> Vec<u8> {
+    let w32 = |v: u32| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
+    let w64 = |v: u64| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
+    let w16 = |v: u16| if swap { v.swap_bytes() } else { v }.to_ne_bytes();
+    let mut r = Vec::with_capacity(48 + pdu.len());
+    r.extend(w32(0x6561_7407));
+    r.extend(w32(0));
+    r.extend(w64(time_ns));
+    r.extend(w64(sector));
+    r.extend(w32(bytes));
+    r.extend(w32(action));
+    r.extend(w32(42));
+    r.extend(w32(8 << 20));
+    r.extend(w32(0));
+    r.extend(w16(0));
+    r.extend(w16(pdu.len() as u16));
+    r.extend(pdu);
+    r
+}
