@@ -18,7 +18,7 @@ pub mod flow;
 pub mod iolog;
 pub mod iomem;
 pub mod iosched;
-pub mod job;
+pub mod job_loop;
 pub mod latency_target;
 pub mod layout;
 pub mod lazy_open;
@@ -361,7 +361,7 @@ pub fn run(
                             .filter(|(other, _)| cfg.wait_for.as_deref() == Some(&other.name))
                             .map(|(_, p)| p)
                             .collect();
-                        let stops = job::Stops {
+                        let stops = job_loop::Stops {
                             run: stop,
                             group: &group_stop,
                             rest: &rest_stop,
@@ -370,7 +370,7 @@ pub fn run(
                         };
                         let laid_tx = laid_tx.clone();
                         Ok(s.spawn(move || {
-                            job::wait_for(&waitees, stops);
+                            job_loop::wait_for(&waitees, stops);
                             if laid_in_job(cfg) {
                                 match layout::lay_out(cfg) {
                                     Ok((line, warnings)) => {
@@ -386,7 +386,7 @@ pub fn run(
                                     }
                                 }
                             }
-                            job::run(cfg, stops, slot)
+                            job_loop::run(cfg, stops, slot)
                         }))
                     }
                     Err(failed) => Err(failed),

@@ -505,7 +505,7 @@ mod tests {
     /// until the file is done.
     fn offsets_in(cfg: &JobConfig, file_len: u64, n: usize) -> Vec<u64> {
         let mut placer = Placer::new(cfg, &[file_len]);
-        let mut draws = super::super::job::job_draws(cfg);
+        let mut draws = super::super::job_loop::job_draws(cfg);
         (0..n)
             .map_while(|_| placer.next(cfg, 0, Dir::Read, &mut draws))
             .map(|(o, _)| o)

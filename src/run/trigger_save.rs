@@ -138,7 +138,7 @@ pub fn save_all(
 /// The state of a job that has not started: nothing written, its files
 /// counted, its random-offset generator as seeded.
 fn unstarted(cfg: &JobConfig) -> VerifyState {
-    let seeded = super::job::job_draws(cfg).offsets;
+    let seeded = super::job_loop::job_draws(cfg).offsets;
     let rand = verify_trail::rand_state(cfg, &seeded, false, 0);
     verify_trail::unlisted(cfg, cfg.paths.len() as u32, 0, rand)
 }

@@ -108,7 +108,7 @@ pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool, replayed: u
     }
     let mut fresh;
     let rng = if reseeded && cfg.seeds.repeat {
-        fresh = super::job::job_draws(cfg).offsets;
+        fresh = super::job_loop::job_draws(cfg).offsets;
         if !cfg.lfsr {
             for _ in 0..replayed {
                 fresh.draw();

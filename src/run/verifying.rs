@@ -71,7 +71,7 @@ impl<'a> Verifying<'a> {
         let blocks = (cfg.pass_bytes / cfg.bs[1].min().max(1)) as usize;
         let fresh = cfg
             .seeds
-            .generator(Purpose::Verify, super::job::draws_wide(cfg));
+            .generator(Purpose::Verify, super::job_loop::draws_wide(cfg));
         let draws_seeds = spec.pattern.is_none();
         let fake_io = crate::engine::fakes_io(&cfg.engine);
         Some(Verifying {
