@@ -1,7 +1,16 @@
 //! Finishing one I/O: its accounting, latency limits and verify check.
 
-#[allow(unused_imports)]
-use super::*;
+use super::slots::Slot;
+use super::{Quiesce, Records};
+use crate::engine::{self, Dir};
+use crate::run::clock::{Nanos, ms_between};
+use crate::run::config::JobConfig;
+use crate::run::errors::{self, Verdict};
+use crate::run::latency_target::{self, LatencyTarget};
+use crate::run::live::Measured;
+use crate::run::logs::Completed;
+use crate::run::result::{JobResult, strerror};
+use crate::run::verifying::Verifying;
 
 /// What finishing an I/O updates, from the job loop's state: the same
 /// steps whether a synchronous engine returned the I/O or an asynchronous

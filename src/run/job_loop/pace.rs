@@ -1,7 +1,9 @@
 //! Waiting: for a rate's schedule or start delay, and fio's think time.
 
-#[allow(unused_imports)]
-use super::*;
+use std::time::Instant;
+
+use super::Stops;
+use crate::run::clock::{self, Nanos};
 
 /// Sleeps until `until`, waking for stops; false when the run was stopped
 /// or the deadline came first.

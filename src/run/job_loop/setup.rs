@@ -1,12 +1,520 @@
-//! Setting the job up: its engine, files and buffers.
+//! Setting the job up: its engine, files and buffers, then the loop's
+//! state once the start delay is over.
 
-#[allow(unused_imports)]
-use super::*;
+use std::io;
+
+use super::pace::wait_until;
+use super::slots::{Carver, Slot};
+use super::{
+    JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, draws_wide, errno, job_draws,
+};
+use crate::engine::{self, Dir, Engine, OpenMode, WriteHintFailed};
+use crate::run::clock::{self, LoopClock, Nanos, nanos};
+use crate::run::config::JobConfig;
+use crate::run::content::Content;
+use crate::run::depth::DepthTracker;
+use crate::run::file_lock::FileLocks;
+use crate::run::files::FileChooser;
+use crate::run::fio_rand::Purpose;
+use crate::run::flow::Seat;
+use crate::run::iolog::IoLogWriter;
+use crate::run::iomem::{MemKind, Region};
+use crate::run::latency_target::LatencyTarget;
+use crate::run::lazy_open::{LazyOpen, UNOPENED};
+use crate::run::live::Tally;
+use crate::run::logs::JobLogs;
+use crate::run::offsets::Rng;
+use crate::run::placement::{Placement, Placer, rw_min_bs, used_dirs};
+use crate::run::progress::{JobProgress, State};
+use crate::run::rate::{FloorCheck, PoissonArrivals};
+use crate::run::replay::Replayer;
+use crate::run::result::JobResult;
+use crate::run::sampler::RateSampler;
+use crate::run::sync_range::Written;
+use crate::run::trim_backlog::TrimBacklog;
+use crate::run::verifying::Verifying;
+use crate::stats::CpuUsage;
+use crate::verify::pattern::repeat_into;
+
+/// The job's engine and files, as it opens them before its buffers.
+struct Opened {
+    eng: Box<dyn Engine>,
+    mode: OpenMode,
+    iolog: Option<IoLogWriter>,
+    /// Each file's length, found before the job opens any.
+    lens: Vec<u64>,
+    files: Vec<usize>,
+    lazy: Option<LazyOpen>,
+    at_start: usize,
+}
+
+/// The job's buffers: one slot per I/O of the depth, with the memory
+/// they are carved from.
+struct Buffers {
+    max_len: usize,
+    rng: Rng,
+    region: Option<Region>,
+    slots: Vec<Slot>,
+    content: Option<Content>,
+}
+
+impl<'a, 'f> JobLoop<'a, 'f> {
+    /// Sets the job up and waits out its start delay; on a failure (or a
+    /// stop during the delay), the job's result as it ends (boxed: it is
+    /// large, and rarely returned).
+    pub(super) fn new(
+        cfg: &'a JobConfig,
+        stop: Stops<'a>,
+        progress: &'a JobProgress,
+        mut result: JobResult,
+        flow: Option<&'a mut Seat<'f>>,
+    ) -> Result<Self, Box<JobResult>> {
+        let Some(mut opened) = open(cfg, &mut result) else {
+            return Err(Box::new(result));
+        };
+        let Some(mut bufs) = buffers(cfg, &mut result) else {
+            return Err(Box::new(result));
+        };
+        let draws = job_draws(cfg);
+        let prio_draws = cfg.seeds.generator(Purpose::PrioCmds, false);
+        let regions: Vec<libc::iovec> = bufs.slots.iter_mut().map(Slot::region).collect();
+        let verifying = Verifying::new(cfg);
+        let trims = cfg
+            .trim
+            .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
+        if let Err(e) = opened.eng.register_buffers(&regions) {
+            let text = format!("fio: registering the job's buffers failed: {e}");
+            result.fail(errno(&e), "register buffers", text);
+            return Err(Box::new(result));
+        }
+        let placer = Placer::new(cfg, &opened.lens);
+        let real_sizes = real_sizes(cfg);
+        let chooser = FileChooser::new(cfg, opened.files.len());
+        // Random offsets without a map never run out.
+        let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
+        if !wait_until(clock::now() + nanos(cfg.startdelay), None, stop) {
+            return Err(Box::new(result));
+        }
+        let start = clock::now();
+        let engine_stamps = matches!(cfg.engine.as_str(), "libaio" | "io_uring")
+            || (cfg.engine == "null" && cfg.iodepth > 1);
+        let replayer = cfg
+            .replay
+            .as_deref()
+            .map(|log| Replayer::new(log, start, engine_stamps));
+        // Statistics start after ramp_time; runtime counts from there too.
+        let ramp_end = start + nanos(cfg.ramp);
+        progress.set_state(if cfg.ramp.is_zero() {
+            State::Running
+        } else {
+            State::Ramp
+        });
+        progress.set_epoch(start);
+        let publish_every = publish_every(cfg);
+        let records = Records {
+            logs: JobLogs::new(&cfg.logs),
+            live: progress.watched_live().then(|| Tally::starting(ramp_end)),
+            written: cfg.sync_range.map(|_| Written::new(cfg.paths.len())),
+        };
+        let m = cfg.measure;
+        let ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && records.logs.is_none());
+        let traits = Traits::of(cfg, opened.eng.as_ref(), &records);
+        Ok(JobLoop {
+            cfg,
+            stop,
+            progress,
+            flow,
+            result,
+            traits,
+            eng: opened.eng,
+            mode: opened.mode,
+            iolog: opened.iolog,
+            files: opened.files,
+            lazy: opened.lazy,
+            at_start: opened.at_start,
+            real_sizes,
+            chooser,
+            placer,
+            file_locks: cfg
+                .lockfile
+                .map(|(shared_reads, origin)| FileLocks::new(shared_reads, origin, &cfg.paths)),
+            max_len: bufs.max_len,
+            rng: bufs.rng,
+            draws,
+            prio_draws,
+            slots: bufs.slots,
+            _region: bufs.region,
+            content: bufs.content,
+            free: (0..cfg.iodepth).rev().collect(),
+            done: Vec::with_capacity(cfg.iodepth),
+            requeued: Vec::with_capacity(cfg.iodepth),
+            unsubmitted: Vec::with_capacity(cfg.iodepth),
+            in_flight: 0,
+            held: None,
+            verifying,
+            trims,
+            died: false,
+            last_was_read: false,
+            verify_reseeded: false,
+            verify_moved: 0,
+            verify_spent: 0,
+            out_of_offsets: false,
+            finished: false,
+            passes: 0,
+            loop_queued: 0,
+            loop_bytes: loop_bytes(cfg, endless),
+            pass_start: 0,
+            // A replay ends with its log, whatever its size.
+            budget: if cfg.replay.is_some() {
+                u64::MAX
+            } else {
+                cfg.io_bytes
+            },
+            loop_start: 0,
+            pending_write: None,
+            work: [(0, 0); 3],
+            draining: false,
+            last_was_sync: false,
+            quiesce: None,
+            files_busy: false,
+            start,
+            clock: start,
+            ramp_end,
+            // A latency_target's final window starts the runtime over.
+            deadline: cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r))),
+            ticker,
+            publish_every,
+            next_publish: start + publish_every,
+            next_tick: start,
+            sampler: RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every),
+            depth: DepthTracker::new(ramp_end),
+            // CPU use counts from the end of ramp_time, like every statistic.
+            cpu_start: (cfg.ramp.is_zero()).then(CpuUsage::of_this_thread),
+            records,
+            replayer,
+            replay_over: false,
+            handed_to_busy: false,
+            floor_check: FloorCheck::new(cfg.rate_floors, start),
+            capped: [0, 1, 2].map(|d| cfg.rate_bytes[d] > 0 || cfg.rate_iops[d] > 0),
+            rate_credit: [0; 3],
+            poisson: poisson(cfg),
+            lat_target: latency_target(cfg, start),
+            think: Thinking {
+                after: None,
+                last_blocks: 0,
+                last_time: start,
+            },
+        })
+    }
+}
+
+/// fio's real_file_size of each regular file: a short transfer that
+/// reaches it ends there instead of asking for the rest.
+fn real_sizes(cfg: &JobConfig) -> Vec<u64> {
+    cfg.paths
+        .iter()
+        .map(|p| match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => m.len(),
+            _ => u64::MAX,
+        })
+        .collect()
+}
+
+/// How often the job publishes its progress.
+fn publish_every(cfg: &JobConfig) -> Nanos {
+    // Steady state samples the published totals once a second: publish
+    // often enough that a sample is off by well under a percent.
+    if cfg.steady.is_some() {
+        nanos(std::time::Duration::from_millis(2))
+    } else {
+        nanos(PUBLISH_EVERY)
+    }
+}
+
+/// rate_process=poisson's arrivals.
+fn poisson(cfg: &JobConfig) -> Option<PoissonArrivals> {
+    cfg.rate_poisson.then(|| {
+        let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
+        PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
+    })
+}
+
+/// latency_target's search for a depth, from `start`.
+fn latency_target(cfg: &JobConfig, start: Nanos) -> Option<LatencyTarget> {
+    cfg.latency_target.map(|g| {
+        LatencyTarget::new(
+            g.target_ns,
+            g.window_ns,
+            g.percentile,
+            g.keep_running,
+            cfg.iodepth,
+            start,
+        )
+    })
+}
+
+impl Traits {
+    fn of(cfg: &JobConfig, eng: &dyn Engine, records: &Records) -> Traits {
+        let no_data = engine::moves_no_data(&cfg.engine);
+        Traits {
+            sample_bw: cfg.measure.bw && !records.logs.as_ref().is_some_and(JobLogs::bw_per_io),
+            sample_iops: !records.logs.as_ref().is_some_and(JobLogs::iops_per_io),
+            counts_each_io: !eng.commits(),
+            synchronous: !eng.commits() || cfg.iodepth == 1,
+            counts_submits: eng.counts_submits(),
+            submits_in_queue: eng.submits_in_queue(),
+            exit_on_io_done: cfg.engine_options.cpu.exit_on_io_done,
+            runs_on: cfg.pattern.read
+                && cfg.pattern.write
+                && !cfg.time_based
+                && cfg.replay.is_none(),
+            may_be_busy: cfg.engine == "null" && cfg.iodepth > 1,
+            no_data,
+            // Asked once rather than per I/O: whether the engine does file
+            // operations (the file engines) or thinks after its I/Os (those
+            // without data).
+            file_ops: !cfg.io_stats,
+            engine_thinks: no_data,
+            rate_capped: cfg.rate_capped(),
+            thinks: !cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero(),
+        }
+    }
+}
+
+/// fio's bytes per loop (do_io's total_bytes): the size, io_size if
+/// more for random writes without a map, and the size again for the
+/// reads of a verify backlog.
+fn loop_bytes(cfg: &JobConfig, endless: bool) -> u64 {
+    let base = if endless && cfg.io_size_given {
+        cfg.size.max(cfg.pass_bytes)
+    } else {
+        cfg.size
+    };
+    let backlog = cfg.verify.as_ref().is_some_and(|v| v.backlog > 0);
+    base + if backlog { cfg.size } else { 0 }
+}
+
+/// How the job opens its files.
+///
+/// fio opens a trimming job's files (trim, randtrim, trimwrite)
+/// without the flags the job asks for: no O_DIRECT, O_ATOMIC or
+/// O_SYNC/O_DSYNC, and O_CREAT only as a writing job (trimwrite).
+/// An iolog's replay takes only reads and writes for the job's
+/// directions in fio (a blktrace's takes its discards too).
+fn open_mode(cfg: &JobConfig) -> OpenMode {
+    let trimming = cfg.pattern.trim && cfg.replay.as_ref().is_none_or(|log| log.depth.is_some());
+    OpenMode {
+        // Discards need a writable descriptor.
+        write: cfg.pattern.write || cfg.pattern.trim,
+        direct: cfg.direct && !trimming,
+        invalidate: cfg.invalidate,
+        advice: cfg.advice,
+        // fio creates a replay's files as it opens them for writing.
+        create: (cfg.create_on_open && cfg.allow_file_create && (!trimming || cfg.pattern.write))
+            || (cfg.replay.is_some() && cfg.pattern.write),
+        sync_flags: if trimming { 0 } else { cfg.sync_flags },
+        atomic: cfg.atomic && !trimming,
+        write_hint: cfg.write_hint,
+    }
+}
+
+/// The job's engine, its write_iolog and its files, opened as fio does
+/// before it makes the job's buffers; `None` on a failure, recorded in
+/// `result`.
+fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
+    let mode = open_mode(cfg);
+    let mut eng = create_engine(cfg, result)?;
+    // fio starts its write_iolog before it opens the job's files.
+    let iolog = match &cfg.write_iolog {
+        Some(path) => match IoLogWriter::create(path, &cfg.paths) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                let text = format!("fio: fopen write iolog {}: {e}", path.display());
+                result.fail(errno(&e), "failed initializing iolog", text);
+                return None;
+            }
+        },
+        None => None,
+    };
+    // Each file's length, found before the job opens any (as fio sizes
+    // its files before it opens them).
+    let lens: Vec<u64> = cfg
+        .paths
+        .iter()
+        .zip(&cfg.regions)
+        .map(|(p, &region)| file_length(cfg, p, region))
+        .collect();
+    // With openfiles below the file count, fio opens each file only when
+    // the job comes to it.
+    let lazy = LazyOpen::new(cfg);
+    let at_start = LazyOpen::at_start(&lazy, cfg.paths.len());
+    let files = open_files(cfg, eng.as_mut(), mode, at_start, result)?;
+    if cfg.pre_read
+        && cfg.engine != "null"
+        && let Err(e) = pre_read(cfg)
+    {
+        result.fail(errno(&e), "pre_read", String::new());
+        return None;
+    }
+    Some(Opened {
+        eng,
+        mode,
+        iolog,
+        lens,
+        files,
+        lazy,
+        at_start,
+    })
+}
+
+/// The job's engine, set up: `None` when it is not available, fails
+/// its setup, or refuses the job's options.
+fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engine>> {
+    let eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
+        Some(Ok(e)) => e,
+        Some(Err(e)) => {
+            result.fail(
+                errno(&e),
+                "io engine init",
+                format!("fio: failed to set up ioengine {}: {e}", cfg.engine),
+            );
+            return None;
+        }
+        None => {
+            result.fail(
+                22,
+                "load engine",
+                format!("ioengine {} is not available", cfg.engine),
+            );
+            return None;
+        }
+    };
+    // fio's mmap engine maps whole pages: with direct or periodic syncs
+    // (which act on the mapping) it refuses blocks smaller than a page
+    // as its engine setup fails.
+    if cfg.engine == "mmap"
+        && !rw_min_bs(cfg).is_multiple_of(page_size())
+        && (cfg.direct || cfg.fsync_blocks > 0 || cfg.fdatasync_blocks > 0)
+    {
+        let text = format!(
+            "fio: mmap options dictate a minimum block size of {} bytes\n\
+             fio: io engine mmap init failed.",
+            page_size()
+        );
+        result.fail(libc::EPERM, "", text);
+        return None;
+    }
+    // fio switches the disks' scheduler once its engine is set up.
+    if let Some(name) = &cfg.ioscheduler
+        && let Err((code, func, text)) = crate::run::iosched::switch(&cfg.paths, name)
+    {
+        result.fail(code, func, text);
+        return None;
+    }
+    Some(eng)
+}
+
+/// Engine handles of the job's files: the first `at_start` opened, the
+/// rest left closed (openfiles), all of them for a replay (which opens
+/// each file when its log says).
+fn open_files(
+    cfg: &JobConfig,
+    eng: &mut dyn Engine,
+    mode: OpenMode,
+    at_start: usize,
+    result: &mut JobResult,
+) -> Option<Vec<usize>> {
+    let mut files = Vec::with_capacity(cfg.paths.len());
+    // A replay opens each file when its log says.
+    if cfg.replay.is_some() {
+        files.resize(cfg.paths.len(), UNOPENED);
+        return Some(files);
+    }
+    for (i, path) in cfg.paths.iter().enumerate() {
+        if i >= at_start {
+            files.push(UNOPENED);
+            continue;
+        }
+        match eng.open(path, mode) {
+            Ok(f) => files.push(f),
+            Err(e) => {
+                let hint = e
+                    .get_ref()
+                    .and_then(|i| i.downcast_ref::<WriteHintFailed>());
+                if let Some(WriteHintFailed(code)) = hint {
+                    result.fail(*code, "fcntl write hint", String::new());
+                    return None;
+                }
+                let func = format!("open({})", path.display());
+                result.fail(errno(&e), &func, format!("fio: {func}: {e}"));
+                return None;
+            }
+        }
+    }
+    Some(files)
+}
+
+/// The job's buffers: made once, filled as the job's buffer options ask.
+fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
+    // A replay's buffers fit the largest I/O of its log.
+    let max_len = match &cfg.replay {
+        Some(log) => log.max_len.max(1),
+        None => used_dirs(cfg)
+            .map(|d| cfg.bs[d].max())
+            .max()
+            .unwrap_or(4096),
+    } as usize;
+    let mut rng = Rng::new(cfg.seed);
+    // Declared before the slots, so that it outlives them.
+    let region = match &cfg.mem {
+        MemKind::Malloc => None,
+        kind => {
+            let stride = Carver::new(None, max_len, cfg.iomem_align).stride;
+            match Region::new(kind, stride * cfg.iodepth, cfg.hugepage_size) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    result.fail(e.errno, &e.func, e.message);
+                    return None;
+                }
+            }
+        }
+    };
+    let carver = Carver::new(region.as_ref(), max_len, cfg.iomem_align);
+    let mut slots: Vec<Slot> = (0..cfg.iodepth)
+        .map(|i| carver.slot(i, cfg.buffers, &mut rng))
+        .collect();
+    let mut content = cfg
+        .buffer_shape
+        .map(|shape| Content::new(shape, cfg.seed, cfg.dedupe_peers.as_ref()));
+    if let Some(content) = &mut content
+        && cfg.pattern.write
+    {
+        // fio fills every buffer of a writing job once before the first
+        // I/O, from the same generator: those draws are not written.
+        for slot in &mut slots {
+            slot.len = max_len;
+            content.fill(slot.buf());
+        }
+    }
+    if let Some(p) = &cfg.buffer_pattern {
+        for slot in &mut slots {
+            slot.len = max_len;
+            repeat_into(p, slot.buf());
+        }
+    }
+    Some(Buffers {
+        max_len,
+        rng,
+        region,
+        slots,
+        content,
+    })
+}
 
 /// The length fio sees for a job file (its real_file_size): the file's
 /// or device's size, but at least the region's end (fio counts a file it
 /// laid out for a writing job at its full size, data or not).
-pub(super) fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
+fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
     let region_end = cfg.offset.saturating_add(region);
     // A file created on open counts as its region's size, as in fio.
@@ -20,7 +528,7 @@ pub(super) fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) 
 
 /// pre_read: reads each file's region once, in blocks of the largest
 /// read size, so that the job's reads find it in the page cache.
-pub(super) fn pre_read(cfg: &JobConfig) -> io::Result<()> {
+fn pre_read(cfg: &JobConfig) -> io::Result<()> {
     use std::os::unix::fs::{FileExt, FileTypeExt};
     let bs = cfg.bs[Dir::Read as usize].max().max(1);
     for (path, &region) in cfg.paths.iter().zip(&cfg.regions) {
@@ -43,7 +551,7 @@ pub(super) fn pre_read(cfg: &JobConfig) -> io::Result<()> {
 }
 
 /// The machine's page size.
-pub(super) fn page_size() -> u64 {
+fn page_size() -> u64 {
     // SAFETY: sysconf only reads a system constant.
     match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
         n if n > 0 => n as u64,

@@ -1,7 +1,14 @@
 //! The job's I/O slots and the memory their buffers are carved from.
 
-#[allow(unused_imports)]
-use super::*;
+use super::sync::SyncKind;
+use crate::engine::Dir;
+use crate::run::clock::Nanos;
+use crate::run::config::{BufferFill, JobConfig};
+use crate::run::iomem::Region;
+use crate::run::layout::fill_random;
+use crate::run::offsets::Rng;
+use crate::run::result::JobResult;
+use crate::verify::pattern::repeat_into;
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 pub(super) const ALIGN: usize = 4096;

@@ -1,7 +1,56 @@
-//! The read-back pass over a verifying job's written blocks.
+//! The read-back pass over a verifying job's written blocks: between
+//! loops and after the writes, `iodepth` reads at a time.
 
-#[allow(unused_imports)]
-use super::*;
+use super::complete::{complete, settle, verify_failed};
+use super::slots::Slot;
+use super::submit::submit;
+use super::{JobLoop, Records, Stops, errno};
+use crate::engine::{Completion, Dir, Engine, Queued, Request};
+use crate::run::clock::{self, LoopClock, Nanos};
+use crate::run::config::JobConfig;
+use crate::run::iolog::IoLogWriter;
+use crate::run::result::JobResult;
+use crate::run::verifying::Verifying;
+use crate::verify::Written;
+
+impl JobLoop<'_, '_> {
+    /// Reads `rest` back (blocks of the job's verify log) and checks it:
+    /// the one place the loop lends its state to a [`Pass`].
+    pub(super) fn read_back(&mut self, rest: &[Written]) {
+        let Some(v) = &mut self.verifying else {
+            return;
+        };
+        let mut pass = Pass {
+            cfg: self.cfg,
+            eng: self.eng.as_mut(),
+            files: &self.files,
+            slots: &mut self.slots,
+            result: &mut self.result,
+            records: &mut self.records,
+            epoch: self.ramp_end,
+            deadline: self.deadline,
+            counts_each_io: self.traits.counts_each_io,
+            counts_submits: self.traits.counts_submits,
+            iolog: &mut self.iolog,
+        };
+        pass.check_all(v, rest, self.stop);
+    }
+}
+
+/// The read-back pass's own queue: its free slots, the reads queued,
+/// submitted and reaped, and the next block to read.
+struct Reads {
+    free: Vec<usize>,
+    unsubmitted: Vec<usize>,
+    done: Vec<Completion>,
+    next: usize,
+    in_flight: usize,
+    end: usize,
+    clock: Nanos,
+    precise: LoopClock,
+    /// The function fio's failed check names.
+    func: &'static str,
+}
 
 /// What the read-back pass works with.
 pub(super) struct Pass<'p, 'e> {
@@ -23,12 +72,7 @@ impl Pass<'_, '_> {
     /// Drops the files' cached pages, then reads every block of `rest` back, `iodepth` at a
     /// time, checking each as it completes. The reads count in the read
     /// direction, as fio's do.
-    pub(super) fn check_all(
-        &mut self,
-        v: &mut Verifying<'_>,
-        rest: &[crate::verify::Written],
-        stop: Stops<'_>,
-    ) {
+    pub(super) fn check_all(&mut self, v: &mut Verifying<'_>, rest: &[Written], stop: Stops<'_>) {
         let cfg = self.cfg;
         // fio closes the files between the writes and the verify pass, and
         // opens each again for its first read.
@@ -55,152 +99,191 @@ impl Pass<'_, '_> {
         } else {
             "io_u_sync_complete"
         };
-        let mut free: Vec<usize> = (0..self.slots.len()).rev().collect();
-        let mut unsubmitted: Vec<usize> = Vec::with_capacity(self.slots.len());
-        let mut done: Vec<Completion> = Vec::with_capacity(self.slots.len());
-        let (mut next, mut in_flight) = (0usize, 0usize);
-        // Where the pass ends: the last block, or where a loaded verify
-        // state says the writes stopped.
-        let mut end = rest.len();
+        let depth = self.slots.len();
+        let mut q = Reads {
+            free: (0..depth).rev().collect(),
+            unsubmitted: Vec::with_capacity(depth),
+            done: Vec::with_capacity(depth),
+            next: 0,
+            in_flight: 0,
+            // Where the pass ends: the last block, or where a loaded verify
+            // state says the writes stopped.
+            end: rest.len(),
+            clock: 0,
+            // Verifying reads are timed one by one.
+            precise: LoopClock::new(false),
+            func,
+        };
         v.trail.replayed = 0;
-        let mut clock = clock::now();
-        // Verifying reads are timed one by one.
-        let mut precise = LoopClock::new(false);
-        'pass: loop {
-            let out_of_time = self.deadline.is_some_and(|d| clock >= d);
-            while next < end && !stop.any() && !out_of_time {
-                if v.past_saved_writes(rest[next].file as usize, rest[next].offset) {
-                    // A loaded verify state ends the pass here (fio has
-                    // drawn a replayed I/O's offset by then).
-                    if v.spec.replay {
-                        v.trail.replayed += 1;
-                    }
-                    end = next;
-                    break;
-                }
-                let Some(index) = free.pop() else { break };
-                let block = rest[next];
-                let slot = &mut self.slots[index];
-                slot.file = block.file as usize;
-                slot.dir = Dir::Read;
-                slot.offset = block.offset;
-                slot.len = block.len as usize;
-                slot.skip = 0;
-                slot.piece = Some(next);
-                slot.prepared = clock;
-                slot.submitted = Some(clock);
-                slot.intended = None;
-                next += 1;
-                if clock >= self.epoch {
-                    self.result.issue(Dir::Read);
-                }
-                // fio draws a replayed read as the write it repeats, and
-                // counts it among the writes issued.
-                if v.spec.replay {
-                    v.trail.issued += 1;
-                    v.trail.replayed += 1;
-                }
-                if let Some(w) = self.iolog.as_mut() {
-                    w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
-                }
-                slot.ioprio = self.cfg.default_ioprio;
-                slot.prio_index = 0;
-                match self.eng.queue(Request {
-                    slot: index,
-                    file: self.files[slot.file],
-                    offset: slot.offset,
-                    dir: Dir::Read,
-                    buf: slot.buf(),
-                    ioprio: None,
-                }) {
-                    Queued::Pending => {
-                        slot.queued = true;
-                        unsubmitted.push(index);
-                    }
-                    Queued::Done(r) => {
-                        clock = clock::now();
-                        if clock >= self.epoch {
-                            self.result.done_in_queue(self.counts_each_io);
-                        }
-                        free.push(index);
-                        if !self.finished(v, rest, index, r, clock, func) {
-                            break 'pass;
-                        }
-                    }
-                }
-                if unsubmitted.len() >= cfg.batch_submit {
-                    break;
-                }
+        q.clock = clock::now();
+        loop {
+            let out_of_time = self.deadline.is_some_and(|d| q.clock >= d);
+            if !self.queue_reads(v, rest, &mut q, stop, out_of_time) {
+                break;
             }
-            if !unsubmitted.is_empty() {
-                let batch = unsubmitted.len();
-                if let Err(e) = submit(
-                    self.eng,
-                    self.slots,
-                    &mut unsubmitted,
-                    &mut in_flight,
-                    &mut clock,
-                    &mut precise,
-                ) {
-                    let text = format!("fio: io commit failed: {e}");
-                    self.result.fail(errno(&e), "io commit", text);
-                    break;
-                }
-                if clock >= self.epoch {
-                    self.result.depth_sample(in_flight, batch);
-                    if self.counts_submits {
-                        self.result.submitted(batch);
-                    }
-                }
+            if !q.unsubmitted.is_empty() && !self.submit_reads(&mut q) {
+                break;
             }
-            let more = next < end && !stop.any() && !out_of_time;
-            if in_flight == 0 {
+            let more = q.next < q.end && !stop.any() && !out_of_time;
+            if q.in_flight == 0 {
                 if !more {
                     break;
                 }
                 continue;
             }
-            if !free.is_empty() && more {
+            if !q.free.is_empty() && more {
                 continue;
             }
-            done.clear();
-            if let Err(e) = self.eng.reap(1, in_flight, &mut done) {
-                let text = format!("fio: reaping I/O failed: {e}");
-                self.result.fail(errno(&e), "get_events", text);
+            if !self.reap_reads(v, rest, &mut q) {
                 break;
-            }
-            clock = clock::now();
-            if clock >= self.epoch {
-                self.result.reaped(done.len());
-            }
-            in_flight -= done.len();
-            // A failure ends the pass after the batch it came in: fio
-            // accounts and checks every completion it reaped.
-            let mut failed = false;
-            for c in std::mem::take(&mut done) {
-                free.push(c.slot);
-                failed |= !self.finished(v, rest, c.slot, c.result, clock, func);
-            }
-            if failed {
-                break 'pass;
             }
         }
         // An error or a stop ended the pass: wait for what is in flight.
-        while in_flight > 0 {
-            done.clear();
-            if self.eng.reap(in_flight, in_flight, &mut done).is_err() {
+        while q.in_flight > 0 {
+            q.done.clear();
+            if self
+                .eng
+                .reap(q.in_flight, q.in_flight, &mut q.done)
+                .is_err()
+            {
                 break;
             }
-            in_flight -= done.len().min(in_flight);
+            q.in_flight -= q.done.len().min(q.in_flight);
         }
         settle(cfg, self.result, v);
+    }
+
+    /// Queues reads of the next blocks, up to a batch (none once stopped
+    /// or `out_of_time`); false when one finished at once and ended the
+    /// job.
+    fn queue_reads(
+        &mut self,
+        v: &mut Verifying<'_>,
+        rest: &[Written],
+        q: &mut Reads,
+        stop: Stops<'_>,
+        out_of_time: bool,
+    ) -> bool {
+        while q.next < q.end && !stop.any() && !out_of_time {
+            let next = q.next;
+            if v.past_saved_writes(rest[next].file as usize, rest[next].offset) {
+                // A loaded verify state ends the pass here (fio has
+                // drawn a replayed I/O's offset by then).
+                if v.spec.replay {
+                    v.trail.replayed += 1;
+                }
+                q.end = next;
+                break;
+            }
+            let Some(index) = q.free.pop() else { break };
+            let block = rest[next];
+            let slot = &mut self.slots[index];
+            slot.file = block.file as usize;
+            slot.dir = Dir::Read;
+            slot.offset = block.offset;
+            slot.len = block.len as usize;
+            slot.skip = 0;
+            slot.piece = Some(next);
+            slot.prepared = q.clock;
+            slot.submitted = Some(q.clock);
+            slot.intended = None;
+            q.next += 1;
+            if q.clock >= self.epoch {
+                self.result.issue(Dir::Read);
+            }
+            // fio draws a replayed read as the write it repeats, and
+            // counts it among the writes issued.
+            if v.spec.replay {
+                v.trail.issued += 1;
+                v.trail.replayed += 1;
+            }
+            if let Some(w) = self.iolog.as_mut() {
+                w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
+            }
+            slot.ioprio = self.cfg.default_ioprio;
+            slot.prio_index = 0;
+            match self.eng.queue(Request {
+                slot: index,
+                file: self.files[slot.file],
+                offset: slot.offset,
+                dir: Dir::Read,
+                buf: slot.buf(),
+                ioprio: None,
+            }) {
+                Queued::Pending => {
+                    slot.queued = true;
+                    q.unsubmitted.push(index);
+                }
+                Queued::Done(r) => {
+                    q.clock = clock::now();
+                    if q.clock >= self.epoch {
+                        self.result.done_in_queue(self.counts_each_io);
+                    }
+                    q.free.push(index);
+                    if !self.finished(v, rest, index, r, q.clock, q.func) {
+                        return false;
+                    }
+                }
+            }
+            if q.unsubmitted.len() >= self.cfg.batch_submit {
+                break;
+            }
+        }
+        true
+    }
+
+    /// Submits the reads queued; false when the engine failed to.
+    fn submit_reads(&mut self, q: &mut Reads) -> bool {
+        let batch = q.unsubmitted.len();
+        if let Err(e) = submit(
+            self.eng,
+            self.slots,
+            &mut q.unsubmitted,
+            &mut q.in_flight,
+            &mut q.clock,
+            &mut q.precise,
+        ) {
+            let text = format!("fio: io commit failed: {e}");
+            self.result.fail(errno(&e), "io commit", text);
+            return false;
+        }
+        if q.clock >= self.epoch {
+            self.result.depth_sample(q.in_flight, batch);
+            if self.counts_submits {
+                self.result.submitted(batch);
+            }
+        }
+        true
+    }
+
+    /// Reaps reads and checks each; false when the pass ends.
+    fn reap_reads(&mut self, v: &mut Verifying<'_>, rest: &[Written], q: &mut Reads) -> bool {
+        q.done.clear();
+        if let Err(e) = self.eng.reap(1, q.in_flight, &mut q.done) {
+            let text = format!("fio: reaping I/O failed: {e}");
+            self.result.fail(errno(&e), "get_events", text);
+            return false;
+        }
+        q.clock = clock::now();
+        if q.clock >= self.epoch {
+            self.result.reaped(q.done.len());
+        }
+        q.in_flight -= q.done.len();
+        // A failure ends the pass after the batch it came in: fio
+        // accounts and checks every completion it reaped.
+        let mut failed = false;
+        for c in std::mem::take(&mut q.done) {
+            q.free.push(c.slot);
+            failed |= !self.finished(v, rest, c.slot, c.result, q.clock, q.func);
+        }
+        !failed
     }
 
     /// Accounts and checks one finished read-back; false when the job ends.
     pub(super) fn finished(
         &mut self,
         v: &mut Verifying<'_>,
-        rest: &[crate::verify::Written],
+        rest: &[Written],
         index: usize,
         r: i64,
         at: Nanos,

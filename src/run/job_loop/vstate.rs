@@ -1,7 +1,29 @@
 //! The job's verify state, as a trigger or verify_state_save asks for it.
 
-#[allow(unused_imports)]
-use super::*;
+use super::JobLoop;
+use crate::engine::Dir;
+use crate::run::config::JobConfig;
+use crate::run::fio_rand::Draws;
+use crate::run::progress::JobProgress;
+use crate::run::result::JobResult;
+use crate::run::verify_trail;
+use crate::run::verifying::Verifying;
+use crate::verify::state::{RandState, VerifyState};
+
+impl JobLoop<'_, '_> {
+    /// Answers a trigger's request for the job's verify state, if any.
+    #[cold]
+    pub(super) fn answer_trigger(&self) {
+        answer_trigger(
+            self.progress,
+            self.cfg,
+            self.verifying.as_ref(),
+            &self.draws,
+            self.verify_reseeded,
+            &self.result,
+        );
+    }
+}
 
 /// Answers a trigger's request for the job's verify state, with the
 /// state as it is now.

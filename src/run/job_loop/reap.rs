@@ -1,0 +1,148 @@
+//! Reaping: completions from an asynchronous engine, batch by batch,
+//! until the queue has drained far enough; and the last wait for what
+//! is still in flight once the loop is over.
+
+use super::complete::{Finishing, note_later_error};
+use super::sync::sync_done;
+use super::{JobLoop, Next, Phase, errno};
+use crate::engine::{Completion, Dir};
+use crate::run::clock::Nanos;
+
+impl JobLoop<'_, '_> {
+    /// Reap: at least one when the queue is full or nothing more will
+    /// be issued, then on until the queue has drained to iodepth_low.
+    #[inline]
+    pub(super) fn reap(&mut self, depth_limit: usize) -> Phase {
+        let cfg = self.cfg;
+        let full = self.in_flight + self.unsubmitted.len() >= depth_limit
+            || (self.traits.may_be_busy && self.eng.busy());
+        loop {
+            // At the end fio waits for everything in flight in one call.
+            let stopping = !self.may_issue();
+            let ending = !self.draining && stopping;
+            if stopping && self.progress.vstate.asked() {
+                self.answer_trigger();
+            }
+            let in_flight = self.in_flight;
+            let (min, max) = if ending {
+                (in_flight, in_flight)
+            } else {
+                (
+                    cfg.batch_complete_min.min(in_flight).max(1),
+                    cfg.batch_complete_max,
+                )
+            };
+            self.done.clear();
+            if let Err(e) = self.eng.reap(min.min(in_flight), max, &mut self.done) {
+                let text = format!("fio: reaping I/O failed: {e}");
+                self.result.fail(errno(&e), "get_events", text);
+                return Err(Next::End);
+            }
+            // One clock read per reaped batch.
+            self.clock = self.ticker.read();
+            if self.clock >= self.ramp_end {
+                self.result.reaped(self.done.len());
+            }
+            // All of them are out of the engine, even if an error stops
+            // the accounting part way.
+            self.in_flight -= self.done.len();
+            self.complete_batch()?;
+            self.depth.set(self.clock, self.in_flight);
+            self.files_busy = false;
+            let draining = self.draining || !self.may_issue();
+            let keep_reaping = draining || (full && self.in_flight > cfg.iodepth_low);
+            if self.in_flight == 0 || !keep_reaping {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Finishes each I/O of the batch just reaped.
+    #[inline]
+    fn complete_batch(&mut self) -> Phase {
+        let epoch = if self.replay_over {
+            Nanos::MAX
+        } else {
+            self.ramp_end
+        };
+        let mut failed_in_batch = false;
+        for i in 0..self.done.len() {
+            let c = self.done[i];
+            if failed_in_batch {
+                // An earlier completion of this batch ended the job.
+                note_later_error(self.cfg, &mut self.result, &self.slots[c.slot], c.result);
+                continue;
+            }
+            failed_in_batch = !self.complete_one(c, epoch)?;
+        }
+        if failed_in_batch {
+            return Err(Next::End);
+        }
+        Ok(())
+    }
+
+    /// Finishes one reaped I/O (or periodic sync); false when it ended
+    /// the job, which the rest of the batch only notes.
+    #[inline]
+    fn complete_one(&mut self, c: Completion, epoch: Nanos) -> Phase<bool> {
+        let slot = &mut self.slots[c.slot];
+        slot.flying = false;
+        if let Some(kind) = slot.sync.take() {
+            self.free.push(c.slot);
+            if !sync_done(&mut self.result, slot, kind, c.result, self.clock, epoch) {
+                return Err(Next::End);
+            }
+            self.last_was_sync = true;
+            return Ok(true);
+        }
+        self.last_was_read = slot.dir == Dir::Read;
+        // A short transfer short of the file's end: fio hands the
+        // engine the rest before any new I/O.
+        if slot.shortened(c.result, &mut self.result) && slot.offset < self.real_sizes[slot.file] {
+            self.requeued.push(c.slot);
+            return Ok(true);
+        }
+        if let Some(l) = &mut self.lazy {
+            l.ended(
+                self.eng.as_mut(),
+                &mut self.files,
+                slot.file,
+                &mut self.chooser,
+            );
+        }
+        self.free.push(c.slot);
+        let mut done = Finishing {
+            result: &mut self.result,
+            records: &mut self.records,
+            lat_target: &mut self.lat_target,
+            quiesce: &mut self.quiesce,
+            verifying: &mut self.verifying,
+        };
+        Ok(done.finish(
+            self.cfg,
+            slot,
+            c.result,
+            self.clock,
+            epoch,
+            "io_u_queued_complete",
+        ))
+    }
+
+    /// Wait for anything still in flight (an error or a stop ended the job).
+    pub(super) fn drain(&mut self) {
+        while self.in_flight > 0 && !self.eng.abandoned() {
+            self.done.clear();
+            if self
+                .eng
+                .reap(self.in_flight, self.in_flight, &mut self.done)
+                .is_err()
+            {
+                break;
+            }
+            self.in_flight -= self.done.len().min(self.in_flight);
+            for c in &self.done {
+                note_later_error(self.cfg, &mut self.result, &self.slots[c.slot], c.result);
+            }
+        }
+    }
+}
