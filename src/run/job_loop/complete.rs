@@ -213,35 +213,7 @@ pub(super) fn complete(
 ) -> bool {
     let submitted = slot.submitted.take().unwrap_or(at);
     if r < 0 {
-        let code = (-r) as i32;
-        // fill_device: a full device is the expected end. fio reports the
-        // I/O's error, then ends the job without failing it.
-        if cfg.fill_device && matches!(code, libc::ENOSPC | libc::EDQUOT) {
-            eprintln!("{}", io_error_text(cfg, slot, code));
-            return false;
-        }
-        let verdict = errors::verdict(cfg, slot.dir, code);
-        if verdict == Verdict::CarriesOn {
-            if cfg.error_dump {
-                eprintln!("{}", io_error_text(cfg, slot, code));
-            }
-            let first = result.total_err == 0 && result.issued() == 1;
-            result.warn_direct |= first && errors::warns_of_direct_io(cfg, code);
-            result.carry_on(code, errors::carried_on_context(cfg));
-            slot.queued = false;
-            return true;
-        }
-        if verdict == Verdict::EndsCounted {
-            result.count_error(code);
-        }
-        // Engines that only flag the I/O's error leave fio to report it
-        // where it queued the I/O, with no line of its own.
-        if let Some(func) = engine::unlogged_error_func(&cfg.engine, slot.dir) {
-            result.fail(code, func, String::new());
-            return false;
-        }
-        result.fail(code, "io_u error", io_error_text(cfg, slot, code));
-        return false;
+        return failed_io(cfg, result, slot, (-r) as i32);
     }
     let queued = std::mem::take(&mut slot.queued);
     // fio notes what was written for sync_file_range even while ramping.
@@ -339,4 +311,38 @@ pub(super) fn complete(
         result.slowest.offer(slow, d, slot.file, slot.offset, bytes);
     }
     true
+}
+
+/// An I/O that failed with `code`: whether the job carries on (as
+/// continue_on_error allows), else the job's failure, as fio reports it.
+#[cold]
+fn failed_io(cfg: &JobConfig, result: &mut JobResult, slot: &mut Slot, code: i32) -> bool {
+    // fill_device: a full device is the expected end. fio reports the
+    // I/O's error, then ends the job without failing it.
+    if cfg.fill_device && matches!(code, libc::ENOSPC | libc::EDQUOT) {
+        eprintln!("{}", io_error_text(cfg, slot, code));
+        return false;
+    }
+    let verdict = errors::verdict(cfg, slot.dir, code);
+    if verdict == Verdict::CarriesOn {
+        if cfg.error_dump {
+            eprintln!("{}", io_error_text(cfg, slot, code));
+        }
+        let first = result.total_err == 0 && result.issued() == 1;
+        result.warn_direct |= first && errors::warns_of_direct_io(cfg, code);
+        result.carry_on(code, errors::carried_on_context(cfg));
+        slot.queued = false;
+        return true;
+    }
+    if verdict == Verdict::EndsCounted {
+        result.count_error(code);
+    }
+    // Engines that only flag the I/O's error leave fio to report it
+    // where it queued the I/O, with no line of its own.
+    if let Some(func) = engine::unlogged_error_func(&cfg.engine, slot.dir) {
+        result.fail(code, func, String::new());
+        return false;
+    }
+    result.fail(code, "io_u error", io_error_text(cfg, slot, code));
+    false
 }

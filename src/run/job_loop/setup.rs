@@ -15,7 +15,7 @@ use crate::run::content::Content;
 use crate::run::depth::DepthTracker;
 use crate::run::file_lock::FileLocks;
 use crate::run::files::FileChooser;
-use crate::run::fio_rand::Purpose;
+use crate::run::fio_rand::{Draws, FioRng, Purpose};
 use crate::run::flow::Seat;
 use crate::run::iolog::IoLogWriter;
 use crate::run::iomem::{MemKind, Region};
@@ -58,6 +58,20 @@ struct Buffers {
     content: Option<Content>,
 }
 
+/// What the job has made before its start delay, for the loop to hold.
+struct Ready<'a> {
+    opened: Opened,
+    bufs: Buffers,
+    draws: Draws,
+    prio_draws: FioRng,
+    verifying: Option<Verifying<'a>>,
+    trims: Option<TrimBacklog>,
+    placer: Placer,
+    real_sizes: Vec<u64>,
+    chooser: FileChooser,
+    loop_bytes: u64,
+}
+
 impl<'a, 'f> JobLoop<'a, 'f> {
     /// Sets the job up and waits out its start delay; on a failure (or a
     /// stop during the delay), the job's result as it ends (boxed: it is
@@ -92,9 +106,45 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         let chooser = FileChooser::new(cfg, opened.files.len());
         // Random offsets without a map never run out.
         let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
+        let ready = Ready {
+            opened,
+            bufs,
+            draws,
+            prio_draws,
+            verifying,
+            trims,
+            placer,
+            real_sizes,
+            chooser,
+            loop_bytes: loop_bytes(cfg, endless),
+        };
         if !wait_until(clock::now() + nanos(cfg.startdelay), None, stop) {
             return Err(Box::new(result));
         }
+        Ok(Self::start(cfg, stop, progress, flow, result, ready))
+    }
+
+    /// The loop's state as the job starts, its start delay over.
+    fn start(
+        cfg: &'a JobConfig,
+        stop: Stops<'a>,
+        progress: &'a JobProgress,
+        flow: Option<&'a mut Seat<'f>>,
+        result: JobResult,
+        ready: Ready<'a>,
+    ) -> Self {
+        let Ready {
+            opened,
+            bufs,
+            draws,
+            prio_draws,
+            verifying,
+            trims,
+            placer,
+            real_sizes,
+            chooser,
+            loop_bytes,
+        } = ready;
         let start = clock::now();
         let engine_stamps = matches!(cfg.engine.as_str(), "libaio" | "io_uring")
             || (cfg.engine == "null" && cfg.iodepth > 1);
@@ -119,7 +169,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         let m = cfg.measure;
         let ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && records.logs.is_none());
         let traits = Traits::of(cfg, opened.eng.as_ref(), &records);
-        Ok(JobLoop {
+        JobLoop {
             cfg,
             stop,
             progress,
@@ -162,7 +212,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             finished: false,
             passes: 0,
             loop_queued: 0,
-            loop_bytes: loop_bytes(cfg, endless),
+            loop_bytes,
             pass_start: 0,
             // A replay ends with its log, whatever its size.
             budget: if cfg.replay.is_some() {
@@ -204,7 +254,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
                 last_blocks: 0,
                 last_time: start,
             },
-        })
+        }
     }
 }
 
