@@ -52,7 +52,7 @@ impl Finishing<'_, '_> {
 
 /// max_latency's and latency_target's look at a completed I/O's total
 /// latency; false when it ends the job (ETIMEDOUT, as in fio).
-pub(super) fn judge_latency(
+fn judge_latency(
     cfg: &JobConfig,
     result: &mut JobResult,
     lat_target: &mut Option<LatencyTarget>,
@@ -96,7 +96,7 @@ pub(super) fn judge_latency(
 /// A verifying job's part in finishing an I/O: a written block may now be
 /// read back, and a block read back is checked. False when a verify
 /// failure ends the job.
-pub(super) fn after_io(
+fn after_io(
     cfg: &JobConfig,
     result: &mut JobResult,
     verifying: &mut Option<Verifying<'_>>,
@@ -170,7 +170,7 @@ pub(super) fn verify_failed(
 }
 
 /// fio's line about a failed I/O.
-pub(super) fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
+fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
     let what = match slot.dir {
         Dir::Read => "read",
         Dir::Write => "write",

@@ -379,7 +379,7 @@ impl JobLoop<'_, '_> {
 
 /// When no I/O could be placed: whether that is because no zone could
 /// take it (zbd), which fails the job, recorded in `result`.
-pub(super) fn zbd_failed(placer: &mut Placer, result: &mut JobResult) -> bool {
+fn zbd_failed(placer: &mut Placer, result: &mut JobResult) -> bool {
     let Some(e) = placer.zbd.error.take() else {
         return false;
     };
@@ -394,7 +394,7 @@ pub(super) fn zbd_failed(placer: &mut Placer, result: &mut JobResult) -> bool {
 /// direction drawn afresh, as fio's fill_io_u draws one each time.
 // The job loop's state it reads and moves on, each its own part.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn next_io(
+fn next_io(
     cfg: &JobConfig,
     chooser: &mut FileChooser,
     lazy: &mut Option<LazyOpen>,

@@ -325,7 +325,7 @@ impl JobLoop<'_, '_> {
 /// A file engine's operation as the job's completion-latency sample, in
 /// the direction fio files it under: read for a job that reads, else
 /// write; a clat log gets it as an entry of no size at offset 0.
-pub(super) fn file_op_sample(
+fn file_op_sample(
     cfg: &JobConfig,
     result: &mut JobResult,
     logs: &mut Option<JobLogs>,

@@ -4,12 +4,15 @@
 //! The loop allocates nothing: buffers and slots are made once. It reads
 //! the clock once per submitted batch and once per reaped batch.
 //!
-//! The loop is a [`JobLoop`]: its state is the type's fields, and each
-//! turn of the loop goes through its phases, one method each (files by
-//! phase): the periodic duties and pauses (`turn`), filling the queue
-//! (`fill`, `sync`, `pass_end`), submitting (`submit`), reaping and
+//! The loop is a `JobLoop`: its state is the type's fields, made once
+//! by its setup (`setup`), and each turn of the loop goes through its
+//! phases, one method each (files by phase): the periodic duties and
+//! pauses (`turn`), filling the queue (`fill`, `sync`, `pass_end`) and
+//! handing each I/O over (`issue`), submitting (`submit`), reaping and
 //! finishing each I/O (`reap`, `complete`), and after the loop the
 //! read-back pass and the report's wrap-up (`verify_pass`, `finish`).
+//! A phase that ends the turn early says whether the loop goes on
+//! (`Next::Again`) or is over (`Next::End`).
 
 mod complete;
 mod fill;

@@ -211,7 +211,7 @@ impl JobLoop<'_, '_> {
 /// files empty (nothing is laid out again) and fails a reading job's.
 /// Only the `first` files are opened (openfiles); the rest as the job
 /// comes to them.
-pub(super) fn unlink_and_reopen(
+fn unlink_and_reopen(
     cfg: &JobConfig,
     eng: &mut dyn Engine,
     mode: OpenMode,

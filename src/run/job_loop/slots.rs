@@ -11,7 +11,7 @@ use crate::run::result::JobResult;
 use crate::verify::pattern::repeat_into;
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
-pub(super) const ALIGN: usize = 4096;
+const ALIGN: usize = 4096;
 
 /// One I/O's place in the queue.
 pub(super) struct Slot {
@@ -182,7 +182,7 @@ impl Slot {
 
     /// The rare half of [`shortened`](Self::shortened), out of the loop.
     #[cold]
-    pub(super) fn keep_rest(&mut self, moved: usize, result: &mut JobResult) {
+    fn keep_rest(&mut self, moved: usize, result: &mut JobResult) {
         self.offset += moved as u64;
         self.skip += moved;
         self.len -= moved;

@@ -196,7 +196,7 @@ pub(super) fn sync_done(
 /// timed, but only fsyncs count as syncs; fio counts its fdatasync and
 /// sync_file_range calls one slot past its fsync count, where the short
 /// read and short write counts lie.
-pub(super) fn count_sync(result: &mut JobResult, kind: SyncKind, took: Nanos) {
+fn count_sync(result: &mut JobResult, kind: SyncKind, took: Nanos) {
     result.sync_lat.add(took);
     result.sync_hist.add(took);
     result.syncs += u64::from(kind == SyncKind::Full);
@@ -209,7 +209,7 @@ pub(super) fn count_sync(result: &mut JobResult, kind: SyncKind, took: Nanos) {
 
 /// Which periodic sync is due before the next I/O, if any, by the
 /// writes issued so far.
-pub(super) fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<SyncKind> {
+fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<SyncKind> {
     if writes == 0 || last_was_sync {
         return None;
     }

@@ -15,7 +15,7 @@ use crate::verify::Written;
 
 impl JobLoop<'_, '_> {
     /// Reads `rest` back (blocks of the job's verify log) and checks it:
-    /// the one place the loop lends its state to a [`Pass`].
+    /// the one place the loop lends its state to a `Pass`.
     pub(super) fn read_back(&mut self, rest: &[Written]) {
         let Some(v) = &mut self.verifying else {
             return;
@@ -53,26 +53,26 @@ struct Reads {
 }
 
 /// What the read-back pass works with.
-pub(super) struct Pass<'p, 'e> {
-    pub(super) cfg: &'p JobConfig,
-    pub(super) eng: &'p mut (dyn Engine + 'e),
-    pub(super) files: &'p [usize],
-    pub(super) slots: &'p mut [Slot],
-    pub(super) result: &'p mut JobResult,
-    pub(super) records: &'p mut Records,
-    pub(super) epoch: Nanos,
+struct Pass<'p, 'e> {
+    cfg: &'p JobConfig,
+    eng: &'p mut (dyn Engine + 'e),
+    files: &'p [usize],
+    slots: &'p mut [Slot],
+    result: &'p mut JobResult,
+    records: &'p mut Records,
+    epoch: Nanos,
     /// When the job's runtime is over, if it has one.
-    pub(super) deadline: Option<Nanos>,
-    pub(super) counts_each_io: bool,
-    pub(super) counts_submits: bool,
-    pub(super) iolog: &'p mut Option<IoLogWriter>,
+    deadline: Option<Nanos>,
+    counts_each_io: bool,
+    counts_submits: bool,
+    iolog: &'p mut Option<IoLogWriter>,
 }
 
 impl Pass<'_, '_> {
     /// Drops the files' cached pages, then reads every block of `rest` back, `iodepth` at a
     /// time, checking each as it completes. The reads count in the read
     /// direction, as fio's do.
-    pub(super) fn check_all(&mut self, v: &mut Verifying<'_>, rest: &[Written], stop: Stops<'_>) {
+    fn check_all(&mut self, v: &mut Verifying<'_>, rest: &[Written], stop: Stops<'_>) {
         let cfg = self.cfg;
         // fio closes the files between the writes and the verify pass, and
         // opens each again for its first read.

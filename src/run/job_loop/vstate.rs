@@ -44,7 +44,7 @@ pub(super) fn answer_trigger(
 
 /// The job's verify state as a trigger saves it: the completed writes
 /// are listed only where verify_state_save keeps them.
-pub(super) fn trigger_state(
+fn trigger_state(
     cfg: &JobConfig,
     verifying: Option<&Verifying>,
     result: &JobResult,
