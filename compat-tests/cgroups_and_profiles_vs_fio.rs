@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Outcome, Scratch, ferrio, fio, fio_part, json};
+use common::{Outcome, Run, Scratch, ferrio, fio, fio_part, json};
 
 /// Where fio finds the blkio hierarchy on this machine: the first v1
 /// mount naming blkio (these tests need no v2 one listed before it).
@@ -181,8 +181,8 @@ fn bad_weights_are_refused_as_by_fio() {
             "--cgroup=ferrio-test-never-made",
             setting.as_str(),
         ];
-        let theirs = common::run(fio(), &args, &dir.0, &env);
-        let ours = common::run(ferrio(), &args, &dir.0, &env);
+        let theirs = Run::fio().args(args).in_dir(&dir.0).envs(&env).out();
+        let ours = Run::ferrio().args(args).in_dir(&dir.0).envs(&env).out();
         assert_eq!(ours.code, theirs.code, "{weight}: {ours:?}");
         assert_eq!(fio_part(&ours.stderr), theirs.stderr, "{weight}");
     }
@@ -301,8 +301,8 @@ fn profile_errors_and_dry_runs_are_fios() {
         &["--profile=nosuch", "--showcmd"],
         &["--profile=act"],
     ] {
-        let theirs = common::run(fio(), args, &dir.0, &env);
-        let ours = common::run(ferrio(), args, &dir.0, &env);
+        let theirs = Run::fio().args(args).in_dir(&dir.0).envs(&env).out();
+        let ours = Run::ferrio().args(args).in_dir(&dir.0).envs(&env).out();
         assert_eq!(
             (ours.code, ours.stdout, fio_part(&ours.stderr)),
             (theirs.code, theirs.stdout, theirs.stderr),

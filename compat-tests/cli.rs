@@ -5,15 +5,13 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::path::Path;
-
-use common::{Outcome, Scratch, blk_record, ferrio, fio, fio_part, parallel, run};
+use common::{Outcome, Run, Scratch, blk_record, ferrio, fio, fio_part, parallel};
 
 fn both(args: &[&str]) -> (Outcome, Outcome) {
-    let env = HashMap::new();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    (run(fio(), args, dir, &env), run(ferrio(), args, dir, &env))
+    Run::new()
+        .args(args)
+        .in_dir(env!("CARGO_MANIFEST_DIR"))
+        .both()
 }
 
 /// Help output with the help texts removed: `name: text` keeps `name:`,
@@ -175,8 +173,7 @@ fn version_names_fio_3_33_and_ferrio() {
 
 #[test]
 fn client_server_mode_is_refused_clearly() {
-    let env = HashMap::new();
-    let out = run(ferrio(), &["--client=host1", "x.fio"], Path::new("."), &env);
+    let out = Run::ferrio().args(["--client=host1", "x.fio"]).out();
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("not supported"), "{}", out.stderr);
 }
@@ -193,7 +190,7 @@ fn alike(args: &[&str]) {
 
 /// A refusal: status 1 and a `ferrio:` line containing `words`.
 fn refused(args: &[&str], words: &str) {
-    let got = run(ferrio(), args, Path::new("."), &HashMap::new());
+    let got = Run::ferrio().args(args).out();
     assert_eq!(got.code, 1, "{args:?}: {}", got.stderr);
     assert!(
         got.stderr
@@ -260,7 +257,7 @@ fn trigger_remote_is_ignored_outside_client_mode_as_in_fio() {
     ];
     for tool in [fio(), ferrio()] {
         let s = Scratch::new("trigger-remote");
-        let out = run(tool, &args, &s.0, &HashMap::new());
+        let out = Run::tool(tool).args(args).in_dir(&s.0).out();
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         assert!(!s.0.join("triggered").exists(), "{tool} ran the command");
     }
@@ -295,7 +292,7 @@ fn crctest_prints_fios_lines_for_ferrios_checksums() {
         .lines()
         .filter(|n| !["murmur3", "fnv"].contains(n))
         .collect();
-    let got = run(ferrio(), &["--crctest"], Path::new("."), &HashMap::new());
+    let got = Run::ferrio().args(["--crctest"]).out();
     assert_eq!(got.code, 0, "{}", got.stderr);
     let names: Vec<&str> = got
         .stdout
@@ -350,7 +347,7 @@ fn merge_blktrace_only_merges_and_runs_nothing() {
         s.write("job.fio", job);
         std::fs::write(s.0.join("a.bin"), &trace).unwrap();
         std::fs::write(s.0.join("b.bin"), &trace).unwrap();
-        let out = run(tool, args, &s.0, &HashMap::new());
+        let out = Run::tool(tool).args(args).in_dir(&s.0).out();
         let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&s.0)
             .unwrap()
             .map(|e| e.unwrap())

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use common::{Scratch, ferrio, fio, json, run};
+use common::{Run, Scratch, ferrio, fio, json};
 use serde_json::Value;
 
 /// Runs a set-up step (an installer, a compiler) without the 30 s limit
@@ -129,7 +129,7 @@ fn cbt_librbdfio_reads_what_it_expects() {
     let mut seen = Vec::new();
     for bin in [fio(), ferrio()] {
         let dir = Scratch::new("cbt");
-        let out = run(bin, &args, &dir.0, &HashMap::new());
+        let out = Run::tool(bin).args(args).in_dir(&dir.0).out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         let doc: Value = serde_json::from_str(&out.stdout).expect("stdout is one JSON document");
         let globals = doc["global options"].clone();
@@ -195,7 +195,7 @@ fn json_then_normal_framing_is_fio_s() {
     let mut frames = Vec::new();
     for bin in [fio(), ferrio()] {
         let dir = Scratch::new("cbt-frame");
-        let out = run(bin, &args, &dir.0, &HashMap::new());
+        let out = Run::tool(bin).args(args).in_dir(&dir.0).out();
         assert_eq!(out.code, 0);
         let start = out.stdout.find("\n{\n").expect("a JSON document") + 1;
         let header: Vec<String> = out.stdout[..start].lines().map(str::to_string).collect();
@@ -297,12 +297,11 @@ fn fio_plot_imports_ferrio_results_with_its_own_parser() {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         let output = format!("--output={}/randread-1-2.json", out_dir.display());
-        let ran = run(
-            bin,
-            &["--output-format=json", &output, "job.fio"],
-            &dir.0,
-            &env,
-        );
+        let ran = Run::tool(bin)
+            .args(["--output-format=json", &output, "job.fio"])
+            .in_dir(&dir.0)
+            .envs(&env)
+            .out();
         assert_eq!(ran.code, 0, "{bin}: {}", ran.stderr);
         assert_eq!(ran.stderr, "", "{bin}: bench-fio fails a run with stderr");
         seen.push(python_json(
@@ -404,7 +403,7 @@ fn dbench_scraping_finds_each_value_in_ferrio_output() {
         let mut found = Vec::new();
         for bin in [fio(), ferrio()] {
             let dir = Scratch::new("dbench");
-            let out = run(bin, &args, &dir.0, &HashMap::new());
+            let out = Run::tool(bin).args(&args).in_dir(&dir.0).out();
             assert_eq!(out.code, 0, "{bin} {options}: {}", out.stderr);
             let value = pipeline(scrape, &out.stdout);
             assert_eq!(
@@ -456,7 +455,7 @@ fn phoronix_result_parser_reads_ferrio_output() {
     let mut seen = Vec::new();
     for bin in [fio(), ferrio()] {
         let dir = Scratch::new("pts");
-        let out = run(bin, &args, &dir.0, &HashMap::new());
+        let out = Run::tool(bin).args(args).in_dir(&dir.0).out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         let bw = after(&out.stdout, ": bw=", "bw=");
         let iops = after(&out.stdout, "IOPS=", "IOPS=");
@@ -640,12 +639,10 @@ fn kubestr_go_structs_decode_ferrio_json() {
         let dir = Scratch::new("kubestr");
         std::fs::create_dir(dir.0.join("volume")).unwrap();
         dir.write("job.fio", job);
-        let out = run(
-            bin,
-            &["--directory", "volume", "job.fio", "--output-format=json"],
-            &dir.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(bin)
+            .args(["--directory", "volume", "job.fio", "--output-format=json"])
+            .in_dir(&dir.0)
+            .out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         assert_eq!(out.stderr, "", "{bin}: kubestr fails a run with stderr");
         let decoded = pipeline(&build.0.join("decode").to_string_lossy(), &out.stdout);
@@ -686,12 +683,10 @@ fn fiologparser_hist_reads_ferrio_histogram_logs() {
     for bin in [fio(), ferrio()] {
         let dir = Scratch::new("hist-parser");
         dir.write("job.fio", job);
-        let out = run(
-            bin,
-            &["--output-format=json", "job.fio"],
-            &dir.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(bin)
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&dir.0)
+            .out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         let doc = json(&out);
         let json_median = doc["jobs"][0]["read"]["clat_ns"]["percentile"]["50.000000"]

@@ -15,7 +15,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Scratch, ferrio, fio, free_port, json, run};
+use common::{Outcome, Run, Scratch, ferrio, fio, free_port, json};
 use serde_json::Value;
 
 /// One network run at a time: links of runs side by side would share
@@ -39,7 +39,7 @@ fn run_net(bin: &str, job: &str, args: &[&str], udp: bool) -> (Outcome, Scratch)
         dir.write("job.fio", &job.replace("PORT", &free_port(udp).to_string()));
         let mut all = args.to_vec();
         all.push("job.fio");
-        let out = run(bin, &all, &dir.0, &env);
+        let out = Run::tool(bin).args(&all).in_dir(&dir.0).envs(&env).out();
         tries += 1;
         // fio 3.33's own net engine fails now and then on loopback (a
         // SIGPIPE on its closing message, or its sender beating the
@@ -390,7 +390,11 @@ randrepeat=1
     let mut docs = Vec::new();
     for (bin, dir) in [(fio(), &a), (ferrio(), &b)] {
         dir.write("job.fio", job);
-        let out = run(bin, &["--output-format=json", "job.fio"], &dir.0, &env);
+        let out = Run::tool(bin)
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&dir.0)
+            .envs(&env)
+            .out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         docs.push(json(&out));
     }

@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Outcome, Pair, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Pair, Run, Scratch, ferrio, fio, json};
 use serde_json::Value;
 
 impl Pair {
@@ -174,7 +174,11 @@ fn traced(pair: &Pair, job: &str, calls: &str) -> [(Value, Vec<String>); 2] {
             "--output-format=json",
             "job.fio",
         ];
-        let o = run("strace", &args, &dir.0, &env);
+        let o = Run::tool("strace")
+            .args(args)
+            .in_dir(&dir.0)
+            .envs(&env)
+            .out();
         assert_eq!(o.code, 0, "{bin}: {job}\n{}", o.stderr);
         let trace = std::fs::read_to_string(dir.0.join("trace")).unwrap();
         let lines = trace.lines().map(str::to_string).collect();
@@ -497,12 +501,10 @@ fn offload_reports_as_fio() {
             eprintln!("fio hung on every try: ioengine={engine} iodepth={depth}");
             continue;
         };
-        let got = run(
-            ferrio(),
-            &["--output-format=json", "job.fio"],
-            &pair.ferrio.0,
-            &HashMap::new(),
-        );
+        let got = Run::ferrio()
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&pair.ferrio.0)
+            .out();
         assert_eq!(got.code, 0, "{job}\n{}", got.stderr);
         assert_eq!(
             offload_figures(&want),
