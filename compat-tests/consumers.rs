@@ -8,24 +8,26 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use common::{Run, Scratch, ferrio, fio};
 use serde_json::Value;
 
-/// Runs a set-up step (an installer, a compiler) without the 30 s limit
-/// of `run`, failing the test with its output if it fails.
+/// Runs a set-up step (an installer, a compiler) with room for a slow
+/// download, failing the test with its output if it fails.
 fn step(program: &str, args: &[&str], dir: &Path, env: &[(&str, &Path)]) {
-    let out = Command::new(program)
+    let run = env.iter().fold(Run::tool(program), |run, (k, v)| {
+        run.env(*k, v.to_string_lossy())
+    });
+    let out = run
         .args(args)
-        .current_dir(dir)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(
-        out.status.success(),
+        .in_dir(dir)
+        .limit(Duration::from_secs(900))
+        .out();
+    assert_eq!(
+        out.code, 0,
         "{program} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        out.stdout, out.stderr
     );
 }
 
@@ -66,19 +68,14 @@ fn consumer_python() -> PathBuf {
 
 /// Runs `python` on `script` with `args` in `dir`; its stdout as JSON.
 fn python_json(python: &Path, script: &str, args: &[&str], dir: &Path) -> Value {
-    let out = Command::new(python)
+    let out = Run::tool(python.to_string_lossy())
         .arg("-c")
         .arg(script)
         .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .in_dir(dir)
+        .out();
+    let stdout = &out.stdout;
+    assert_eq!(out.code, 0, "{stdout}{}", out.stderr);
     serde_json::from_str(stdout.lines().last().unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }

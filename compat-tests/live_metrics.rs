@@ -30,12 +30,10 @@ fn ndjson_interval_deltas_add_up_to_the_final_totals() {
     let job = "[mix]\nioengine=null\nrw=randrw\nsize=64m\nrate_iops=3000,1500\nruntime=2200ms\ntime_based\n";
     let s = Scratch::new("ndjson");
     s.write("job.fio", job);
-    let env = HashMap::new();
     // fio: a whole, pretty-printed and cumulative report per interval.
     let theirs = Run::fio()
         .args(["--output-format=json", "--status-interval=500ms", "job.fio"])
         .in_dir(&s.0)
-        .envs(&env)
         .out();
     assert_eq!(theirs.code, 0, "{}", theirs.stderr);
     let docs = documents(&theirs.stdout);
@@ -57,7 +55,6 @@ fn ndjson_interval_deltas_add_up_to_the_final_totals() {
             "job.fio",
         ])
         .in_dir(&s.0)
-        .envs(&env)
         .out();
     assert_eq!(ours.code, 0, "{}", ours.stderr);
     let lines: Vec<Value> = ours

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::{Outcome, Run};
@@ -194,13 +194,11 @@ fn fio_tools_read_ferrio_outputs() {
         .job(job)
         .ok_kept("logs");
     assert_eq!(out.stdout, "", "the report went to --output");
-    let env = HashMap::new();
     // fio_jsonplus_clat2csv: json+ bins to CSV, one file per job and
     // direction.
     let csv = Run::tool("fio_jsonplus_clat2csv")
         .args(["out.json", "clat.csv"])
         .in_dir(&dir.0)
-        .envs(&env)
         .out();
     assert_eq!(csv.code, 0, "{}{}", csv.stdout, csv.stderr);
     let made: Vec<String> = std::fs::read_dir(&dir.0)
@@ -217,7 +215,6 @@ fn fio_tools_read_ferrio_outputs() {
         let plot = Run::tool("fio2gnuplot")
             .args(["-p", pattern, "-g", "-t", "ferrio"])
             .in_dir(&dir.0)
-            .envs(&env)
             .out();
         assert_eq!(plot.code, 0, "{pattern}: {}{}", plot.stdout, plot.stderr);
         assert!(!plot.stdout.contains("Traceback"), "{}", plot.stdout);
@@ -228,7 +225,6 @@ fn fio_tools_read_ferrio_outputs() {
     let plots = Run::tool("fio_generate_plots")
         .args(["ferrio"])
         .in_dir(&dir.0)
-        .envs(&env)
         .out();
     assert_eq!(plots.code, 0, "{}{}", plots.stdout, plots.stderr);
     let svgs = std::fs::read_dir(&dir.0)

@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::collections::HashMap;
-
 use common::{JSON, Outcome, Run, Scratch, ferrio, fio, json};
 use serde_json::Value;
 
@@ -327,7 +325,6 @@ fn clocksource_gettimeofday_gives_whole_microseconds_as_fio() {
 
 #[test]
 fn layout_options_match_fio() {
-    let env = HashMap::new();
     // (job, file's size before, bytes to check at 300000 are data)
     let cases = [
         ("rw=write\nsize=512k\nfile_append=1\n", 0u64),
@@ -348,11 +345,7 @@ fn layout_options_match_fio() {
             if before > 0 {
                 std::fs::write(s.0.join("data"), vec![0u8; before as usize]).unwrap();
             }
-            let out = Run::tool(bin)
-                .args(["job.fio"])
-                .in_dir(&s.0)
-                .envs(&env)
-                .out();
+            let out = Run::tool(bin).args(["job.fio"]).in_dir(&s.0).out();
             assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
             let data = std::fs::read(s.0.join("data")).unwrap();
             let filled = data
@@ -376,11 +369,7 @@ fn layout_options_match_fio() {
             if exists {
                 std::fs::write(s.0.join("data"), vec![1u8; 65536]).unwrap();
             }
-            let out = Run::tool(bin)
-                .args(["job.fio"])
-                .in_dir(&s.0)
-                .envs(&env)
-                .out();
+            let out = Run::tool(bin).args(["job.fio"]).in_dir(&s.0).out();
             if !exists {
                 assert!(
                     out.stderr
@@ -397,7 +386,6 @@ fn layout_options_match_fio() {
 
 #[test]
 fn offset_shares_align_and_clone_regions_match_fio() {
-    let env = HashMap::new();
     let cases = [
         "offset=100k\noffset_increment=200k\n",
         "size=500k\noffset=100k\noffset_increment=200k\n",
@@ -416,7 +404,6 @@ fn offset_shares_align_and_clone_regions_match_fio() {
             let out = Run::tool(bin)
                 .args(["--output-format=json", "job.fio"])
                 .in_dir(&s.0)
-                .envs(&env)
                 .out();
             assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
             let doc = json(&out);
@@ -660,7 +647,6 @@ fn ids_the_job_may_not_take_fail_it_as_in_fio() {
         eprintln!("no setpriv here: nothing to check");
         return;
     }
-    let env = HashMap::new();
     for ids in ["uid=0\n", "gid=0\n"] {
         let mut seen = Vec::new();
         for bin in [fio(), ferrio()] {
@@ -676,7 +662,7 @@ fn ids_the_job_may_not_take_fail_it_as_in_fio() {
                 "--output-format=json",
                 "job.fio",
             ];
-            let out = Run::tool(setpriv).args(args).in_dir(&s.0).envs(&env).out();
+            let out = Run::tool(setpriv).args(args).in_dir(&s.0).out();
             let doc = json(&out);
             let context = out
                 .stderr

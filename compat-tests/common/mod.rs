@@ -134,8 +134,9 @@ impl Run {
         self
     }
 
-    /// Starts the run in `dir` and waits for it.
-    fn start_in(&self, dir: &Path) -> Outcome {
+    /// Starts the program in `dir` under its time limit, stdout and stderr
+    /// piped; the child is timeout(1), whose own child is the program.
+    fn spawn_in(&self, dir: &Path) -> Running {
         let program = self.program.as_deref().expect("Run: no program to run");
         let mut args = self.args.clone();
         if let Some((name, text)) = &self.job {
@@ -153,20 +154,23 @@ impl Run {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("{program}: {e}"));
-        let out = child.wait_with_output().expect("wait");
-        let code = out.status.code().unwrap_or(-1);
-        // timeout(1) exits 124 when the limit ran out (137 when the
-        // program then had to be killed).
-        assert!(
-            code != 124 && code != 137,
-            "{program} {args:?} in {} did not end within {secs} s",
-            dir.display()
-        );
-        Outcome {
-            code,
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        Running {
+            child,
+            what: format!("{program} {args:?} in {}", dir.display()),
+            secs,
         }
+    }
+
+    fn start_in(&self, dir: &Path) -> Outcome {
+        self.spawn_in(dir).wait()
+    }
+
+    /// Starts the run without waiting, for a test that watches or signals
+    /// it while it goes on; [`Running::wait`] ends it as [`out`](Self::out)
+    /// would.
+    pub fn spawn(&self) -> Running {
+        let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        self.spawn_in(&dir)
     }
 
     /// Runs the program; what it printed and how it ended.
@@ -255,6 +259,36 @@ impl Run {
 impl Default for Run {
     fn default() -> Self {
         Run::new()
+    }
+}
+
+/// A run under way, started by [`Run::spawn`].
+pub struct Running {
+    /// timeout(1), whose child is the program.
+    pub child: std::process::Child,
+    what: String,
+    secs: String,
+}
+
+impl Running {
+    /// Waits for the run; what it printed and how it ended. A run that
+    /// outlived its time limit fails the test.
+    pub fn wait(self) -> Outcome {
+        let out = self.child.wait_with_output().expect("wait");
+        let code = out.status.code().unwrap_or(-1);
+        // timeout(1) exits 124 when the limit ran out (137 when the
+        // program then had to be killed).
+        assert!(
+            code != 124 && code != 137,
+            "{} did not end within {} s",
+            self.what,
+            self.secs
+        );
+        Outcome {
+            code,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
     }
 }
 
