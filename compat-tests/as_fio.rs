@@ -9,19 +9,17 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{Outcome, Scratch, ferrio, fio, run};
+use common::{Outcome, Run, Scratch, fio};
 use serde_json::Value;
 
 /// A folder holding the link `fio` -> ferrio, made by ferrio itself.
 fn alias_dir() -> Scratch {
     let dir = Scratch::new("alias");
     let target = dir.0.join("bin");
-    let out = run(
-        ferrio(),
-        &[&format!("--install-alias={}", target.display())],
-        &dir.0,
-        &HashMap::new(),
-    );
+    let out = Run::ferrio()
+        .args([&format!("--install-alias={}", target.display())])
+        .in_dir(&dir.0)
+        .out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(std::fs::read_link(target.join("fio")).is_ok());
     dir
@@ -36,7 +34,7 @@ fn run_as_fio(bin_dir: Option<&Path>, args: &[&str], dir: &Path) -> Outcome {
         None => path,
     };
     let env = HashMap::from([("PATH".to_string(), path)]);
-    run("fio", args, dir, &env)
+    Run::tool("fio").args(args).in_dir(dir).envs(&env).out()
 }
 
 #[test]
@@ -164,12 +162,10 @@ fn sigint_ends_the_run_with_fio_s_status_and_a_report() {
 fn an_existing_fio_is_never_replaced() {
     let dir = Scratch::new("alias-keep");
     dir.write("fio", "#!/bin/sh\necho the real one\n");
-    let out = run(
-        ferrio(),
-        &[&format!("--install-alias={}", dir.0.display())],
-        &dir.0,
-        &HashMap::new(),
-    );
+    let out = Run::ferrio()
+        .args([&format!("--install-alias={}", dir.0.display())])
+        .in_dir(&dir.0)
+        .out();
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("left alone"), "{}", out.stderr);
     let kept = std::fs::read_to_string(dir.0.join("fio")).unwrap();

@@ -5,15 +5,15 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::path::Path;
+use std::time::Duration;
 
-use common::{Outcome, Scratch, blk_record, ferrio, fio, fio_part, parallel, run};
+use common::{Outcome, Run, Scratch, blk_record, ferrio, fio, fio_part, parallel};
 
 fn both(args: &[&str]) -> (Outcome, Outcome) {
-    let env = HashMap::new();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    (run(fio(), args, dir, &env), run(ferrio(), args, dir, &env))
+    Run::new()
+        .args(args)
+        .in_dir(env!("CARGO_MANIFEST_DIR"))
+        .both()
 }
 
 /// Help output with the help texts removed: `name: text` keeps `name:`,
@@ -175,8 +175,7 @@ fn version_names_fio_3_33_and_ferrio() {
 
 #[test]
 fn client_server_mode_is_refused_clearly() {
-    let env = HashMap::new();
-    let out = run(ferrio(), &["--client=host1", "x.fio"], Path::new("."), &env);
+    let out = Run::ferrio().args(["--client=host1", "x.fio"]).out();
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("not supported"), "{}", out.stderr);
 }
@@ -193,7 +192,7 @@ fn alike(args: &[&str]) {
 
 /// A refusal: status 1 and a `ferrio:` line containing `words`.
 fn refused(args: &[&str], words: &str) {
-    let got = run(ferrio(), args, Path::new("."), &HashMap::new());
+    let got = Run::ferrio().args(args).out();
     assert_eq!(got.code, 1, "{args:?}: {}", got.stderr);
     assert!(
         got.stderr
@@ -260,7 +259,7 @@ fn trigger_remote_is_ignored_outside_client_mode_as_in_fio() {
     ];
     for tool in [fio(), ferrio()] {
         let s = Scratch::new("trigger-remote");
-        let out = run(tool, &args, &s.0, &HashMap::new());
+        let out = Run::tool(tool).args(args).in_dir(&s.0).out();
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         assert!(!s.0.join("triggered").exists(), "{tool} ran the command");
     }
@@ -277,25 +276,38 @@ fn rates_out(text: &str) -> String {
         .collect()
 }
 
+/// The time limit of a `--crctest` run. Its work is fixed (each checksum
+/// over 128 KiB 2048 times, the SHA-3s the slowest), so its time is the
+/// machine's alone: about ten seconds for every checksum in an optimised
+/// build on an idle machine, many minutes in an unoptimised one or on a
+/// loaded machine. The limit only catches a hang.
+const CRCTEST_LIMIT: Duration = Duration::from_secs(1800);
+
+/// --crctest: the list and its errors as fio's; a chosen set prints fio's
+/// lines (names, tabs, unit) with ferrio's rates in them; with no list
+/// every checksum ferrio has runs, in fio's order, and stderr names the
+/// two it has not.
 #[test]
 fn crctest_prints_fios_lines_for_ferrios_checksums() {
     alike(&["--crctest=help"]);
     alike(&["--crctest=bogus"]);
-    let (want, got) = both(&["--crctest=sha512,crc7,md5,nosuch,crc32c"]);
+    let (want, got) = Run::new()
+        .arg("--crctest=sha512,crc7,md5,nosuch,crc32c")
+        .limit(CRCTEST_LIMIT)
+        .both();
     assert_eq!((want.code, &want.stderr), (got.code, &got.stderr));
     assert_eq!(rates_out(&got.stdout), rates_out(&want.stdout));
     assert_eq!(got.stdout.lines().count(), 4);
     refused(&["--crctest=md5,murmur3"], "murmur3");
-    // All of them: fio's names in its order (from its list: its own run
-    // of every test takes most of the runner's time limit), less the two
-    // ferrio does not have, which stderr names.
+    // All of them: fio's names in its order (from its list), less the two
+    // ferrio does not have.
     let (list, _) = both(&["--crctest=list"]);
     let want: Vec<&str> = list
         .stdout
         .lines()
         .filter(|n| !["murmur3", "fnv"].contains(n))
         .collect();
-    let got = run(ferrio(), &["--crctest"], Path::new("."), &HashMap::new());
+    let got = Run::ferrio().arg("--crctest").limit(CRCTEST_LIMIT).out();
     assert_eq!(got.code, 0, "{}", got.stderr);
     let names: Vec<&str> = got
         .stdout
@@ -303,6 +315,10 @@ fn crctest_prints_fios_lines_for_ferrios_checksums() {
         .map(|l| l.split(':').next().unwrap_or(""))
         .collect();
     assert_eq!(names, want);
+    // Each line is a name, tabs and a rate in fio's unit.
+    for line in rates_out(&got.stdout).lines() {
+        assert!(line.ends_with("\tR"), "{line:?}");
+    }
     assert!(
         got.stderr.starts_with("ferrio: ") && got.stderr.contains("murmur3, fnv"),
         "{}",
@@ -350,7 +366,7 @@ fn merge_blktrace_only_merges_and_runs_nothing() {
         s.write("job.fio", job);
         std::fs::write(s.0.join("a.bin"), &trace).unwrap();
         std::fs::write(s.0.join("b.bin"), &trace).unwrap();
-        let out = run(tool, args, &s.0, &HashMap::new());
+        let out = Run::tool(tool).args(args).in_dir(&s.0).out();
         let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&s.0)
             .unwrap()
             .map(|e| e.unwrap())

@@ -6,12 +6,12 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{Scratch, ferrio, fio, free_port, run};
+use common::{Run, Scratch, ferrio, fio, free_port};
 use ferrio::stats::percentile::threshold;
 use serde_json::Value;
 
@@ -67,7 +67,7 @@ fn merge(dir: &Path, inputs: &[&str]) -> Value {
     let mut args = vec!["merge"];
     args.extend(inputs);
     args.extend(["--output", "merged.json"]);
-    let out = run(ferrio(), &args, dir, &HashMap::new());
+    let out = Run::ferrio().args(&args).in_dir(dir).out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stderr, "");
     json_file(&dir.join("merged.json"))
@@ -191,12 +191,10 @@ fn merge_of_ranked_instances_equals_one_histogram_of_all_samples() {
                  [a]\nfilename=g.0\n[b]\nfilename=g.1\n[c]\nfilename=g.2\n";
     scratch.write("group.fio", group);
     for bin in [fio(), ferrio()] {
-        let out = run(
-            bin,
-            &["--output-format=json", "group.fio"],
-            dir,
-            &HashMap::new(),
-        );
+        let out = Run::tool(bin)
+            .args(["--output-format=json", "group.fio"])
+            .in_dir(dir)
+            .out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         let doc: Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(
@@ -237,7 +235,7 @@ fn fio_client_document(dir: &Path) -> Value {
         args.push("fio.fio".to_string());
     }
     let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = run(fio(), &arg_refs, dir, &HashMap::new());
+    let out = Run::fio().args(&arg_refs).in_dir(dir).out();
     for s in &mut servers {
         let _ = s.kill();
         let _ = s.wait();
@@ -347,20 +345,18 @@ fn merged_document_has_fio_client_mode_shape() {
 fn fio_json_is_refused_by_name() {
     let scratch = Scratch::new("mergefio");
     let dir = &scratch.0;
-    let out = run(
-        fio(),
-        &[
+    let out = Run::fio()
+        .args([
             "--name=x",
             "--ioengine=null",
             "--size=1m",
             "--output-format=json",
             "--output=fio.json",
-        ],
-        dir,
-        &HashMap::new(),
-    );
+        ])
+        .in_dir(dir)
+        .out();
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let out = run(ferrio(), &["merge", "fio.json"], dir, &HashMap::new());
+    let out = Run::ferrio().args(["merge", "fio.json"]).in_dir(dir).out();
     assert_eq!(out.code, 1);
     assert!(
         out.stderr
@@ -370,12 +366,10 @@ fn fio_json_is_refused_by_name() {
     );
     // A job file named `merge` is a job file, as for fio.
     scratch.write("merge", "[m]\nioengine=null\nsize=1m\n");
-    let out = run(
-        ferrio(),
-        &["merge", "--output-format=json"],
-        dir,
-        &HashMap::new(),
-    );
+    let out = Run::ferrio()
+        .args(["merge", "--output-format=json"])
+        .in_dir(dir)
+        .out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("\"jobname\" : \"m\""));
 }
@@ -411,22 +405,18 @@ fn start_at_starts_instances_together() {
     }
     // A past instant starts at once; a bad one is refused.
     let before = unix_ms(SystemTime::now());
-    let out = run(
-        ferrio(),
-        &["--start-at=1", "--output-format=json", "job.fio"],
-        dir,
-        &HashMap::new(),
-    );
+    let out = Run::ferrio()
+        .args(["--start-at=1", "--output-format=json", "job.fio"])
+        .in_dir(dir)
+        .out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     let started = doc["jobs"][0]["ferrio"]["started_ms"].as_u64().unwrap();
     assert!(started >= before && started < before + 2000);
-    let out = run(
-        ferrio(),
-        &["--start-at=noon", "job.fio"],
-        dir,
-        &HashMap::new(),
-    );
+    let out = Run::ferrio()
+        .args(["--start-at=noon", "job.fio"])
+        .in_dir(dir)
+        .out();
     assert_eq!(out.code, 1);
     assert!(
         out.stderr
@@ -442,8 +432,11 @@ fn start_at_is_unknown_to_fio_persona() {
     let alias = dir.join("fio");
     std::os::unix::fs::symlink(ferrio(), &alias).unwrap();
     let args = ["--start-at=1", "--name=x", "--ioengine=null", "--size=1m"];
-    let theirs = run(fio(), &args, dir, &HashMap::new());
-    let ours = run(alias.to_str().unwrap(), &args, dir, &HashMap::new());
+    let theirs = Run::fio().args(args).in_dir(dir).out();
+    let ours = Run::tool(alias.to_str().unwrap())
+        .args(args)
+        .in_dir(dir)
+        .out();
     assert_eq!(ours.code, theirs.code);
     assert_eq!(
         ours.stderr.replace(alias.to_str().unwrap(), "fio"),
@@ -469,9 +462,8 @@ fn mpirun_ranks_merge() {
         ferrio(),
         at.duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
     );
-    let out = run(
-        "mpirun",
-        &[
+    let out = Run::tool("mpirun")
+        .args([
             "--allow-run-as-root",
             "--oversubscribe",
             "-np",
@@ -479,10 +471,9 @@ fn mpirun_ranks_merge() {
             "sh",
             "-c",
             &script,
-        ],
-        dir,
-        &HashMap::new(),
-    );
+        ])
+        .in_dir(dir)
+        .out();
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let merged = merge(dir, &["rank0.json", "rank1.json"]);
     let clients = merged["client_stats"].as_array().unwrap();

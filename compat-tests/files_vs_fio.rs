@@ -4,16 +4,15 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 
-use common::{Scratch, ferrio, fio, lat_log_ios, run, run_ok_in};
+use common::{Run, Scratch, ferrio, fio, lat_log_ios};
 use serde_json::Value;
 
 /// Runs `job` with `tool` in a fresh scratch folder and returns it.
 fn run_in(tool: &str, job: &str) -> Scratch {
     let args = ["--output-format=json", "--output=out.json"];
-    run_ok_in("files", tool, job, &args).0
+    Run::tool(tool).args(args).job(job).ok_kept("files").0
 }
 
 /// (direction, length, offset) of one logged I/O.
@@ -37,12 +36,10 @@ fn both(job: &str, prepare: impl Fn(&Scratch)) -> (Vec<Io>, Vec<Io>) {
         let s = Scratch::new("files");
         prepare(&s);
         s.write("job.fio", job);
-        let out = run(
-            tool,
-            &["--output=/dev/null", "job.fio"],
-            &s.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(tool)
+            .args(["--output=/dev/null", "job.fio"])
+            .in_dir(&s.0)
+            .out();
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         issued(&s)
     };
@@ -106,8 +103,8 @@ fn strided_zones_issue_fios_offsets() {
     // A zonesize without zonemode=strided is refused by both.
     let s = Scratch::new("files");
     s.write("job.fio", "[j]\nfilename=data\nsize=64k\nzonesize=16k\n");
-    let want = run(fio(), &["job.fio"], &s.0, &HashMap::new());
-    let got = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let want = Run::fio().args(["job.fio"]).in_dir(&s.0).out();
+    let got = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_ne!(want.code, 0);
     assert_ne!(got.code, 0);
     assert!(
@@ -254,12 +251,10 @@ fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
         let _ = std::fs::remove_file(dir.join("f"));
         let s = Scratch::new("fill");
         s.write("job.fio", &job.replace("DIR", &dir.display().to_string()));
-        let out = run(
-            tool,
-            &["--output-format=json", "job.fio"],
-            &s.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(tool)
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&s.0)
+            .out();
         let doc: Value =
             serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
         let j = &doc["jobs"][0];
@@ -318,12 +313,10 @@ fn fill_device_on_a_reading_job_reads_what_the_layout_wrote() {
             "job.fio",
             &job.replace("DIR", &mount.0.display().to_string()),
         );
-        let out = run(
-            tool,
-            &["--output-format=json", "job.fio"],
-            &s.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(tool)
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&s.0)
+            .out();
         let doc: Value =
             serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
         let j = &doc["jobs"][0];
@@ -370,12 +363,10 @@ fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
     let outcome = |tool: &str| {
         let s = Scratch::new("files");
         s.write("job.fio", job);
-        let out = run(
-            tool,
-            &["--output-format=json", "job.fio"],
-            &s.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(tool)
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&s.0)
+            .out();
         let doc: Value =
             serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
         let j = &doc["jobs"][0];
@@ -412,12 +403,10 @@ fn unlink_leaves_device_nodes_alone() {
             "job.fio",
             "[w]\nfilename=null-node\nioengine=psync\nrw=write\nbs=4k\nsize=64k\nunlink=1\n",
         );
-        let out = run(
-            tool,
-            &["--output-format=json", "job.fio"],
-            &s.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(tool)
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&s.0)
+            .out();
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         let doc: Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(doc["jobs"][0]["write"]["io_bytes"], 65536, "{tool}");
@@ -448,12 +437,10 @@ fn unlink_each_loop_removes_and_reopens_files_as_fio_does() {
         let outcome = |tool: &str| {
             let s = Scratch::new("files");
             s.write("job.fio", &job);
-            let out = run(
-                tool,
-                &["--output-format=json", "job.fio"],
-                &s.0,
-                &HashMap::new(),
-            );
+            let out = Run::tool(tool)
+                .args(["--output-format=json", "job.fio"])
+                .in_dir(&s.0)
+                .out();
             let doc: Value =
                 serde_json::from_str(&out.stdout[out.stdout.find('{').unwrap()..]).unwrap();
             let j = &doc["jobs"][0];
@@ -514,13 +501,11 @@ fn open_files_at_once(trace: &str) -> usize {
 /// open at once, and the offsets issued (from the lat log).
 #[test]
 fn openfiles_opens_files_lazily_as_fio_does() {
-    if run(
-        "strace",
-        &["-V"],
-        std::path::Path::new("/"),
-        &HashMap::new(),
-    )
-    .code
+    if Run::tool("strace")
+        .args(["-V"])
+        .in_dir(std::path::Path::new("/"))
+        .out()
+        .code
         != 0
     {
         eprintln!("skipped: no strace");
@@ -552,7 +537,7 @@ fn openfiles_opens_files_lazily_as_fio_does() {
                 "--output=/dev/null",
                 "job.fio",
             ];
-            let out = run("strace", &args, &s.0, &HashMap::new());
+            let out = Run::tool("strace").args(args).in_dir(&s.0).out();
             assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
             let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
             (open_files_at_once(&trace), issued(&s))
@@ -618,12 +603,10 @@ fn directory_prefixes_every_file_as_fio_does() {
             absolute.display()
         );
         s.write("job.fio", &job);
-        let out = run(
-            tool,
-            &["--output=/dev/null", "job.fio"],
-            &s.0,
-            &HashMap::new(),
-        );
+        let out = Run::tool(tool)
+            .args(["--output=/dev/null", "job.fio"])
+            .in_dir(&s.0)
+            .out();
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         let mut found = Vec::new();
         let mut stack = vec![s.0.clone()];

@@ -4,10 +4,10 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{Outcome, Scratch, blk_record, ferrio, fio, json, lat_log_ios, run};
+use common::{Outcome, Run, Scratch, blk_record, ferrio, fio, json, lat_log_ios};
 
 /// Runs `job` (and any extra files) with `tool` in a fresh scratch folder.
 fn run_in(tool: &str, job: &str, files: &[(&str, &str)]) -> (Scratch, Outcome) {
@@ -16,12 +16,10 @@ fn run_in(tool: &str, job: &str, files: &[(&str, &str)]) -> (Scratch, Outcome) {
     for (name, text) in files {
         s.write(name, text);
     }
-    let out = run(
-        tool,
-        &["--output-format=json", "job.fio"],
-        &s.0,
-        &HashMap::new(),
-    );
+    let out = Run::tool(tool)
+        .args(["--output-format=json", "job.fio"])
+        .in_dir(&s.0)
+        .out();
     assert_eq!(out.code, 0, "{tool}: {}\n{job}", out.stderr);
     (s, out)
 }
@@ -246,12 +244,10 @@ fn blktrace_replay_issues_fios_ios() {
             let job = job.replace("swapped\n", "");
             s.write("job.fio", &job);
             std::fs::write(s.0.join("trace.bin"), blktrace(swap)).unwrap();
-            let out = run(
-                tool,
-                &["--output-format=json", "job.fio"],
-                &s.0,
-                &HashMap::new(),
-            );
+            let out = Run::tool(tool)
+                .args(["--output-format=json", "job.fio"])
+                .in_dir(&s.0)
+                .out();
             assert_eq!(out.code, 0, "{tool}: {}\n{job}", out.stderr);
             (s, out)
         };
@@ -297,12 +293,10 @@ fn merge_blktrace_does_what_fio_333_does() {
             s.write("job.fio", &job);
             std::fs::write(s.0.join("a.bin"), blktrace(false)).unwrap();
             std::fs::write(s.0.join("b.bin"), blktrace(false)).unwrap();
-            let out = run(
-                tool,
-                &["--output-format=json", "job.fio"],
-                &s.0,
-                &HashMap::new(),
-            );
+            let out = Run::tool(tool)
+                .args(["--output-format=json", "job.fio"])
+                .in_dir(&s.0)
+                .out();
             assert_eq!(out.code, 0, "{tool}: {}\n{job}", out.stderr);
             let merged = std::fs::metadata(s.0.join("merged.bin"))
                 .map(|m| m.len())

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Scratch, ferrio, fio, run};
+use common::{Run, Scratch, ferrio, fio};
 use serde_json::Value;
 
 const DIRS: [&str; 2] = ["read", "write"];
@@ -30,14 +30,11 @@ fn ndjson_interval_deltas_add_up_to_the_final_totals() {
     let job = "[mix]\nioengine=null\nrw=randrw\nsize=64m\nrate_iops=3000,1500\nruntime=2200ms\ntime_based\n";
     let s = Scratch::new("ndjson");
     s.write("job.fio", job);
-    let env = HashMap::new();
     // fio: a whole, pretty-printed and cumulative report per interval.
-    let theirs = run(
-        fio(),
-        &["--output-format=json", "--status-interval=500ms", "job.fio"],
-        &s.0,
-        &env,
-    );
+    let theirs = Run::fio()
+        .args(["--output-format=json", "--status-interval=500ms", "job.fio"])
+        .in_dir(&s.0)
+        .out();
     assert_eq!(theirs.code, 0, "{}", theirs.stderr);
     let docs = documents(&theirs.stdout);
     assert!(docs.len() >= 4, "{}", theirs.stdout);
@@ -50,17 +47,15 @@ fn ndjson_interval_deltas_add_up_to_the_final_totals() {
 
     // ferrio --status-format=ndjson: one line per interval holding that
     // interval alone, then the final report, every line one document.
-    let ours = run(
-        ferrio(),
-        &[
+    let ours = Run::ferrio()
+        .args([
             "--output-format=json",
             "--status-interval=500ms",
             "--status-format=ndjson",
             "job.fio",
-        ],
-        &s.0,
-        &env,
-    );
+        ])
+        .in_dir(&s.0)
+        .out();
     assert_eq!(ours.code, 0, "{}", ours.stderr);
     let lines: Vec<Value> = ours
         .stdout
@@ -267,12 +262,10 @@ fn openmetrics_endpoint_counts_up_during_a_run() {
     assert!(counts[1] <= total, "{counts:?} of {total}");
 
     // An address beyond loopback needs an explicit yes; nothing runs.
-    let refused = common::run(
-        ferrio(),
-        &["--metrics-listen=0.0.0.0:0", "job.fio"],
-        &s.0,
-        &HashMap::new(),
-    );
+    let refused = Run::ferrio()
+        .args(["--metrics-listen=0.0.0.0:0", "job.fio"])
+        .in_dir(&s.0)
+        .out();
     assert_eq!(refused.code, 1);
     assert!(
         refused.stderr.contains("--metrics-allow-remote"),
@@ -404,12 +397,10 @@ fn intended_time_latency_shows_the_stall_that_clat_hides() {
 fn answering_as_fio_keeps_fios_output() {
     let s = Scratch::new("livefio");
     let bin = s.0.join("bin");
-    let alias = run(
-        ferrio(),
-        &[&format!("--install-alias={}", bin.display())],
-        &s.0,
-        &HashMap::new(),
-    );
+    let alias = Run::ferrio()
+        .args([&format!("--install-alias={}", bin.display())])
+        .in_dir(&s.0)
+        .out();
     assert_eq!(alias.code, 0, "{}", alias.stderr);
     s.write(
         "job.fio",
@@ -419,16 +410,24 @@ fn answering_as_fio_keeps_fios_output() {
     let as_fio = HashMap::from([("PATH".to_string(), path)]);
     let line = "ferrio lat from intended issue (";
     // As ferrio: the extra normal line of a rate-capped job.
-    let own = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let own = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert!(own.stdout.contains(line), "{}", own.stdout);
     // As fio: fio's report alone, and ferrio's live flags unknown, as to
     // fio itself.
-    let plain = run("fio", &["job.fio"], &s.0, &as_fio);
+    let plain = Run::tool("fio")
+        .args(["job.fio"])
+        .in_dir(&s.0)
+        .envs(&as_fio)
+        .out();
     assert_eq!(plain.code, 0);
     assert!(!plain.stdout.contains(line), "{}", plain.stdout);
     for flag in ["--status-format=ndjson", "--metrics-listen=127.0.0.1:0"] {
-        let theirs = run(fio(), &[flag, "job.fio"], &s.0, &HashMap::new());
-        let ours = run("fio", &[flag, "job.fio"], &s.0, &as_fio);
+        let theirs = Run::fio().args([flag, "job.fio"]).in_dir(&s.0).out();
+        let ours = Run::tool("fio")
+            .args([flag, "job.fio"])
+            .in_dir(&s.0)
+            .envs(&as_fio)
+            .out();
         assert_eq!(ours.code, theirs.code, "{flag}");
         assert_eq!(ours.stderr, theirs.stderr, "{flag}");
     }
@@ -445,12 +444,10 @@ fn rate_waits_and_think_time_stay_out_of_clat_as_in_fio() {
         );
         s.write("job.fio", &job);
         for tool in [fio(), ferrio()] {
-            let out = run(
-                tool,
-                &["--output-format=json", "job.fio"],
-                &s.0,
-                &HashMap::new(),
-            );
+            let out = Run::tool(tool)
+                .args(["--output-format=json", "job.fio"])
+                .in_dir(&s.0)
+                .out();
             assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
             let w = &common::json(&out)["jobs"][0]["write"];
             let clat = w["clat_ns"]["mean"].as_f64().unwrap();

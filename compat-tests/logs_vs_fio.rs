@@ -4,10 +4,10 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{Outcome, ferrio, fio, run, run_ok_in};
+use common::{Outcome, Run};
 use serde_json::Value;
 
 /// Each log file of a folder with (lines, fields per line).
@@ -37,8 +37,8 @@ fn per_io_logs_have_fios_names_counts_and_columns() {
         "write_lat_log=lg\ndisable_slat=1\niodepth=4\niodepth_batch=4",
     ] {
         let job = format!("[j]\nioengine=null\nrw=randrw\nbs=4k\nsize=2m\n{extra}\n");
-        let (want, _) = run_ok_in("logs", fio(), &job, &[]);
-        let (got, _) = run_ok_in("logs", ferrio(), &job, &[]);
+        let (want, _) = Run::fio().job(&job).ok_kept("logs");
+        let (got, _) = Run::ferrio().job(&job).ok_kept("logs");
         assert_eq!(logs(&got.0), logs(&want.0), "{extra}");
     }
 }
@@ -48,8 +48,8 @@ fn averaged_and_histogram_logs_match_fios_shape() {
     let job = "[av]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\n\
                write_bw_log=av\nwrite_iops_log=av\nwrite_lat_log=av\nlog_avg_msec=500\n\
                write_hist_log=av\nlog_hist_msec=300\nlog_hist_coarseness=2\n";
-    let (want, _) = run_ok_in("logs", fio(), job, &[]);
-    let (got, _) = run_ok_in("logs", ferrio(), job, &[]);
+    let (want, _) = Run::fio().job(job).ok_kept("logs");
+    let (got, _) = Run::ferrio().job(job).ok_kept("logs");
     let (want, got) = (logs(&want.0), logs(&got.0));
     assert_eq!(
         want.keys().collect::<Vec<_>>(),
@@ -71,8 +71,14 @@ fn averaged_and_histogram_logs_match_fios_shape() {
 #[test]
 fn unaveraged_logs_make_bw_and_iops_samples_per_io_as_in_fio() {
     let job = "[pi]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nwrite_bw_log=pi\nwrite_iops_log=pi\n";
-    let (_, want) = run_ok_in("logs", fio(), job, &["--output-format=json"]);
-    let (_, got) = run_ok_in("logs", ferrio(), job, &["--output-format=json"]);
+    let (_, want) = Run::fio()
+        .args(["--output-format=json"])
+        .job(job)
+        .ok_kept("logs");
+    let (_, got) = Run::ferrio()
+        .args(["--output-format=json"])
+        .job(job)
+        .ok_kept("logs");
     let read = |o: &Outcome, key: &str| {
         let v: Value = serde_json::from_str(&o.stdout).unwrap();
         v["jobs"][0]["read"][key].clone()
@@ -150,7 +156,10 @@ fn reported_percentiles_equal_those_recomputed_from_the_clat_log() {
         ),
     ] {
         let job = format!("[p]\nsize=64m\nbs=4k\nnumber_ios={n}\nwrite_lat_log=p\n{setup}\n");
-        let (dir, out) = run_ok_in("logs", ferrio(), &job, &["--output-format=json,terse"]);
+        let (dir, out) = Run::ferrio()
+            .args(["--output-format=json,terse"])
+            .job(&job)
+            .ok_kept("logs");
         let log = std::fs::read_to_string(dir.0.join("p_clat.1.log")).unwrap();
         let samples: Vec<u64> = log
             .lines()
@@ -180,22 +189,17 @@ fn reported_percentiles_equal_those_recomputed_from_the_clat_log() {
 fn fio_tools_read_ferrio_outputs() {
     let job = "[tool]\nioengine=psync\nfilename=data\nsize=8m\nrw=randrw\nruntime=1\ntime_based\n\
                write_bw_log=tool\nwrite_iops_log=tool\nwrite_lat_log=tool\nlog_avg_msec=100\n";
-    let (dir, out) = run_ok_in(
-        "logs",
-        ferrio(),
-        job,
-        &["--output-format=json+", "--output=out.json"],
-    );
+    let (dir, out) = Run::ferrio()
+        .args(["--output-format=json+", "--output=out.json"])
+        .job(job)
+        .ok_kept("logs");
     assert_eq!(out.stdout, "", "the report went to --output");
-    let env = HashMap::new();
     // fio_jsonplus_clat2csv: json+ bins to CSV, one file per job and
     // direction.
-    let csv = run(
-        "fio_jsonplus_clat2csv",
-        &["out.json", "clat.csv"],
-        &dir.0,
-        &env,
-    );
+    let csv = Run::tool("fio_jsonplus_clat2csv")
+        .args(["out.json", "clat.csv"])
+        .in_dir(&dir.0)
+        .out();
     assert_eq!(csv.code, 0, "{}{}", csv.stdout, csv.stderr);
     let made: Vec<String> = std::fs::read_dir(&dir.0)
         .unwrap()
@@ -208,19 +212,20 @@ fn fio_tools_read_ferrio_outputs() {
     // fio2gnuplot: reads the bw and iops logs (its default patterns miss
     // per-job names, so they are given).
     for pattern in ["tool_bw.1.log", "tool_iops.1.log"] {
-        let plot = run(
-            "fio2gnuplot",
-            &["-p", pattern, "-g", "-t", "ferrio"],
-            &dir.0,
-            &env,
-        );
+        let plot = Run::tool("fio2gnuplot")
+            .args(["-p", pattern, "-g", "-t", "ferrio"])
+            .in_dir(&dir.0)
+            .out();
         assert_eq!(plot.code, 0, "{pattern}: {}{}", plot.stdout, plot.stderr);
         assert!(!plot.stdout.contains("Traceback"), "{}", plot.stdout);
     }
     // fio_generate_plots: gnuplot on the lat, clat, slat, bw and iops
     // logs, an SVG per kind.
     // (gnuplot comes from Debian's gnuplot-nox, which scripts/test installs.)
-    let plots = run("fio_generate_plots", &["ferrio"], &dir.0, &env);
+    let plots = Run::tool("fio_generate_plots")
+        .args(["ferrio"])
+        .in_dir(&dir.0)
+        .out();
     assert_eq!(plots.code, 0, "{}{}", plots.stdout, plots.stderr);
     let svgs = std::fs::read_dir(&dir.0)
         .unwrap()
@@ -246,8 +251,8 @@ fn bandwidth_log_writes_fios_aggregate_files() {
         (&["--bandwidth-log", "--eta=always"][..], true),
         (&["--bandwidth-log"][..], false),
     ] {
-        let (want, _) = run_ok_in("logs", fio(), job, args);
-        let (got, _) = run_ok_in("logs", ferrio(), job, args);
+        let (want, _) = Run::fio().args(args).job(job).ok_kept("logs");
+        let (got, _) = Run::ferrio().args(args).job(job).ok_kept("logs");
         let (want, got) = (logs(&want.0), logs(&got.0));
         let names: Vec<&String> = want.keys().filter(|n| n.starts_with("agg-")).collect();
         assert_eq!(names.len(), 3, "{want:?}");

@@ -13,9 +13,7 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{Outcome, Scratch, ferrio, fio, free_port, json, run};
+use common::{Outcome, Run, Scratch, ferrio, fio, free_port, json};
 use serde_json::Value;
 
 /// One network run at a time: links of runs side by side would share
@@ -32,14 +30,13 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 /// on a double free). Such a run says nothing about the engine, so it is
 /// tried again, on a fresh port.
 fn run_net(bin: &str, job: &str, args: &[&str], udp: bool) -> (Outcome, Scratch) {
-    let env = HashMap::new();
     let mut tries = 0;
     loop {
         let dir = Scratch::new("net");
         dir.write("job.fio", &job.replace("PORT", &free_port(udp).to_string()));
         let mut all = args.to_vec();
         all.push("job.fio");
-        let out = run(bin, &all, &dir.0, &env);
+        let out = Run::tool(bin).args(&all).in_dir(&dir.0).out();
         tries += 1;
         // fio 3.33's own net engine fails now and then on loopback (a
         // SIGPIPE on its closing message, or its sender beating the
@@ -235,15 +232,11 @@ size=128k
     let figures = |bin: &str| {
         let port = free_port(false);
         let dir = Scratch::new("net-short");
-        dir.write("job.fio", &job.replace("PORT", &port.to_string()));
-        let child = std::process::Command::new("timeout")
-            .args(["-k", "5", "30", bin, "--output-format=json", "job.fio"])
-            .current_dir(&dir.0)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("spawn");
+        let run = Run::tool(bin)
+            .arg("--output-format=json")
+            .job(&job.replace("PORT", &port.to_string()))
+            .in_dir(&dir.0)
+            .spawn();
         let started = std::time::Instant::now();
         let mut link = loop {
             match std::net::TcpStream::connect(("127.0.0.1", port)) {
@@ -261,12 +254,7 @@ size=128k
             std::thread::sleep(std::time::Duration::from_millis(150));
         }
         drop(link);
-        let out = child.wait_with_output().unwrap();
-        let outcome = Outcome {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        };
+        let outcome = run.wait();
         let doc = json(&outcome);
         let f = |key| figure(&doc, "receiver", "read", key);
         (outcome.code, f("io_bytes"), f("total_ios"), f("short_ios"))
@@ -385,12 +373,14 @@ rw=randrw
 bs=16k
 randrepeat=1
 ";
-    let env = HashMap::new();
     let (a, b) = (Scratch::new("splicefio"), Scratch::new("spliceferrio"));
     let mut docs = Vec::new();
     for (bin, dir) in [(fio(), &a), (ferrio(), &b)] {
         dir.write("job.fio", job);
-        let out = run(bin, &["--output-format=json", "job.fio"], &dir.0, &env);
+        let out = Run::tool(bin)
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&dir.0)
+            .out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         docs.push(json(&out));
     }

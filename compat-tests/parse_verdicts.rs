@@ -4,12 +4,20 @@
 
 mod common;
 
-use common::{JobFile, corpus, ferrio, fio, fio_part, parallel, run};
+use common::{JobFile, Run, corpus, fio_part, parallel};
 
 fn compare(file: &JobFile, mode: &str) -> Result<(), String> {
     let name = file.name();
-    let want = run(fio(), &[mode, &name], file.dir(), &file.env);
-    let got = run(ferrio(), &[mode, &name], file.dir(), &file.env);
+    let want = Run::fio()
+        .args([mode, &name])
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out();
+    let got = Run::ferrio()
+        .args([mode, &name])
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out();
     if want.code != got.code {
         return Err(format!(
             "exit {} vs fio {}; stderr: {}",

@@ -10,16 +10,15 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{JobFile, corpus, ferrio_jobs, fio, fio_jobs, parallel, run};
+use common::{JobFile, Run, corpus, ferrio_jobs, fio_jobs, parallel};
 
 fn accepted_by_fio(file: &JobFile) -> bool {
-    run(
-        fio(),
-        &["--parse-only", &file.name()],
-        file.dir(),
-        &file.env,
-    )
-    .code
+    Run::fio()
+        .args(["--parse-only", &file.name()])
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out()
+        .code
         == 0
 }
 

@@ -12,10 +12,9 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use common::{Scratch, ferrio, fio, parallel, run, run_in};
+use common::{Run, Scratch, ferrio, fio, parallel};
 use serde_json::Value;
 
 /// One tool's output, split into its parts.
@@ -210,12 +209,10 @@ fn report(tool: &str, file: &PathBuf) -> String {
     let scratch = Scratch::new("report");
     let text = std::fs::read_to_string(file).unwrap();
     scratch.write("job.fio", &text);
-    let out = run(
-        tool,
-        &["--output-format=terse,json,normal", "job.fio"],
-        &scratch.0,
-        &HashMap::new(),
-    );
+    let out = Run::tool(tool)
+        .args(["--output-format=terse,json,normal", "job.fio"])
+        .in_dir(&scratch.0)
+        .out();
     assert_eq!(out.code, 0, "{tool} {}: {}", file.display(), out.stderr);
     // Nothing on stderr but ferrio's own warnings (a cached file can make
     // the CPU, not the device, the limit).
@@ -348,7 +345,7 @@ fn number_masking_keeps_the_prefix_kind() {
 /// Runs a job file's text with a tool and extra arguments in a scratch
 /// folder; returns (exit status, stdout).
 fn run_job(tool: &str, job: &str, args: &[&str]) -> (i32, String) {
-    let (_, out) = run_in("reportjob", tool, job, args);
+    let (_, out) = Run::tool(tool).args(args).job(job).out_kept("reportjob");
     (out.code, out.stdout)
 }
 
@@ -512,12 +509,10 @@ fn ferrio_section_reports_unclipped_percentiles_cost_depth_and_limits() {
     let cached = "[c]\nioengine=psync\nfilename=data\nsize=8m\nrw=read\ninvalidate=0\nruntime=1\ntime_based\n";
     let s = Scratch::new("ferriokey");
     s.write("job.fio", cached);
-    let json_only = run(
-        ferrio(),
-        &["--output-format=json", "job.fio"],
-        &s.0,
-        &HashMap::new(),
-    );
+    let json_only = Run::ferrio()
+        .args(["--output-format=json", "job.fio"])
+        .in_dir(&s.0)
+        .out();
     assert_eq!(json_only.code, 0);
     assert_eq!(json_only.stderr, "", "JSON mode keeps stderr clean");
     let doc: Value = serde_json::from_str(&json_only.stdout).unwrap();
@@ -533,7 +528,7 @@ fn ferrio_section_reports_unclipped_percentiles_cost_depth_and_limits() {
         let v = v.as_u64().unwrap();
         assert!(min <= v && v <= max, "{v} outside {min}..={max}");
     }
-    let normal = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let normal = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert!(
         normal.stderr.contains("ferrio: warning: job c:"),
         "{}",
@@ -684,7 +679,7 @@ fn job_lines_before_a_json_or_terse_report_are_fios() {
         let mut seen = Vec::new();
         for (tool, dir) in [(fio(), &pair.fio), (ferrio(), &pair.ferrio)] {
             dir.write("job.fio", job_file);
-            let out = run(tool, &args, &dir.0, &HashMap::new());
+            let out = Run::tool(tool).args(&args).in_dir(&dir.0).out();
             assert_eq!(out.code, 0, "{tool} {args:?}: {}", out.stderr);
             let file = |name| std::fs::read_to_string(dir.0.join(name)).ok();
             let files = [file("out.txt"), file("first.txt")];

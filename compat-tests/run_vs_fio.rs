@@ -3,9 +3,7 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{JSON, Outcome, Pair, Scratch, ferrio, fio, json, run};
+use common::{JSON, Outcome, Pair, Run, Scratch, ferrio, fio, json};
 use serde_json::Value;
 
 /// Runs a job file with both tools, each in its own scratch folder, which
@@ -218,7 +216,7 @@ fn options_not_run_yet_are_refused_before_any_io() {
     );
     // Every option runs now; what stays refused are combinations where
     // fio 3.33 never ends (here it keeps writing while trims wait).
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 1);
     assert!(
         out.stderr
@@ -237,7 +235,10 @@ fn readonly_refuses_writing_jobs() {
         "job.fio",
         &format!("[j]\nrw=write\nsize=1m\nfilename={}\n", target.display()),
     );
-    let out = run(ferrio(), &["--readonly", "job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio()
+        .args(["--readonly", "job.fio"])
+        .in_dir(&s.0)
+        .out();
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("--readonly"), "{}", out.stderr);
     assert!(!target.exists());
@@ -382,14 +383,14 @@ fn data_file_is_laid_out_to_offset_plus_size_and_unlinked_on_request() {
         "job.fio",
         "[j]\nioengine=psync\nrw=read\nsize=1m\noffset=3m\nfilename=data\n",
     );
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(std::fs::metadata(s.0.join("data")).unwrap().len(), 4 << 20);
     s.write(
         "job2.fio",
         "[j]\nioengine=psync\nrw=write\nsize=1m\nfilename=gone\nunlink=1\n",
     );
-    let out = run(ferrio(), &["job2.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job2.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!s.0.join("gone").exists());
 }
@@ -401,7 +402,7 @@ fn write_buffers_follow_the_buffer_options() {
         "z.fio",
         "[j]\nioengine=psync\nrw=write\nbs=64k\nsize=1m\nfilename=zeros\nzero_buffers\n",
     );
-    assert_eq!(run(ferrio(), &["z.fio"], &s.0, &HashMap::new()).code, 0);
+    assert_eq!(Run::ferrio().args(["z.fio"]).in_dir(&s.0).out().code, 0);
     assert!(
         std::fs::read(s.0.join("zeros"))
             .unwrap()
@@ -413,7 +414,7 @@ fn write_buffers_follow_the_buffer_options() {
         "r.fio",
         "[j]\nioengine=psync\nrw=write\nbs=4k\nsize=1m\nfilename=random\n",
     );
-    assert_eq!(run(ferrio(), &["r.fio"], &s.0, &HashMap::new()).code, 0);
+    assert_eq!(Run::ferrio().args(["r.fio"]).in_dir(&s.0).out().code, 0);
     let data = std::fs::read(s.0.join("random")).unwrap();
     let blocks: std::collections::HashSet<&[u8]> = data.chunks(4096).collect();
     assert_eq!(blocks.len(), 256);
@@ -424,7 +425,7 @@ fn thinktime_and_startdelay_take_their_time() {
     let s = Scratch::new("think");
     s.write("t.fio", "[j]\nioengine=null\nrw=read\nbs=4k\nsize=400k\nthinktime=2ms\nthinktime_blocks=10\nstartdelay=300ms\n");
     let started = std::time::Instant::now();
-    let out = run(ferrio(), &["t.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["t.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     // 100 I/Os with 2 ms every 10 of them, after a 0.3 s delay.
     assert!(
@@ -563,7 +564,7 @@ fn invalidate_drops_the_files_cached_pages_first() {
     for (setting, dropped) in [("invalidate=1", true), ("invalidate=0", false)] {
         std::fs::read(&data).unwrap(); // bring every page into the cache
         s.write("job.fio", &format!("[j]\nioengine=psync\nrw=read\nbs=4k\nsize=8m\nnumber_ios=1\nfilename=data\n{setting}\n"));
-        assert_eq!(run(ferrio(), &["job.fio"], &s.0, &HashMap::new()).code, 0);
+        assert_eq!(Run::ferrio().args(["job.fio"]).in_dir(&s.0).out().code, 0);
         let cached = cached_bytes(&data);
         assert_eq!(
             cached < (2 << 20),
@@ -599,7 +600,7 @@ fn several_files_are_laid_out_and_used_in_turn() {
         "job.fio",
         "[j]\nioengine=psync\nrw=write\nbs=4k\nsize=64k\nnrfiles=4\nzero_buffers\n",
     );
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     for i in 0..4 {
         let data = std::fs::read(s.0.join(format!("j.0.{i}"))).unwrap();
@@ -646,7 +647,7 @@ fn blocks_larger_than_the_region_are_cut_to_it() {
         "job.fio",
         "[j]\nioengine=psync\nrw=randread\nsize=8k\nbsrange=4k-64k\nfilename=data\n",
     );
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(std::fs::metadata(s.0.join("data")).unwrap().len(), 8 << 10);
 }
@@ -676,7 +677,7 @@ fn buffered_zero_means_direct_io() {
             &format!("[j]\nioengine=psync\nrw=read\nbs=64k\nsize=4m\nfilename=data\n{setting}\n"),
         );
         assert_eq!(
-            run(ferrio(), &["job.fio"], &s.0, &HashMap::new()).code,
+            Run::ferrio().args(["job.fio"]).in_dir(&s.0).out().code,
             0,
             "{setting}"
         );
@@ -711,7 +712,7 @@ fn without_a_size_the_whole_existing_file_is_used() {
         "job.fio",
         "[j]\nioengine=psync\nrw=read\nfilename=missing\n",
     );
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 1);
     assert!(
         out.stderr.contains("j: you need to specify size="),
@@ -812,7 +813,7 @@ fn mmap_engine_issues_what_fio_issues_and_writes_through_the_mapping() {
         "job.fio",
         "[m]\nioengine=mmap\nfilename=data\nsize=1m\nrw=write\nzero_buffers\n",
     );
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_eq!(out.code, 0, "{}", out.stderr);
     let data = std::fs::read(s.0.join("data")).unwrap();
     assert!(
@@ -857,7 +858,7 @@ fn trims_run_as_in_fio() {
     let sequence = |tool: &str| {
         let s = Scratch::new("trimwrite");
         s.write("job.fio", job);
-        let out = run(tool, &["job.fio"], &s.0, &HashMap::new());
+        let out = Run::tool(tool).args(["job.fio"]).in_dir(&s.0).out();
         assert_eq!(out.code, 0, "{}", out.stderr);
         std::fs::read_to_string(s.0.join("tw_clat.1.log"))
             .unwrap()

@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{JobFile, Scratch, ferrio, ferrio_jobs, fio, fio_jobs, fio_part, parallel, run};
+use common::{JobFile, Run, Scratch, ferrio_jobs, fio_jobs, fio_part, parallel};
 use ferrio::options::{self, Kind};
 
 struct Case {
@@ -355,8 +355,16 @@ fn same_run(c: &Case, file: &JobFile, mode: &str) -> Result<bool, String> {
     let mut args: Vec<&str> = vec![mode];
     args.extend_from_slice(c.args);
     args.push(&name);
-    let want = run(fio(), &args, file.dir(), &file.env);
-    let got = run(ferrio(), &args, file.dir(), &file.env);
+    let want = Run::fio()
+        .args(&args)
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out();
+    let got = Run::ferrio()
+        .args(&args)
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out();
     let same_out = without_value_help(&want.stdout) == without_value_help(&got.stdout);
     if want.code != got.code || !same_out || want.stderr != fio_part(&got.stderr) {
         return Err(format!(
@@ -380,7 +388,11 @@ fn fio_numbers(c: &Case, file: &JobFile) -> Vec<(String, Vec<Option<u64>>)> {
     let mut args: Vec<&str> = vec!["--debug=parse", "--parse-only"];
     args.extend_from_slice(c.args);
     args.push(&name);
-    let out = run(fio(), &args, file.dir(), &file.env);
+    let out = Run::fio()
+        .args(&args)
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out();
     let mut numbers: Vec<(String, Vec<Option<u64>>)> = Vec::new();
     for line in out.stdout.lines() {
         let Some(msg) = line.strip_prefix("parse").map(|r| r.trim_start()) else {
@@ -410,7 +422,11 @@ fn ferrio_typed(c: &Case, file: &JobFile) -> HashMap<String, Vec<serde_json::Val
     let mut args: Vec<&str> = vec!["--explain", "--parse-only", "--output-format=json"];
     args.extend_from_slice(c.args);
     args.push(&name);
-    let out = run(ferrio(), &args, file.dir(), &file.env);
+    let out = Run::ferrio()
+        .args(&args)
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out();
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_default();
     let mut typed: HashMap<String, Vec<serde_json::Value>> = HashMap::new();
     for g in doc["groups"].as_array().into_iter().flatten() {

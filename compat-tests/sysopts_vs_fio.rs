@@ -6,9 +6,7 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{Outcome, Pair, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Pair, Run, Scratch, ferrio, fio, json};
 use serde_json::Value;
 
 impl Pair {
@@ -158,7 +156,6 @@ fn stats_zero_logs_stay_empty_as_fio() {
 /// Runs `job` (JSON output) under strace with both tools, tracing
 /// `calls`; returns each tool's (JSON document, trace lines).
 fn traced(pair: &Pair, job: &str, calls: &str) -> [(Value, Vec<String>); 2] {
-    let env = HashMap::new();
     let mut out = Vec::new();
     for (dir, bin) in [(&pair.fio, fio()), (&pair.ferrio, ferrio())] {
         dir.write("job.fio", job);
@@ -174,7 +171,7 @@ fn traced(pair: &Pair, job: &str, calls: &str) -> [(Value, Vec<String>); 2] {
             "--output-format=json",
             "job.fio",
         ];
-        let o = run("strace", &args, &dir.0, &env);
+        let o = Run::tool("strace").args(args).in_dir(&dir.0).out();
         assert_eq!(o.code, 0, "{bin}: {job}\n{}", o.stderr);
         let trace = std::fs::read_to_string(dir.0.join("trace")).unwrap();
         let lines = trace.lines().map(str::to_string).collect();
@@ -497,12 +494,10 @@ fn offload_reports_as_fio() {
             eprintln!("fio hung on every try: ioengine={engine} iodepth={depth}");
             continue;
         };
-        let got = run(
-            ferrio(),
-            &["--output-format=json", "job.fio"],
-            &pair.ferrio.0,
-            &HashMap::new(),
-        );
+        let got = Run::ferrio()
+            .args(["--output-format=json", "job.fio"])
+            .in_dir(&pair.ferrio.0)
+            .out();
         assert_eq!(got.code, 0, "{job}\n{}", got.stderr);
         assert_eq!(
             offload_figures(&want),

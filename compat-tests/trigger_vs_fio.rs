@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run};
+use common::{Outcome, Run, Scratch, ferrio, fio, json};
 
 /// Runs `tool` in `dir` with `args`, creating `touch` there `delay`
 /// after the job's data file appeared (the trigger file appearing
@@ -33,7 +33,7 @@ fn run_touching(
                 std::fs::write(path, b"").unwrap();
             });
         }
-        run(tool, args, dir, &HashMap::new())
+        Run::tool(tool).args(args).in_dir(dir).out()
     })
 }
 
@@ -250,8 +250,8 @@ fn an_unreadable_trigger_timeout_is_refused() {
     let s = Scratch::new("trigger");
     let data = format!("--filename={}", s.0.join("data").display());
     let args = ["--trigger-timeout=soon", "--name=a", &data, "--size=64k"];
-    let f = run(fio(), &args, &s.0, &HashMap::new());
-    let r = run(ferrio(), &args, &s.0, &HashMap::new());
+    let f = Run::fio().args(args).in_dir(&s.0).out();
+    let r = Run::ferrio().args(args).in_dir(&s.0).out();
     assert_eq!(f.code, 1);
     assert_eq!(f.code, r.code);
     assert_eq!(f.stderr, common::fio_part(&r.stderr));
@@ -332,7 +332,7 @@ fn zone_counts_match_fio() {
                 "--output-format=json",
             ];
             args.extend_from_slice(case);
-            let out = run(tool, &args, &s.0, &HashMap::new());
+            let out = Run::tool(tool).args(&args).in_dir(&s.0).out();
             let written: Vec<u64> = match out.code {
                 0 => json(&out)["jobs"]
                     .as_array()
@@ -394,7 +394,7 @@ fn the_synchronous_depth_note_matches_fio() {
             "--ioengine=pvsync2",
             "--iodepth=1",
         ];
-        let out = run(tool, &args, &s.0, &HashMap::new());
+        let out = Run::tool(tool).args(args).in_dir(&s.0).out();
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         let stdout: Vec<String> = out
             .stdout
@@ -444,7 +444,7 @@ fn trimming_jobs_open_without_direct_io() {
             "--sync=1",
             "--ioengine=psync",
         ];
-        run("strace", &args, &s.0, &HashMap::new());
+        Run::tool("strace").args(args).in_dir(&s.0).out();
         let text = std::fs::read_to_string(&trace).unwrap();
         let quoted = format!("\"{}\"", data.display());
         // The job's own open: the last of the data file's with O_RDWR.

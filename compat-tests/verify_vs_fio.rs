@@ -5,11 +5,10 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, json, run, run_json_at};
+use common::{JSON, Outcome, Run, Scratch, ferrio, fio, json};
 use serde_json::Value;
 
 /// A job over `data` in 4k blocks, 64 of them, with `options`.
@@ -32,12 +31,22 @@ fn write_then_check(
     corrupt: impl Fn(&Path),
 ) -> Vec<Outcome> {
     let dir = Scratch::new("verify");
-    let wrote = run_json_at(writer, &dir, "write.fio", &job(options, "do_verify=0"));
+    let wrote = Run::tool(writer)
+        .arg(JSON[0])
+        .job_named("write.fio", &job(options, "do_verify=0"))
+        .in_dir(&dir.0)
+        .out();
     assert_eq!(wrote.code, 0, "{writer} {options}: {}", wrote.stderr);
     corrupt(&dir.0.join("data"));
     checkers
         .iter()
-        .map(|checker| run_json_at(checker, &dir, "check.fio", &job(options, "verify_only=1")))
+        .map(|checker| {
+            Run::tool(checker)
+                .arg(JSON[0])
+                .job_named("check.fio", &job(options, "verify_only=1"))
+                .in_dir(&dir.0)
+                .out()
+        })
         .collect()
 }
 
@@ -215,7 +224,11 @@ fn buffer_pattern_writes_the_bytes_fio_writes() {
             );
             let written = |tool: &str| {
                 let dir = Scratch::new("bufpat");
-                let out = run_json_at(tool, &dir, "job.fio", &text);
+                let out = Run::tool(tool)
+                    .arg(JSON[0])
+                    .job_named("job.fio", &text)
+                    .in_dir(&dir.0)
+                    .out();
                 assert_eq!(out.code, 0, "{tool} {pattern}: {}", out.stderr);
                 std::fs::read(dir.0.join("data")).unwrap()
             };
@@ -254,7 +267,11 @@ fn verify_jobs_issue_the_reads_and_writes_fio_issues() {
         );
         let counts = |tool: &str| {
             let dir = Scratch::new("verifyio");
-            let out = run_json_at(tool, &dir, "job.fio", &text);
+            let out = Run::tool(tool)
+                .arg(JSON[0])
+                .job_named("job.fio", &text)
+                .in_dir(&dir.0)
+                .out();
             assert_eq!(out.code, 0, "{tool} {options}: {}", out.stderr);
             let doc = json(&out);
             let job = &doc["jobs"][0];
@@ -343,7 +360,7 @@ fn time_based_writers_verify_as_fio_does() {
         let seen = |tool: &str| {
             let dir = Scratch::new("verifytimed");
             dir.write("job.fio", &text);
-            let out = run(tool, &["job.fio"], &dir.0, &HashMap::new());
+            let out = Run::tool(tool).args(["job.fio"]).in_dir(&dir.0).out();
             assert_eq!(out.code, 0, "{tool} {engine} {options}: {}", out.stderr);
             let note = out
                 .stdout
@@ -351,7 +368,11 @@ fn time_based_writers_verify_as_fio_does() {
                 .filter(|l| l.starts_with("fio: verification"))
                 .map(str::to_string)
                 .collect::<Vec<_>>();
-            let out = run_json_at(tool, &dir, "job.fio", &text);
+            let out = Run::tool(tool)
+                .arg(JSON[0])
+                .job_named("job.fio", &text)
+                .in_dir(&dir.0)
+                .out();
             let at = out.stdout.find('{').unwrap_or(0);
             let doc: Value = serde_json::from_str(&out.stdout[at..]).unwrap();
             let job = &doc["jobs"][0];
@@ -422,7 +443,11 @@ fn blocks_written_more_than_once_are_verified_as_fio_does() {
         );
         let seen = |tool: &str| {
             let dir = Scratch::new("verifyloops");
-            let out = run_json_at(tool, &dir, "job.fio", &text);
+            let out = Run::tool(tool)
+                .arg(JSON[0])
+                .job_named("job.fio", &text)
+                .in_dir(&dir.0)
+                .out();
             assert_eq!(out.code, 0, "{tool} {engine} {options}: {}", out.stderr);
             let doc = json(&out);
             let job = &doc["jobs"][0];
@@ -447,7 +472,11 @@ fn verify_setups_ferrio_cannot_run_yet_are_refused() {
         "rw=randwrite;verify=md5;experimental_verify=1;randrepeat=0",
     ] {
         let dir = Scratch::new("verifyrefuse");
-        let out = run_json_at(ferrio(), &dir, "job.fio", &job(options, ""));
+        let out = Run::ferrio()
+            .arg(JSON[0])
+            .job_named("job.fio", &job(options, ""))
+            .in_dir(&dir.0)
+            .out();
         assert_eq!(out.code, 1, "{options}");
         assert!(out.stderr.contains("ferrio"), "{options}: {}", out.stderr);
         assert!(
@@ -464,17 +493,22 @@ fn a_job_that_only_reads_checks_every_block_it_reads() {
         // Unchanged data passes; a corrupted block fails as in fio.
         for corrupt in [false, true] {
             let dir = Scratch::new("verifyread");
-            let wrote = run_json_at(
-                fio(),
-                &dir,
-                "write.fio",
-                &job("verify=crc32c", "do_verify=0"),
-            );
+            let wrote = Run::fio()
+                .arg(JSON[0])
+                .job_named("write.fio", &job("verify=crc32c", "do_verify=0"))
+                .in_dir(&dir.0)
+                .out();
             assert_eq!(wrote.code, 0, "{}", wrote.stderr);
             if corrupt {
                 overwrite(&dir.0.join("data"), 8192 + 300, b"XXXX");
             }
-            let read = |tool| run_json_at(tool, &dir, "read.fio", &job(&options, ""));
+            let read = |tool| {
+                Run::tool(tool)
+                    .arg(JSON[0])
+                    .job_named("read.fio", &job(&options, ""))
+                    .in_dir(&dir.0)
+                    .out()
+            };
             let (want, got) = (read(fio()), read(ferrio()));
             let label = format!("{rw}, corrupted: {corrupt}");
             assert_eq!(got.code, want.code, "{label}: exit status");
@@ -544,7 +578,11 @@ fn verify_dump_saves_fios_files() {
         for aux in [false, true] {
             let label = format!("{options}, aux-path: {aux}");
             let written = Scratch::new("verify-dump");
-            let wrote = run_json_at(fio(), &written, "w.fio", &job(options, "do_verify=0"));
+            let wrote = Run::fio()
+                .arg(JSON[0])
+                .job_named("w.fio", &job(options, "do_verify=0"))
+                .in_dir(&written.0)
+                .out();
             assert_eq!(wrote.code, 0, "{label}: {}", wrote.stderr);
             corrupt(&written.0.join("data"));
             let mut seen = Vec::new();
@@ -559,7 +597,7 @@ fn verify_dump_saves_fios_files() {
                 if aux {
                     args.push("--aux-path=aux");
                 }
-                let out = run(tool, &args, &dir.0, &HashMap::new());
+                let out = Run::tool(tool).args(&args).in_dir(&dir.0).out();
                 assert_ne!(out.code, 0, "{label}: {tool} should fail");
                 let files = dumps(if aux { &aux_dir } else { &dir.0 });
                 assert!(!files.is_empty(), "{label}: {tool} dumped nothing");
@@ -619,12 +657,10 @@ fn verifying_clones_warning_and_setup_failure_come_as_in_fio() {
         for tool in [fio(), ferrio()] {
             let dir = Scratch::new("verify-clones");
             dir.write("v.fio", &text);
-            let out = run(
-                tool,
-                &["--output-format=json", "v.fio"],
-                &dir.0,
-                &HashMap::new(),
-            );
+            let out = Run::tool(tool)
+                .args(["--output-format=json", "v.fio"])
+                .in_dir(&dir.0)
+                .out();
             seen.push((out.code, before_json_and_errors(&out), messages(&out)));
         }
         assert_eq!(seen[1], seen[0], "{case}");

@@ -6,9 +6,9 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use common::{Scratch, ferrio, fio, fio_part, lat_log_ios, parallel, run};
+use common::{Run, Scratch, ferrio, fio, fio_part, lat_log_ios, parallel};
 
 /// What one tool did with a job.
 #[derive(Debug, PartialEq)]
@@ -36,7 +36,7 @@ fn run_job(tool: &str, job: &str, file_len: u64) -> Seen {
         f.set_len(file_len).unwrap();
     }
     s.write("job.fio", job);
-    let out = run(tool, &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::tool(tool).args(["job.fio"]).in_dir(&s.0).out();
     let mut logs = BTreeMap::new();
     for entry in std::fs::read_dir(&s.0).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().to_string();
@@ -322,7 +322,7 @@ fn what_ferrio_does_not_emulate_is_refused() {
     ] {
         let job = format!("[j]\nfilename=f1\nzonemode=zbd\nzonesize=1m\nsize=8m\n{options}");
         s.write("job.fio", &job);
-        let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+        let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
         assert_ne!(out.code, 0, "{job}");
         assert!(out.stderr.contains("zonemode=zbd"), "{job}: {}", out.stderr);
     }

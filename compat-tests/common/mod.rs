@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use ferrio::options::table::OPTIONS;
 
@@ -34,27 +35,260 @@ pub fn fio() -> &'static str {
     }
 }
 
-/// Runs `bin args...` in `dir` with extra environment variables, with a
-/// time limit so a hang fails the test instead of stalling the suite.
-pub fn run(bin: &str, args: &[&str], dir: &Path, env: &HashMap<String, String>) -> Outcome {
-    let mut child = Command::new("timeout")
-        .args(["-k", "5", "30"])
-        .arg(bin)
-        .args(args)
-        .current_dir(dir)
-        .envs(env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let stdout = std::io::read_to_string(child.stdout.take().unwrap()).unwrap_or_default();
-    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap_or_default();
-    let status = child.wait().expect("wait");
-    Outcome {
-        code: status.code().unwrap_or(-1),
-        stdout,
-        stderr,
+/// The time limit of a run unless [`Run::limit`] says otherwise. It only
+/// catches a hang: every run here ends in seconds on an idle machine, and
+/// a loaded one may take many times longer without failing anything.
+pub const LIMIT: Duration = Duration::from_secs(120);
+
+/// One run of a program (fio, ferrio or a tool that reads their output),
+/// built up and then started by [`out`](Self::out), [`ok`](Self::ok),
+/// [`json`](Self::json) or, for fio and ferrio side by side on the same
+/// arguments, [`both`](Self::both). stdin is empty; stdout and stderr are
+/// read whole. Every run has a hard time limit, after which the program
+/// is killed and the test fails saying so, rather than hanging the suite.
+#[derive(Debug, Clone)]
+pub struct Run {
+    program: Option<String>,
+    args: Vec<String>,
+    dir: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    job: Option<(String, String)>,
+    limit: Duration,
+}
+
+impl Run {
+    /// A run with no program yet: for [`both`](Self::both).
+    pub fn new() -> Self {
+        Run {
+            program: None,
+            args: Vec::new(),
+            dir: None,
+            env: Vec::new(),
+            job: None,
+            limit: LIMIT,
+        }
+    }
+
+    /// A run of `program` (a path, or a name looked up in PATH).
+    pub fn tool(program: impl AsRef<str>) -> Self {
+        Run {
+            program: Some(program.as_ref().to_string()),
+            ..Run::new()
+        }
+    }
+
+    pub fn fio() -> Self {
+        Run::tool(fio())
+    }
+
+    pub fn ferrio() -> Self {
+        Run::tool(ferrio())
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<str>) -> Self {
+        self.args.push(arg.as_ref().to_string());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, args: I) -> Self {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_string()));
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn envs(mut self, env: &HashMap<String, String>) -> Self {
+        self.env
+            .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self
+    }
+
+    /// The folder the program runs in (and the job file is written to).
+    /// Without one, a run with a job file gets a fresh scratch folder and
+    /// one without runs in the test's own working directory.
+    pub fn in_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Writes `text` as `job.fio` in the run's folder just before the run
+    /// and passes that name after the other arguments.
+    pub fn job(self, text: &str) -> Self {
+        self.job_named("job.fio", text)
+    }
+
+    /// [`job`](Self::job) under another file name.
+    pub fn job_named(mut self, name: &str, text: &str) -> Self {
+        self.job = Some((name.to_string(), text.to_string()));
+        self
+    }
+
+    /// A time limit other than [`LIMIT`], for a run whose fixed work is
+    /// large on a slow machine.
+    pub fn limit(mut self, limit: Duration) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Starts the program in `dir` under its time limit, stdout and stderr
+    /// piped; the child is timeout(1), whose own child is the program.
+    fn spawn_in(&self, dir: &Path) -> Running {
+        let program = self.program.as_deref().expect("Run: no program to run");
+        let mut args = self.args.clone();
+        if let Some((name, text)) = &self.job {
+            std::fs::write(dir.join(name), text).unwrap();
+            args.push(name.clone());
+        }
+        let secs = self.limit.as_secs().max(1).to_string();
+        let child = Command::new("timeout")
+            .args(["-k", "5", &secs, program])
+            .args(&args)
+            .current_dir(dir)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{program}: {e}"));
+        Running {
+            child,
+            what: format!("{program} {args:?} in {}", dir.display()),
+            secs,
+        }
+    }
+
+    fn start_in(&self, dir: &Path) -> Outcome {
+        self.spawn_in(dir).wait()
+    }
+
+    /// Starts the run without waiting, for a test that watches or signals
+    /// it while it goes on; [`Running::wait`] ends it as [`out`](Self::out)
+    /// would.
+    pub fn spawn(&self) -> Running {
+        let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        self.spawn_in(&dir)
+    }
+
+    /// Runs the program; what it printed and how it ended.
+    pub fn out(&self) -> Outcome {
+        match &self.dir {
+            Some(dir) => self.start_in(dir),
+            None if self.job.is_some() => self.start_in(&Scratch::new("run").0),
+            None => self.start_in(Path::new(".")),
+        }
+    }
+
+    /// [`out`](Self::out), in a fresh scratch folder tagged `tag` that is
+    /// returned for what the run left there.
+    pub fn out_kept(&self, tag: &str) -> (Scratch, Outcome) {
+        let s = Scratch::new(tag);
+        let out = self.start_in(&s.0);
+        (s, out)
+    }
+
+    /// [`out_kept`](Self::out_kept), for a run that must end well.
+    pub fn ok_kept(&self, tag: &str) -> (Scratch, Outcome) {
+        let (s, out) = self.out_kept(tag);
+        assert_eq!(out.code, 0, "{:?}: {}", self.program, out.stderr);
+        (s, out)
+    }
+
+    /// [`out`](Self::out), for a run that must end well.
+    pub fn ok(&self) -> Outcome {
+        let out = self.out();
+        assert_eq!(out.code, 0, "{:?}: {}", self.program, out.stderr);
+        out
+    }
+
+    /// The JSON document a run that must end well printed.
+    pub fn json(&self) -> serde_json::Value {
+        json(&self.ok())
+    }
+
+    /// The same run with another program.
+    fn with(&self, program: &str) -> Run {
+        Run {
+            program: Some(program.to_string()),
+            ..self.clone()
+        }
+    }
+
+    /// fio's run and then ferrio's, on the same arguments, environment and
+    /// job file: both in the run's folder if it has one, else each in a
+    /// fresh folder of its own. Returns (fio's, ferrio's) outcome.
+    pub fn both(&self) -> (Outcome, Outcome) {
+        match &self.dir {
+            Some(dir) => (
+                self.with(fio()).start_in(dir),
+                self.with(ferrio()).start_in(dir),
+            ),
+            None => {
+                let (want, got, _, _) = self.both_kept();
+                (want, got)
+            }
+        }
+    }
+
+    /// [`both`](Self::both) in fresh folders, returned after the runs for
+    /// what each left: (fio's, ferrio's outcome, fio's, ferrio's folder).
+    pub fn both_kept(&self) -> (Outcome, Outcome, Scratch, Scratch) {
+        let pair = Pair::new("both");
+        let (want, got) = self.both_at(&pair.fio.0, &pair.ferrio.0);
+        (want, got, pair.fio, pair.ferrio)
+    }
+
+    /// [`both`](Self::both), fio in `fio_dir` and ferrio in `ferrio_dir`.
+    pub fn both_at(&self, fio_dir: &Path, ferrio_dir: &Path) -> (Outcome, Outcome) {
+        (
+            self.with(fio()).start_in(fio_dir),
+            self.with(ferrio()).start_in(ferrio_dir),
+        )
+    }
+
+    /// Both reports as JSON, after checking that both tools ended well.
+    pub fn both_json(&self) -> (serde_json::Value, serde_json::Value) {
+        let (want, got) = self.both();
+        ok_json(&want, &got)
+    }
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run::new()
+    }
+}
+
+/// A run under way, started by [`Run::spawn`].
+pub struct Running {
+    /// timeout(1), whose child is the program.
+    pub child: std::process::Child,
+    what: String,
+    secs: String,
+}
+
+impl Running {
+    /// Waits for the run; what it printed and how it ended. A run that
+    /// outlived its time limit fails the test.
+    pub fn wait(self) -> Outcome {
+        let out = self.child.wait_with_output().expect("wait");
+        let code = out.status.code().unwrap_or(-1);
+        // timeout(1) exits 124 when the limit ran out (137 when the
+        // program then had to be killed).
+        assert!(
+            code != 124 && code != 137,
+            "{} did not end within {} s",
+            self.what,
+            self.secs
+        );
+        Outcome {
+            code,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
     }
 }
 
@@ -232,14 +466,10 @@ impl Pair {
     /// ferrio on it, each in its folder with `args` before the job file;
     /// returns (fio's, ferrio's) outcome.
     pub fn run_job(&self, job: &str, args: &[&str]) -> (Outcome, Outcome) {
-        let env = HashMap::new();
-        let mut all = args.to_vec();
-        all.push("job.fio");
-        self.fio.write("job.fio", job);
-        self.ferrio.write("job.fio", job);
-        let want = run(fio(), &all, &self.fio.0, &env);
-        let got = run(ferrio(), &all, &self.ferrio.0, &env);
-        (want, got)
+        Run::new()
+            .args(args)
+            .job(job)
+            .both_at(&self.fio.0, &self.ferrio.0)
     }
 
     /// [`run_job`](Self::run_job), after which both tools must have
@@ -255,47 +485,11 @@ impl Pair {
     }
 }
 
-/// Runs a job file with both tools, each in a fresh scratch folder of its
-/// own (where the job's relative file names land); returns (fio's,
-/// ferrio's) outcome and the two folders, for what the runs left there.
-pub fn run_both_in(job: &str, args: &[&str]) -> (Outcome, Outcome, Scratch, Scratch) {
-    let pair = Pair::new("both");
-    let (want, got) = pair.run_job(job, args);
-    (want, got, pair.fio, pair.ferrio)
-}
-
 /// Both reports as JSON, after checking that both tools ended well.
 pub fn ok_json(want: &Outcome, got: &Outcome) -> (serde_json::Value, serde_json::Value) {
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     (json(want), json(got))
-}
-
-/// Runs a job file with both tools in fresh folders; (fio's JSON,
-/// ferrio's JSON), after checking that both ended well.
-pub fn both_json(job: &str) -> (serde_json::Value, serde_json::Value) {
-    let (want, got, _, _) = run_both_in(job, JSON);
-    ok_json(&want, &got)
-}
-
-/// Writes `job` as `job.fio` in a fresh scratch folder tagged `tag` and
-/// runs `tool` there with `args` before the job file. Returns the folder
-/// (for what the run left) and the outcome.
-pub fn run_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
-    let s = Scratch::new(tag);
-    s.write("job.fio", job);
-    let mut all = args.to_vec();
-    all.push("job.fio");
-    let out = run(tool, &all, &s.0, &HashMap::new());
-    (s, out)
-}
-
-/// Writes `job` as `name` in `dir` and runs `tool` on it there with JSON
-/// output: for tests that run several job files in one folder, where
-/// each run finds what the ones before it left.
-pub fn run_json_at(tool: &str, dir: &Scratch, name: &str, job: &str) -> Outcome {
-    dir.write(name, job);
-    run(tool, &[JSON[0], name], &dir.0, &HashMap::new())
 }
 
 /// (total_ios, io_bytes) of read, write and trim in one job's report.
@@ -304,13 +498,6 @@ pub fn ios_and_bytes(job: &serde_json::Value) -> [(u64, u64); 3] {
         let n = |k: &str| job[d][k].as_u64().unwrap();
         (n("total_ios"), n("io_bytes"))
     })
-}
-
-/// [`run_in`], for a run that must end well.
-pub fn run_ok_in(tag: &str, tool: &str, job: &str, args: &[&str]) -> (Scratch, Outcome) {
-    let (s, out) = run_in(tag, tool, job, args);
-    assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
-    (s, out)
 }
 
 /// A port nobody listens on right now, of the protocol's kind.
@@ -455,7 +642,11 @@ pub fn fio_jobs(file: &JobFile, extra: &[&str]) -> Result<Vec<(String, u64)>, St
     ];
     args.extend_from_slice(extra);
     args.push(&name);
-    let out = run(fio(), &args, &scratch.0, &file.env);
+    let out = Run::fio()
+        .args(args)
+        .in_dir(&scratch.0)
+        .envs(&file.env)
+        .out();
     if out.stderr.contains("No job(s) defined") {
         return Ok(Vec::new());
     }
@@ -487,7 +678,11 @@ pub fn ferrio_jobs(file: &JobFile, extra: &[&str]) -> Result<Vec<(String, u64)>,
     let mut args = vec!["--explain", "--output-format=json"];
     args.extend_from_slice(extra);
     args.push(&name);
-    let out = run(ferrio(), &args, file.dir(), &file.env);
+    let out = Run::ferrio()
+        .args(args)
+        .in_dir(file.dir())
+        .envs(&file.env)
+        .out();
     if out.code != 0 {
         return Err(format!("ferrio refused: {}", out.stderr.trim()));
     }

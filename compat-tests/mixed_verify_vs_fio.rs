@@ -14,7 +14,7 @@ mod common;
 
 use std::os::unix::fs::FileExt;
 
-use common::{Outcome, Scratch, ferrio, fio, ios_and_bytes, json, parallel, run_json_at};
+use common::{JSON, Outcome, Run, Scratch, ferrio, fio, ios_and_bytes, json, parallel};
 
 /// A job over `data` (or, with nrfiles, files in the scratch folder) on
 /// `engine`, with `options` separated by ';'.
@@ -70,7 +70,14 @@ fn compare(engine: &str, shapes: &[&str]) -> Vec<String> {
         let text = job(engine, options);
         let figures_of = |tool: &str| {
             let dir = Scratch::new("mixverify");
-            figures(&run_json_at(tool, &dir, "job.fio", &text), &dir)
+            figures(
+                &Run::tool(tool)
+                    .arg(JSON[0])
+                    .job_named("job.fio", &text)
+                    .in_dir(&dir.0)
+                    .out(),
+                &dir,
+            )
         };
         (options.to_string(), figures_of(fio()), figures_of(ferrio()))
     });
@@ -219,14 +226,14 @@ fn a_mixed_jobs_data_corrupted_on_disk_fails_its_verify_only_run_in_both_tools()
         // The writer's pass writes the data without reading it back;
         // then each tool checks it in a dry run of the same mix.
         let dir = Scratch::new("mixcorrupt");
-        let wrote = run_json_at(writer, &dir, "w.fio", &job("psync", &format!("{options};do_verify=0")));
+        let wrote = Run::tool(writer).arg(JSON[0]).job_named("w.fio", &job("psync", &format!("{options};do_verify=0"))).in_dir(&dir.0).out();
         assert_eq!(wrote.code, 0, "{writer} {options}: {}", wrote.stderr);
         if damaged {
             corrupt(&dir.0.join("data"));
         }
         let check = job("psync", &format!("{options};verify_only=1"));
-        let want = figures(&run_json_at(fio(), &dir, "c.fio", &check), &dir);
-        let got = figures(&run_json_at(ferrio(), &dir, "c.fio", &check), &dir);
+        let want = figures(&Run::fio().arg(JSON[0]).job_named("c.fio", &check).in_dir(&dir.0).out(), &dir);
+        let got = figures(&Run::ferrio().arg(JSON[0]).job_named("c.fio", &check).in_dir(&dir.0).out(), &dir);
         // Undamaged data checks out whoever wrote it; damaged data fails
         // (but where verify_backlog took the blocks off the log in the dry
         // run, which checks nothing, as in fio).
@@ -253,7 +260,11 @@ fn a_time_based_mix_verifies_as_fios_does() {
     );
     for tool in [fio(), ferrio()] {
         let dir = Scratch::new("mixtime");
-        let out = run_json_at(tool, &dir, "job.fio", &text);
+        let out = Run::tool(tool)
+            .arg(JSON[0])
+            .job_named("job.fio", &text)
+            .in_dir(&dir.0)
+            .out();
         assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
         let doc = json(&out);
         let job = &doc["jobs"][0];
@@ -276,7 +287,11 @@ fn what_fio_replays_differently_stays_refused() {
         "rw=trimwrite;bs=4k;size=64k;verify=crc32c;experimental_verify=1",
     ] {
         let dir = Scratch::new("mixrefuse");
-        let out = run_json_at(ferrio(), &dir, "job.fio", &job("null", options));
+        let out = Run::ferrio()
+            .arg(JSON[0])
+            .job_named("job.fio", &job("null", options))
+            .in_dir(&dir.0)
+            .out();
         assert_eq!(out.code, 1, "{options}");
         assert!(
             out.stderr.contains("experimental_verify on a job that"),

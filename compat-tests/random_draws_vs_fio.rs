@@ -5,20 +5,16 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{Scratch, ferrio, fio, run};
+use common::{Run, Scratch, ferrio, fio};
 
 /// Each log's (direction, size, offset) columns, by file name.
 fn issued(bin: &str, job: &str) -> Vec<(String, String)> {
     let dir = Scratch::new("draws");
     dir.write("job.fio", job);
-    let out = run(
-        bin,
-        &["--output-format=json", "job.fio"],
-        &dir.0,
-        &HashMap::new(),
-    );
+    let out = Run::tool(bin)
+        .args(["--output-format=json", "job.fio"])
+        .in_dir(&dir.0)
+        .out();
     assert_eq!(out.code, 0, "{bin} failed on\n{job}\n{}", out.stderr);
     let mut logs: Vec<(String, String)> = std::fs::read_dir(&dir.0)
         .unwrap()

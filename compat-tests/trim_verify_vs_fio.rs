@@ -9,14 +9,16 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{Outcome, Scratch, ferrio, fio, parallel, run, run_in};
+use common::{Outcome, Run, Scratch, ferrio, fio, parallel};
 use serde_json::Value;
 
 /// Runs `job` (its file named `data` in the scratch folder) with `tool`.
 fn run_job(tool: &str, job: &str, format: &str) -> Outcome {
-    run_in("trimv", tool, job, &[&format!("--output-format={format}")]).1
+    Run::tool(tool)
+        .args([&format!("--output-format={format}")])
+        .job(job)
+        .out_kept("trimv")
+        .1
 }
 
 /// A verifying sequential writer of 256 KiB in 4 KiB blocks, plus `extra`.
@@ -284,7 +286,7 @@ fn what_ferrio_cannot_match_is_refused_before_any_io() {
     for job in refused {
         let s = Scratch::new("trimv-refused");
         s.write("job.fio", &job);
-        let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+        let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
         assert_eq!(out.code, 1, "{job}: {}", out.stderr);
         assert!(
             out.stderr.contains("not run by ferrio"),

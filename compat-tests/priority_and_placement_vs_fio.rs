@@ -6,9 +6,7 @@
 
 mod common;
 
-use std::collections::HashMap;
-
-use common::{Outcome, Scratch, both_json, ferrio, fio, json, run, run_both_in};
+use common::{JSON, Outcome, Run, Scratch, ferrio, fio, json};
 use serde_json::Value;
 
 /// Per job and direction: each `prios` entry's class, level, sample
@@ -60,7 +58,7 @@ fn cmdprio_bssplit_prios_match_fio_on_libaio() {
          [latpct]\nstonewall\nlat_percentiles=1\ncmdprio_bssplit=4k/50/3/0\n\
          [mixed]\nstonewall\nunified_rw_reporting=mixed\ncmdprio_percentage=30,60\n"
     );
-    let (want, got) = both_json(&job);
+    let (want, got) = Run::new().args(JSON).job(&job).both_json();
     let (w, g) = (prios(&want), prios(&got));
     assert!(
         w.iter().any(|(_, _, e)| e.len() >= 2),
@@ -76,7 +74,7 @@ fn cmdprio_percentage_and_group_prios_match_fio_on_io_uring() {
          [a]\ncmdprio_percentage=30\n[b]\nprioclass=2\nprio=3\n\
          [c]\nstonewall\ncmdprio_percentage=20\ncmdprio_class=3\nclat_percentiles=0\n"
     );
-    let (want, got) = both_json(&job);
+    let (want, got) = Run::new().args(JSON).job(&job).both_json();
     assert_eq!(prios(&want), prios(&got));
 }
 
@@ -85,7 +83,7 @@ fn per_priority_lines_in_normal_output_match_fio() {
     let job = format!(
         "[global]\n{DATA}rw=randread\nioengine=libaio\niodepth=4\n[a]\ncmdprio_percentage=40\n"
     );
-    let (want, got, _, _) = run_both_in(&job, &[]);
+    let (want, got, _, _) = Run::new().job(&job).both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     // The labels, with each priority's share of the I/Os (the unit
@@ -113,7 +111,10 @@ fn log_prio_values_match_fio() {
         "[global]\n{DATA}rw=randread\nioengine=libaio\niodepth=2\ncmdprio_percentage=50\n\
          [a]\nwrite_lat_log=p\nlog_prio=1\n[b]\nwrite_lat_log=q\n"
     );
-    let (want, got, a, b) = run_both_in(&job, &["--output-format=json"]);
+    let (want, got, a, b) = Run::new()
+        .args(["--output-format=json"])
+        .job(&job)
+        .both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     // The priority column, I/O by I/O (fio's draws: the same sequence).
@@ -148,7 +149,7 @@ fn thread_placement_and_priorities_match_fio() {
          [third]\ncpumask=1\nnice=2\nprio=4\nprioclass=1\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both_in(&job, &[]);
+    let (want, got, a, b) = Run::new().job(&job).both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     for name in [
@@ -191,7 +192,10 @@ fn setup_errors_match_fio() {
         ),
     ];
     for (job, line) in cases {
-        let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+        let (want, got, _, _) = Run::new()
+            .args(["--output-format=json"])
+            .job(job)
+            .both_kept();
         assert_ne!(want.code, 0, "fio: {job}");
         assert_ne!(got.code, 0, "ferrio: {job}");
         assert!(want.stderr.contains(line), "fio: {}", want.stderr);
@@ -210,7 +214,10 @@ fn create_only_and_disk_util_match_fio() {
     // create_only: the files are laid out at full size and no I/O is done.
     let job = "[w]\nfilename=wfile\nsize=1m\nrw=write\ncreate_only=1\n\
                [r]\nfilename=rfile\nsize=512k\nrw=randread\ncreate_only=1\n";
-    let (want, got, a, b) = run_both_in(job, &["--output-format=json"]);
+    let (want, got, a, b) = Run::new()
+        .args(["--output-format=json"])
+        .job(job)
+        .both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     for name in ["wfile", "rfile"] {
@@ -238,7 +245,7 @@ fn create_only_and_disk_util_match_fio() {
         format!("[a]\n{DATA}disk_util=0\n[b]\n{DATA}\n"),
         format!("[a]\n{DATA}\n"),
     ] {
-        let (want, got) = both_json(&job);
+        let (want, got) = Run::new().args(JSON).job(&job).both_json();
         assert_eq!(
             want.get("disk_util").is_some(),
             got.get("disk_util").is_some(),
@@ -270,7 +277,10 @@ fn writes_to_a_mounted_device_are_refused_as_fio_does() {
         let job = format!(
             "[a]\nfilename={dev}\nioengine=null\nrw=write\nsize=64k\nallow_mounted_write={allow}\n"
         );
-        let (want, got, _, _) = run_both_in(&job, &["--output-format=json"]);
+        let (want, got, _, _) = Run::new()
+            .args(["--output-format=json"])
+            .job(&job)
+            .both_kept();
         assert_eq!(
             want.code, got.code,
             "fio: {}\nferrio: {}",
@@ -298,7 +308,7 @@ fn writes_to_a_mounted_device_are_refused_as_fio_does() {
 fn clocksource_gettimeofday_gives_whole_microseconds_as_fio() {
     for source in ["gettimeofday", "clock_gettime", "cpu"] {
         let job = format!("[a]\n{DATA}rw=randread\nclocksource={source}\n");
-        let (want, got) = both_json(&job);
+        let (want, got) = Run::new().args(JSON).job(&job).both_json();
         // Whether every reported latency is a whole number of µs.
         let whole_us = |doc: &Value| {
             let r = &doc["jobs"][0]["read"];
@@ -315,7 +325,6 @@ fn clocksource_gettimeofday_gives_whole_microseconds_as_fio() {
 
 #[test]
 fn layout_options_match_fio() {
-    let env = HashMap::new();
     // (job, file's size before, bytes to check at 300000 are data)
     let cases = [
         ("rw=write\nsize=512k\nfile_append=1\n", 0u64),
@@ -336,7 +345,7 @@ fn layout_options_match_fio() {
             if before > 0 {
                 std::fs::write(s.0.join("data"), vec![0u8; before as usize]).unwrap();
             }
-            let out = run(bin, &["job.fio"], &s.0, &env);
+            let out = Run::tool(bin).args(["job.fio"]).in_dir(&s.0).out();
             assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
             let data = std::fs::read(s.0.join("data")).unwrap();
             let filled = data
@@ -360,7 +369,7 @@ fn layout_options_match_fio() {
             if exists {
                 std::fs::write(s.0.join("data"), vec![1u8; 65536]).unwrap();
             }
-            let out = run(bin, &["job.fio"], &s.0, &env);
+            let out = Run::tool(bin).args(["job.fio"]).in_dir(&s.0).out();
             if !exists {
                 assert!(
                     out.stderr
@@ -377,7 +386,6 @@ fn layout_options_match_fio() {
 
 #[test]
 fn offset_shares_align_and_clone_regions_match_fio() {
-    let env = HashMap::new();
     let cases = [
         "offset=100k\noffset_increment=200k\n",
         "size=500k\noffset=100k\noffset_increment=200k\n",
@@ -393,7 +401,10 @@ fn offset_shares_align_and_clone_regions_match_fio() {
             let s = Scratch::new("priooffset");
             s.write("job.fio", &job);
             std::fs::write(s.0.join("data"), vec![7u8; 1 << 20]).unwrap();
-            let out = run(bin, &["--output-format=json", "job.fio"], &s.0, &env);
+            let out = Run::tool(bin)
+                .args(["--output-format=json", "job.fio"])
+                .in_dir(&s.0)
+                .out();
             assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
             let doc = json(&out);
             let bytes: Vec<u64> = doc["jobs"]
@@ -424,7 +435,7 @@ fn lockmem_locks_as_much_as_fio() {
         "[a]\nfilename=data\nsize=64k\nlockmem=3m\nexec_prerun={}\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both_in(&job, &[]);
+    let (want, got, a, b) = Run::new().job(&job).both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     let w = std::fs::read_to_string(a.0.join("a.prerun.txt")).unwrap();
@@ -453,7 +464,10 @@ fn numa_options_match_fio() {
     ];
     for (name, value) in values {
         let job = format!("[a]\n{DATA}{name}={value}\n");
-        let (want, got, _, _) = run_both_in(&job, &["--output-format=json"]);
+        let (want, got, _, _) = Run::new()
+            .args(["--output-format=json"])
+            .job(&job)
+            .both_kept();
         assert_eq!(
             want.code, got.code,
             "{name}={value}: fio {}\nferrio {}",
@@ -480,7 +494,7 @@ fn numa_options_match_fio() {
         "[a]\n{DATA}cpus_allowed=0\nnuma_cpu_nodes=all\nnuma_mem_policy=interleave\nexec_prerun={}\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both_in(&job, &[]);
+    let (want, got, a, b) = Run::new().job(&job).both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     let read = |d: &std::path::Path| std::fs::read_to_string(d.join("a.prerun.txt")).unwrap();
@@ -531,9 +545,9 @@ fn timing_switches_shape_the_report_as_fio() {
     };
     for switch in switches {
         let job = format!("[a]\n{DATA}ioengine=libaio\niodepth=4\nrw=randread\n{switch}\n");
-        let (want, got) = both_json(&job);
+        let (want, got) = Run::new().args(JSON).job(&job).both_json();
         assert_eq!(shape(&want), shape(&got), "{switch}");
-        let (want, got, _, _) = run_both_in(&job, &[]);
+        let (want, got, _, _) = Run::new().job(&job).both_kept();
         assert_eq!(labels(&want.stdout), labels(&got.stdout), "{switch}");
     }
 }
@@ -558,7 +572,10 @@ fn buffer_memory_kinds_and_alignment_match_fio() {
         let job = format!(
             "[a]\nfilename=data\nsize=64k\nrw=randrw\nioengine=libaio\niodepth=4\n{options}"
         );
-        let (want, got, a, b) = run_both_in(&job, &["--output-format=json"]);
+        let (want, got, a, b) = Run::new()
+            .args(["--output-format=json"])
+            .job(&job)
+            .both_kept();
         let summary = |o: &Outcome| {
             let doc = json(o);
             let j = &doc["jobs"][0];
@@ -598,7 +615,10 @@ fn gtod_cpu_keeps_time_in_microseconds_off_the_jobs_cpu() {
         "[a]\n{DATA}rw=randread\ngtod_cpu=1\ncpus_allowed=0-1\nexec_prerun={}\n",
         probe.display()
     );
-    let (want, got, a, b) = run_both_in(&job, &["--output-format=json"]);
+    let (want, got, a, b) = Run::new()
+        .args(["--output-format=json"])
+        .job(&job)
+        .both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     // Timestamps are the helper's latest gettimeofday reading: whole
@@ -627,7 +647,6 @@ fn ids_the_job_may_not_take_fail_it_as_in_fio() {
         eprintln!("no setpriv here: nothing to check");
         return;
     }
-    let env = HashMap::new();
     for ids in ["uid=0\n", "gid=0\n"] {
         let mut seen = Vec::new();
         for bin in [fio(), ferrio()] {
@@ -643,7 +662,7 @@ fn ids_the_job_may_not_take_fail_it_as_in_fio() {
                 "--output-format=json",
                 "job.fio",
             ];
-            let out = run(setpriv, &args, &s.0, &env);
+            let out = Run::tool(setpriv).args(args).in_dir(&s.0).out();
             let doc = json(&out);
             let context = out
                 .stderr

@@ -5,14 +5,13 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use common::{Scratch, ferrio, fio, json, run};
+use common::{Run, Scratch, ferrio, fio, json};
 
 /// Runs `tool` with `args` in `dir`; the outcome must be `code`.
 fn run_ok(tool: &str, dir: &Path, args: &[&str], code: i32) -> common::Outcome {
-    let out = run(tool, args, dir, &HashMap::new());
+    let out = Run::tool(tool).args(args).in_dir(dir).out();
     assert_eq!(out.code, code, "{tool} {args:?}: {}", out.stderr);
     out
 }
@@ -312,7 +311,7 @@ fn each_tool_loads_the_others_state() {
                 let mut c = job.to_vec();
                 c.extend_from_slice(&[&file, "--verify_state_load=1", "--output-format=json"]);
                 c.extend_from_slice(check);
-                let out = run(checker, &c, &s.0, &HashMap::new());
+                let out = Run::tool(checker).args(&c).in_dir(&s.0).out();
                 let saved = state_files(&s.0);
                 results.push((writer, checker, out.code, reads_and_error(&out), saved));
             }
@@ -430,7 +429,7 @@ fn experimental_verify_replays_the_writes_as_fio_does() {
             let file = format!("--filename={}", s.0.join("data").display());
             let mut all = vec![file.as_str(), "--output-format=json"];
             all.extend_from_slice(&args);
-            let out = run(tool, &all, &s.0, &HashMap::new());
+            let out = Run::tool(tool).args(&all).in_dir(&s.0).out();
             (summary(&out), verify_lines(&out, &s.0), state_files(&s.0))
         };
         let (want, got) = (run_in(fio()), run_in(ferrio()));
@@ -469,7 +468,7 @@ fn experimental_verify_finds_a_corrupted_block_as_fio_does() {
         let mut seen = Vec::new();
         for tool in [fio(), ferrio()] {
             std::fs::write(s.0.join("data"), &data).unwrap();
-            let out = run(tool, &check, &s.0, &HashMap::new());
+            let out = Run::tool(tool).args(&check).in_dir(&s.0).out();
             seen.push((summary(&out), verify_lines(&out, &s.0), state_files(&s.0)));
         }
         assert_eq!(seen[1], seen[0], "experimental_verify={experimental}");
@@ -511,7 +510,7 @@ fn experimental_verify_stops_at_a_loaded_state_as_fio_does() {
             "--experimental_verify=1",
             "--verify_state_load=1",
         ]);
-        let out = run(tool, &check, &s.0, &HashMap::new());
+        let out = Run::tool(tool).args(&check).in_dir(&s.0).out();
         seen.push((summary(&out), state_files(&s.0)));
     }
     assert_eq!(seen[0].0, (0, 8, 16, 0));

@@ -7,14 +7,17 @@
 
 mod common;
 
-use common::{JSON, ferrio, fio, ios_and_bytes, json, parallel, run_in};
+use common::{JSON, Run, ferrio, fio, ios_and_bytes, json, parallel};
 
 /// What a job did: its error, then (I/Os, bytes) for read, write and
 /// trim, and the tool's exit code.
 type Counts = (i64, [(u64, u64); 3], i32);
 
 fn counts(tool: &str, job: &str) -> Counts {
-    let (_, out) = run_in("sweep", tool, &format!("[x]\n{job}"), JSON);
+    let (_, out) = Run::tool(tool)
+        .args(JSON)
+        .job(&format!("[x]\n{job}"))
+        .out_kept("sweep");
     let doc = json(&out);
     let j = &doc["jobs"][0];
     (j["error"].as_i64().unwrap(), ios_and_bytes(j), out.code)

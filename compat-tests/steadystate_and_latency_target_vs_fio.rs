@@ -4,9 +4,9 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use common::{JSON, Outcome, Scratch, ferrio, fio, json, ok_json, parallel, run};
+use common::{JSON, Outcome, Run, Scratch, ferrio, fio, json, ok_json, parallel};
 use serde_json::Value;
 
 /// Runs a job file with fio and ferrio side by side, each in its own
@@ -19,7 +19,7 @@ fn run_both(job: &str, args: &[&str]) -> (Outcome, Outcome) {
         dir.write("job.fio", &text);
         let mut all = args.to_vec();
         all.push("job.fio");
-        run(bin, &all, &dir.0, &HashMap::new())
+        Run::tool(bin).args(&all).in_dir(&dir.0).out()
     });
     let mut runs = runs.into_iter();
     (runs.next().unwrap(), runs.next().unwrap())
@@ -361,7 +361,7 @@ log_offset=1
     let runs = parallel(&[fio(), ferrio()], |bin| {
         let dir = Scratch::new("lfsr");
         dir.write("job.fio", job);
-        let out = run(bin, &["job.fio"], &dir.0, &HashMap::new());
+        let out = Run::tool(bin).args(["job.fio"]).in_dir(&dir.0).out();
         assert_eq!(out.code, 0, "{bin}: {}", out.stderr);
         let log = std::fs::read_to_string(dir.0.join("lf_clat.1.log")).unwrap();
         log.lines()

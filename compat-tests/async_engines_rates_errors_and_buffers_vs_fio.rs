@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{both_json, json, run_both_in};
+use common::{JSON, Run, json};
 use serde_json::Value;
 
 /// Job 0's depth, submit and complete distributions, as
@@ -64,7 +64,7 @@ fn posixaio_holds_the_depth_as_fio_does() {
             // side-by-side runs.
             let mut last = String::new();
             let agreed = (0..3).any(|_| {
-                let (want, got) = both_json(&job);
+                let (want, got) = Run::new().args(JSON).job(&job).both_json();
                 assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
                 let outcome =
                     std::panic::catch_unwind(|| close_distributions(&want, &got, 1.0, 3.0, &label));
@@ -76,7 +76,7 @@ fn posixaio_holds_the_depth_as_fio_does() {
             assert!(agreed, "{label}: no run of three agreed; last: {last}");
             continue;
         }
-        let (want, got) = both_json(&job);
+        let (want, got) = Run::new().args(JSON).job(&job).both_json();
         assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
         // At depth 32 glibc serves one file's requests in order, and the
         // reaper sleeps on the first unfinished ones in slot order: about
@@ -110,7 +110,7 @@ fn libaio_userspace_reap_polls_as_fio_does() {
             let job = format!(
                 "[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\ndirect=1\niodepth={depth}\n{extra}\n"
             );
-            let (want, got) = both_json(&job);
+            let (want, got) = Run::new().args(JSON).job(&job).both_json();
             let label = format!("iodepth={depth} {extra}");
             assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
             close_distributions(&want, &got, 1.0, 2.0, &label);
@@ -142,7 +142,10 @@ fn rate_floors_end_the_job_as_fio_does() {
     // think time below a 1 MiB/s floor measured over 500 ms.
     let job = "[j]\nioengine=psync\nrw=read\nbs=4k\nsize=16m\nrate=1m\nrate_iops_min=1000\n\
                [k]\nioengine=psync\nrw=write\nsize=16m\nthinktime=20ms\nrate_min=1m\nratecycle=500\n";
-    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+    let (want, got, _, _) = Run::new()
+        .args(["--output-format=json"])
+        .job(job)
+        .both_kept();
     assert_eq!(got.code, want.code, "{}", got.stderr);
     assert_eq!(masked(&got.stderr), masked(&want.stderr));
     let (want, got) = (json(&want), json(&got));
@@ -174,7 +177,7 @@ fn poisson_arrivals_keep_the_rate_on_average() {
     let job = "[global]\nrate_process=poisson\ntime_based\nruntime=3\nsize=16m\n\
                [j]\nioengine=psync\nrw=randread\nbs=4k\nrate_iops=400\n\
                [k]\nioengine=libaio\niodepth=4\nrw=write\nbs=8k\nrate=2m\n";
-    let (want, got) = both_json(job);
+    let (want, got) = Run::new().args(JSON).job(job).both_json();
     // 400 IOPS and 256 IOPS for 3 s; the count of a Poisson process over
     // that span has a spread of about its square root.
     for (i, dir, expected) in [(0, "read", 1200.0), (1, "write", 768.0)] {
@@ -197,7 +200,7 @@ fn rate_floors_above_their_caps_are_refused_as_fio_refuses_them() {
         "[j]\nioengine=null\nsize=1m\nrate=1k\nrate_iops=5\n",
         "[j]\nioengine=null\nsize=1m\nrate_min=1k\nrate_iops_min=5\n",
     ] {
-        let (want, got, _, _) = run_both_in(job, &[]);
+        let (want, got, _, _) = Run::new().job(job).both_kept();
         assert_eq!(got.code, want.code, "{job}");
         assert_eq!(common::fio_part(&got.stderr), want.stderr, "{job}");
     }
@@ -211,7 +214,7 @@ fn rate_ignore_thinktime_gives_up_the_time_spent_thinking() {
              rate_ignore_thinktime={ignore}\ntime_based\nruntime=3\n\
              [j]\nrate=1m\n[k]\nrate_iops=256\nrate_process=poisson\n"
         );
-        let (want, got) = both_json(&job);
+        let (want, got) = Run::new().args(JSON).job(&job).both_json();
         for i in 0..2 {
             let w = want["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
             let g = got["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
@@ -272,7 +275,7 @@ fn ignore_error_lists_decide_which_errors_a_job_survives() {
         let job = format!(
             "[j]\nioengine={engine}\niodepth=4\nrw=read\nbs=4000\nsize=16000\ndirect=1\n{extra}\n"
         );
-        let (want, got, _, _) = run_both_in(&job, &[]);
+        let (want, got, _, _) = Run::new().job(&job).both_kept();
         let label = format!("{engine} {extra}");
         assert_eq!(got.code, want.code, "{label}: {}", got.stderr);
         assert_eq!(common::fio_part(&got.stderr), want.stderr, "{label}");
@@ -320,7 +323,7 @@ fn written_data_compresses_and_dedupes_as_fio_s() {
     ] {
         let job =
             format!("[j]\nioengine=psync\nrw=write\nbs=4k\nsize=16m\nfilename=data\n{extra}\n");
-        let (want, got, a, b) = run_both_in(&job, &[]);
+        let (want, got, a, b) = Run::new().job(&job).both_kept();
         assert_eq!(want.code, 0, "fio: {}", want.stderr);
         assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
         let (w, g) = (
@@ -343,7 +346,7 @@ fn impossible_dedupe_working_sets_are_refused_as_fio_refuses_them() {
         "size=1m\ndedupe_percentage=96\ndedupe_mode=working_set\nrate=1k\nrate_iops=3",
     ] {
         let job = format!("[j]\nioengine=null\nrw=write\n{extra}\n");
-        let (want, got, _, _) = run_both_in(&job, &[]);
+        let (want, got, _, _) = Run::new().job(&job).both_kept();
         assert_eq!(got.code, want.code, "{extra}");
         assert_eq!(common::fio_part(&got.stderr), want.stderr, "{extra}");
     }
@@ -364,7 +367,7 @@ fn a_global_dedupe_working_set_is_shared_between_jobs_as_in_fio() {
     let job = "[global]\nioengine=libaio\niodepth=256\nsize=16m\nbs=4k\nrw=write\n\
                dedupe_mode=working_set\ndedupe_global=1\ndedupe_percentage=50\n\
                dedupe_working_set_percentage=50\nbuffer_compress_percentage=50\n[a]\n[b]\n";
-    let (want, got, a, b) = run_both_in(job, &[]);
+    let (want, got, a, b) = Run::new().job(job).both_kept();
     assert_eq!(want.code, 0, "fio: {}", want.stderr);
     assert_eq!(got.code, 0, "ferrio: {}", got.stderr);
     for file in ["a.0.0", "b.0.0"] {
@@ -391,7 +394,10 @@ fn rate_floors_are_measured_only_when_io_is_issued() {
     // its runtime to end without a new measurement, so the floor holds.
     let job = "[j]\nioengine=psync\nrw=read\nbs=4k\nsize=1m\nrate=2500\nrate_min=2048\n\
                ratecycle=500\ntime_based\nruntime=4\n";
-    let (want, got, _, _) = run_both_in(job, &["--output-format=json"]);
+    let (want, got, _, _) = Run::new()
+        .args(["--output-format=json"])
+        .job(job)
+        .both_kept();
     assert_eq!((got.code, want.code), (0, 0), "{}", got.stderr);
     let (want, got) = (json(&want), json(&got));
     assert_eq!(got["jobs"][0]["error"], want["jobs"][0]["error"]);
@@ -425,7 +431,7 @@ fn async_engines_queue_periodic_syncs_beside_the_writes_as_fio_does() {
             "[w]\nioengine={engine}\nfilename=f\nsize=8m\nbs=4k\nrw=write\n\
              iodepth=8\n{option}=4\n"
         );
-        let (want, got) = both_json(&job);
+        let (want, got) = Run::new().args(JSON).job(&job).both_json();
         for (tool, doc) in [("fio", &want), ("ferrio", &got)] {
             assert_eq!(ios(doc, "write"), writes, "{tool} {engine} {option}");
             let (total, timed) = syncs(doc);

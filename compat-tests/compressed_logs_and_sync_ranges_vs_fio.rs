@@ -4,10 +4,10 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{Outcome, Scratch, ferrio, fio, run, run_ok_in};
+use common::{Outcome, Run, Scratch, ferrio, fio};
 
 /// A log's lines without their first two fields (time and latency or
 /// rate, which differ from run to run): direction, size, offset and
@@ -34,7 +34,7 @@ fn files(dir: &Path, suffix: &str) -> BTreeMap<String, Vec<u8>> {
 /// `tool --inflate-log=file` in `dir`.
 fn inflate(tool: &str, dir: &Path, file: &str) -> Outcome {
     let arg = format!("--inflate-log={file}");
-    run(tool, &[&arg], dir, &HashMap::new())
+    Run::tool(tool).args([&arg]).in_dir(dir).out()
 }
 
 /// 16384 writes: more than the first batches of 1024, 2048, 4096 and
@@ -45,9 +45,9 @@ const LOGGED: &str = "[j]\nioengine=null\nrw=randwrite\nbs=4k\nsize=64m\n\
 #[test]
 fn log_compression_leaves_the_logs_text_as_fio_writes_it() {
     let job = format!("{LOGGED}log_compression=1024\nlog_compression_cpus=0\n");
-    let (want, _) = run_ok_in("logz", fio(), &job, &[]);
-    let (got, _) = run_ok_in("logz", ferrio(), &job, &[]);
-    let (plain, _) = run_ok_in("logz", ferrio(), LOGGED, &[]);
+    let (want, _) = Run::fio().job(&job).ok_kept("logz");
+    let (got, _) = Run::ferrio().job(&job).ok_kept("logz");
+    let (plain, _) = Run::ferrio().job(LOGGED).ok_kept("logz");
     let want = files(&want.0, ".log");
     let got = files(&got.0, ".log");
     let plain = files(&plain.0, ".log");
@@ -74,8 +74,8 @@ fn log_compression_leaves_the_logs_text_as_fio_writes_it() {
 fn stored_logs_are_read_by_fio_and_fios_by_ferrio() {
     for extra in ["", "log_compression=4096\n", "log_prio=1\nlog_offset=0\n"] {
         let job = format!("{LOGGED}log_store_compressed=1\n{extra}");
-        let (want, _) = run_ok_in("logz", fio(), &job, &[]);
-        let (got, _) = run_ok_in("logz", ferrio(), &job, &[]);
+        let (want, _) = Run::fio().job(&job).ok_kept("logz");
+        let (got, _) = Run::ferrio().job(&job).ok_kept("logz");
         let fio_files = files(&want.0, ".log.fz");
         let ferrio_files = files(&got.0, ".log.fz");
         assert_eq!(
@@ -110,12 +110,9 @@ fn stored_logs_are_read_by_fio_and_fios_by_ferrio() {
 
 #[test]
 fn inflate_log_fails_as_fio_does() {
-    let (fio_run, _) = run_ok_in(
-        "logz",
-        fio(),
-        &format!("{LOGGED}log_store_compressed=1\n"),
-        &[],
-    );
+    let (fio_run, _) = Run::fio()
+        .job(&format!("{LOGGED}log_store_compressed=1\n"))
+        .ok_kept("logz");
     let dir = &fio_run.0;
     let good = std::fs::read(dir.join("z_bw.1.log.fz")).unwrap();
     std::fs::write(dir.join("cut.fz"), &good[..good.len() / 2]).unwrap();
@@ -141,8 +138,8 @@ fn inflate_log_fails_as_fio_does() {
     }
     // Only the first --inflate-log is read.
     let args = ["--inflate-log=junk.fz", "--inflate-log=z_bw.1.log.fz"];
-    let want = run(fio(), &args, dir, &HashMap::new());
-    let got = run(ferrio(), &args, dir, &HashMap::new());
+    let want = Run::fio().args(args).in_dir(dir).out();
+    let got = Run::ferrio().args(args).in_dir(dir).out();
     assert_eq!((got.code, &got.stdout), (want.code, &want.stdout));
 }
 
@@ -151,7 +148,7 @@ fn compressed_histogram_logs_stay_refused() {
     let job = "[j]\nioengine=null\nsize=1m\nwrite_hist_log=h\nlog_compression=1024\n";
     let s = Scratch::new("logz");
     s.write("job.fio", job);
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_ne!(out.code, 0);
     assert!(out.stderr.contains("write_hist_log"), "{}", out.stderr);
 }
@@ -174,7 +171,7 @@ fn traced(tool: &str, job: &str, syscall: &str) -> (Vec<String>, serde_json::Val
         "--output-format=json",
         "job.fio",
     ];
-    let out = run("strace", &args, &s.0, &HashMap::new());
+    let out = Run::tool("strace").args(args).in_dir(&s.0).out();
     assert_eq!(out.code, 0, "{tool}: {}", out.stderr);
     let trace = std::fs::read_to_string(s.0.join("trace.txt")).unwrap();
     let calls = trace
@@ -249,7 +246,7 @@ fn sync_file_range_stays_refused_where_fio_does_not_call_it() {
     let job = "[j]\nioengine=io_uring\nfilename=data\nsize=64k\nrw=write\nsync_file_range=write\n";
     let s = Scratch::new("logz");
     s.write("job.fio", job);
-    let out = run(ferrio(), &["job.fio"], &s.0, &HashMap::new());
+    let out = Run::ferrio().args(["job.fio"]).in_dir(&s.0).out();
     assert_ne!(out.code, 0);
     assert!(out.stderr.contains("sync_file_range"), "{}", out.stderr);
 }
@@ -292,13 +289,19 @@ fn create_serialize_0_lays_out_fios_files_in_each_job() {
                [b]\nnumjobs=2\nnrfiles=2\nsize=2m\nrw=randwrite\n\
                [c]\nfilename=fc\nsize=1m\nrw=read\n\
                [d]\nfilename=fd\nsize=1m\noffset=512k\nrw=randrw\n";
-    let (want, want_out) = run_ok_in("logz", fio(), job, &["--output-format=json"]);
-    let (got, got_out) = run_ok_in("logz", ferrio(), job, &["--output-format=json"]);
+    let (want, want_out) = Run::fio()
+        .args(["--output-format=json"])
+        .job(job)
+        .ok_kept("logz");
+    let (got, got_out) = Run::ferrio()
+        .args(["--output-format=json"])
+        .job(job)
+        .ok_kept("logz");
     assert_eq!(sizes(&got.0), sizes(&want.0));
     assert_eq!(totals(&got_out), totals(&want_out));
     // The normal report tells of each layout, as fio's does.
-    let (_, want_out) = run_ok_in("logz", fio(), job, &[]);
-    let (_, got_out) = run_ok_in("logz", ferrio(), job, &[]);
+    let (_, want_out) = Run::fio().job(job).ok_kept("logz");
+    let (_, got_out) = Run::ferrio().job(job).ok_kept("logz");
     let layouts = |o: &Outcome| {
         let mut l: Vec<String> = o
             .stdout
@@ -319,7 +322,10 @@ fn compressed_averaged_rate_logs_are_fed_per_io_as_fios() {
     let job = "[j]\nfilename=d\nsize=4m\nrw=randread\nruntime=1\ntime_based\n\
                write_bw_log=a\nwrite_iops_log=a\nlog_avg_msec=100\nlog_compression=1024\n";
     for tool in [fio(), ferrio()] {
-        let (dir, out) = run_ok_in("logz", tool, job, &["--output-format=json"]);
+        let (dir, out) = Run::tool(tool)
+            .args(["--output-format=json"])
+            .job(job)
+            .ok_kept("logz");
         let read = &common::json(&out)["jobs"][0]["read"];
         let n = |k: &str| read[k].as_u64().unwrap_or(u64::MAX);
         assert_eq!(n("bw_samples"), n("total_ios"), "{tool}");

@@ -9,10 +9,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Outcome, Scratch, ferrio, fio, fio_part, json};
+use common::{Outcome, Run, Scratch, ferrio, fio, fio_part, json};
 
 /// Where fio finds the blkio hierarchy on this machine: the first v1
 /// mount naming blkio (these tests need no v2 one listed before it).
@@ -63,16 +62,7 @@ struct Seen {
 /// Runs `bin args...` with a time limit and looks at `group` about half
 /// a second after it appears.
 fn run_watching(bin: &str, args: &[&str], dir: &Path, group: &Path) -> (Outcome, Option<Seen>) {
-    let child = Command::new("timeout")
-        .args(["-k", "5", "30"])
-        .arg(bin)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let run = Run::tool(bin).args(args).in_dir(dir).spawn();
     let started = Instant::now();
     let mut seen = None;
     while started.elapsed() < Duration::from_secs(3) {
@@ -81,7 +71,7 @@ fn run_watching(bin: &str, args: &[&str], dir: &Path, group: &Path) -> (Outcome,
             let tasks = std::fs::read_to_string(group.join("tasks")).unwrap_or_default();
             let ids: Vec<&str> = tasks.lines().collect();
             // timeout's child is the tool's main process.
-            let main = child_of(child.id());
+            let main = child_of(run.child.id());
             seen = Some(Seen {
                 tasks: ids.len(),
                 main_task: ids.iter().any(|i| Some(i.to_string()) == main),
@@ -91,13 +81,7 @@ fn run_watching(bin: &str, args: &[&str], dir: &Path, group: &Path) -> (Outcome,
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = child.wait_with_output().expect("wait");
-    let outcome = Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    (outcome, seen)
+    (run.wait(), seen)
 }
 
 /// The pid of the first child of `pid`.
@@ -171,7 +155,6 @@ fn cgroup_nodelete_keeps_the_group() {
 #[test]
 fn bad_weights_are_refused_as_by_fio() {
     let dir = Scratch::new("cgroup-bad");
-    let env = std::collections::HashMap::new();
     for weight in ["50", "1001", "abc"] {
         let setting = format!("--cgroup_weight={weight}");
         let args = [
@@ -181,31 +164,17 @@ fn bad_weights_are_refused_as_by_fio() {
             "--cgroup=ferrio-test-never-made",
             setting.as_str(),
         ];
-        let theirs = common::run(fio(), &args, &dir.0, &env);
-        let ours = common::run(ferrio(), &args, &dir.0, &env);
+        let theirs = Run::fio().args(args).in_dir(&dir.0).out();
+        let ours = Run::ferrio().args(args).in_dir(&dir.0).out();
         assert_eq!(ours.code, theirs.code, "{weight}: {ours:?}");
         assert_eq!(fio_part(&ours.stderr), theirs.stderr, "{weight}");
     }
     assert!(!blkio_root().join("ferrio-test-never-made").exists());
 }
 
-/// Runs `bin args...` in `dir` with room for a whole profile (fio's
-/// tiobench moves four times the machine's memory in KiB per job).
-fn run_long(bin: &str, args: &[&str], dir: &Path) -> Outcome {
-    let out = Command::new("timeout")
-        .args(["-k", "5", "180"])
-        .arg(bin)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn");
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+/// Room for a whole profile: fio's tiobench moves four times the
+/// machine's memory in KiB per job.
+const PROFILE_LIMIT: Duration = Duration::from_secs(180);
 
 /// What a tiobench run comes to: the exit code, the normal report's
 /// lines before the first job's report (job lines, no version line,
@@ -219,7 +188,11 @@ fn tiobench(bin: &str, args: &[&str]) -> (i32, Vec<String>, String, Vec<String>,
     std::fs::create_dir(dir.0.join("elsewhere")).unwrap();
     let mut all = vec!["--profile=tiobench", "--output-format=normal,json"];
     all.extend_from_slice(args);
-    let out = run_long(bin, &all, &dir.0);
+    let out = Run::tool(bin)
+        .args(&all)
+        .in_dir(&dir.0)
+        .limit(PROFILE_LIMIT)
+        .out();
     let at = out.stdout.find("{\n  \"fio version\"").unwrap_or_else(|| {
         panic!("{bin}: no JSON: {out:?}");
     });
@@ -293,7 +266,6 @@ fn tiobench_runs_fios_jobs() {
 #[test]
 fn profile_errors_and_dry_runs_are_fios() {
     let dir = Scratch::new("profile");
-    let env = std::collections::HashMap::new();
     for args in [
         &["--profile=nosuch"][..],
         &["--profile=tiobench", "--showcmd"],
@@ -301,8 +273,8 @@ fn profile_errors_and_dry_runs_are_fios() {
         &["--profile=nosuch", "--showcmd"],
         &["--profile=act"],
     ] {
-        let theirs = common::run(fio(), args, &dir.0, &env);
-        let ours = common::run(ferrio(), args, &dir.0, &env);
+        let theirs = Run::fio().args(args).in_dir(&dir.0).out();
+        let ours = Run::ferrio().args(args).in_dir(&dir.0).out();
         assert_eq!(
             (ours.code, ours.stdout, fio_part(&ours.stderr)),
             (theirs.code, theirs.stdout, theirs.stderr),
