@@ -1501,7 +1501,13 @@ fn run_io(
                     }
                     l.flush(eng.as_mut(), &mut files, &mut chooser);
                     let path = &cfg.paths[file_index];
-                    if let Err(e) = l.ensure(eng.as_mut(), &mut files, file_index, path, mode) {
+                    let opened = if backlog.is_some() && resumed.is_none() {
+                        let held = chooser.holds(file_index);
+                        l.visit(eng.as_mut(), &mut files, file_index, path, mode, held)
+                    } else {
+                        l.ensure(eng.as_mut(), &mut files, file_index, path, mode)
+                    };
+                    if let Err(e) = opened {
                         free.push(index);
                         let func = format!("open({})", path.display());
                         result.fail(errno(&e), &func, String::new());
