@@ -72,6 +72,14 @@ impl Obj {
     /// Writes the object at `level` as fio does (the opening brace goes
     /// where the caller is).
     pub fn write(&self, out: &mut String, level: usize) {
+        // fio never prints an empty object (it leaves the key out), and its
+        // writer would put a blank line inside one; scripts such as CBT's
+        // cut a document at its first blank line, so empty objects (only
+        // ever in ferrio's own keys) are written closed on one line.
+        if self.0.is_empty() {
+            out.push_str("{}");
+            return;
+        }
         out.push_str("{\n");
         for (i, (key, value)) in self.0.iter().enumerate() {
             if i > 0 {
@@ -100,6 +108,8 @@ impl Json {
                 let _ = write!(out, "\"{}\"", escape(s));
             }
             Json::Obj(o) => o.write(out, level),
+            // As for objects: an empty array on one line, never a blank one.
+            Json::Arr(items) if items.is_empty() => out.push_str("[]"),
             Json::Arr(items) => {
                 out.push_str("[\n");
                 for (i, item) in items.iter().enumerate() {
@@ -406,7 +416,18 @@ mod tests {
             .arr("l", vec![Json::Int(1), Json::Obj(Obj::default())]);
         let mut out = String::new();
         root.write(&mut out, 0);
-        let want = "{\n  \"s\" : \"q\\\"\\\\x\",\n  \"o\" : {\n    \"a\" : 1,\n    \"b\" : 100.000000\n  },\n  \"l\" : [\n    1,\n    {\n\n    }\n  ]\n}";
+        let want = "{\n  \"s\" : \"q\\\"\\\\x\",\n  \"o\" : {\n    \"a\" : 1,\n    \"b\" : 100.000000\n  },\n  \"l\" : [\n    1,\n    {}\n  ]\n}";
         assert_eq!(out, want);
+    }
+
+    /// No blank line inside a document, however empty its parts: CBT's
+    /// parser ends the document at the first one.
+    #[test]
+    fn empty_parts_leave_no_blank_line() {
+        let mut root = Obj::default();
+        root.obj("o", Obj::default()).arr("l", Vec::new());
+        let mut out = String::new();
+        root.write(&mut out, 0);
+        assert_eq!(out, "{\n  \"o\" : {},\n  \"l\" : []\n}");
     }
 }

@@ -12,6 +12,10 @@ use super::config::{FileService, JobConfig, ServiceKind};
 use super::distribution::{Distribution, Seeding};
 use super::fio_rand::{FioRng, Purpose};
 
+/// Random picks that may miss before the choice checks whether any file
+/// can take an I/O at all: a choice with none must end, never spin.
+const MISSES_BEFORE_SCAN: u32 = 4096;
+
 /// fio spreads a skewed file choice over this many slots per file.
 const SLOT_SHIFT: u32 = 10;
 
@@ -81,10 +85,22 @@ impl FileChooser {
         !self.done[f] && !self.closing[f] && (self.in_use[f] || self.in_use_count < self.limit)
     }
 
+    /// Whether any file may take the next I/O (the slow check behind a
+    /// long run of random misses).
+    fn any_available(&self) -> bool {
+        (0..self.done.len()).any(|f| self.available(f))
+    }
+
     /// Whether `f` is passed over only for want of room while I/O is in
     /// flight: fio's busy open, after which the job reaps.
     fn blocked(&self, f: usize) -> bool {
         self.in_flight && !self.done[f] && !self.closing[f] && !self.in_use[f]
+    }
+
+    /// Whether `f` is a file in use that the choice will come back to
+    /// (not one left, closing or done).
+    pub fn holds(&self, f: usize) -> bool {
+        self.in_use[f] && !self.closing[f] && !self.done[f]
     }
 
     /// Tells the choice whether the job has I/O queued or in flight.
@@ -132,41 +148,62 @@ impl FileChooser {
     /// keep the current file).
     fn choose(&mut self, files: usize) -> Option<usize> {
         let f = match &self.service.kind {
-            ServiceKind::RoundRobin | ServiceKind::Sequential => loop {
-                let f = self.next;
-                // No division on the hot path: wrap by comparison.
-                self.next = if f + 1 == files { 0 } else { f + 1 };
-                if self.available(f) {
-                    break f;
+            ServiceKind::RoundRobin | ServiceKind::Sequential => {
+                let mut tried = 0;
+                loop {
+                    let f = self.next;
+                    // No division on the hot path: wrap by comparison.
+                    self.next = if f + 1 == files { 0 } else { f + 1 };
+                    if self.available(f) {
+                        break f;
+                    }
+                    if self.blocked(f) {
+                        self.busy = true;
+                        return None;
+                    }
+                    tried += 1;
+                    if tried >= files {
+                        return None;
+                    }
                 }
-                if self.blocked(f) {
-                    self.busy = true;
-                    return None;
+            }
+            ServiceKind::Random => {
+                let mut tried = 0;
+                loop {
+                    let f = self.rng.scaled(files as u64) as usize;
+                    if self.available(f) {
+                        break f;
+                    }
+                    if self.blocked(f) {
+                        self.busy = true;
+                        return None;
+                    }
+                    tried += 1;
+                    if tried >= MISSES_BEFORE_SCAN && !self.any_available() {
+                        return None;
+                    }
                 }
-            },
-            ServiceKind::Random => loop {
-                let f = self.rng.scaled(files as u64) as usize;
-                if self.available(f) {
-                    break f;
+            }
+            ServiceKind::Skewed(_) => {
+                let mut tried = 0;
+                loop {
+                    let skew = self.skew.as_mut()?;
+                    let slots = (files as u64) << SLOT_SHIFT;
+                    let slot = skew.next(0, slots, 1, &mut self.rng).unwrap_or(0);
+                    let f = ((slot >> SLOT_SHIFT) as usize).min(files - 1);
+                    if self.available(f) {
+                        break f;
+                    }
+                    if self.blocked(f) {
+                        self.busy = true;
+                        return None;
+                    }
+                    tried += 1;
+                    if tried >= MISSES_BEFORE_SCAN && !self.any_available() {
+                        return None;
+                    }
                 }
-                if self.blocked(f) {
-                    self.busy = true;
-                    return None;
-                }
-            },
-            ServiceKind::Skewed(_) => loop {
-                let skew = self.skew.as_mut()?;
-                let slots = (files as u64) << SLOT_SHIFT;
-                let slot = skew.next(0, slots, 1, &mut self.rng).unwrap_or(0);
-                let f = ((slot >> SLOT_SHIFT) as usize).min(files - 1);
-                if self.available(f) {
-                    break f;
-                }
-                if self.blocked(f) {
-                    self.busy = true;
-                    return None;
-                }
-            },
+            }
         };
         let f = self.take(f);
         self.current = Some(f);

@@ -57,6 +57,31 @@ impl LazyOpen {
         Ok(())
     }
 
+    /// Opens `file` for an I/O the file choice did not pick (a
+    /// verify_backlog read of a block written earlier), unless it is open.
+    /// A file the choice does not hold (done with, or closed already) is
+    /// left as done with, so that it closes again once its last I/O has
+    /// ended: reopening it as in use would keep it open past the choice's
+    /// count, and the choice would wait for its room for ever.
+    pub fn visit(
+        &mut self,
+        eng: &mut dyn Engine,
+        files: &mut [usize],
+        file: usize,
+        path: &Path,
+        mode: OpenMode,
+        held: bool,
+    ) -> io::Result<()> {
+        if held {
+            return self.ensure(eng, files, file, path, mode);
+        }
+        if files[file] == UNOPENED {
+            files[file] = eng.open(path, mode)?;
+        }
+        self.retire(file);
+        Ok(())
+    }
+
     /// Opens every file that is closed, for a verify pass that may read
     /// any of them; on a failure, the error and the file's path.
     pub fn ensure_all<'p>(

@@ -22,7 +22,7 @@ impl JobLoop<'_, '_> {
         turn: &mut Turn,
     ) -> Phase {
         let cfg = self.cfg;
-        self.open_for(io, resumed)?;
+        self.open_for(io, resumed, backlog.is_some())?;
         self.prepare(backlog, io, resumed);
         let (queued, replay) = self.queue(io);
         let clock = self.clock;
@@ -75,9 +75,11 @@ impl JobLoop<'_, '_> {
 
     /// The I/O's file, open (openfiles), and the file engines'
     /// operation when this is the file's first I/O of the pass (fio's
-    /// open of the file).
+    /// open of the file). A verify_backlog read (`backlog`) goes to a
+    /// file the file choice did not pick, and must not take it back
+    /// into use.
     #[inline]
-    fn open_for(&mut self, io: Io, resumed: bool) -> Phase {
+    fn open_for(&mut self, io: Io, resumed: bool, backlog: bool) -> Phase {
         let cfg = self.cfg;
         if let Some(l) = &mut self.lazy {
             while let Some(f) = self.chooser.take_retired() {
@@ -85,7 +87,20 @@ impl JobLoop<'_, '_> {
             }
             l.flush(self.eng.as_mut(), &mut self.files, &mut self.chooser);
             let path = &cfg.paths[io.file];
-            if let Err(e) = l.ensure(self.eng.as_mut(), &mut self.files, io.file, path, self.mode) {
+            let opened = if backlog && !resumed {
+                let held = self.chooser.holds(io.file);
+                l.visit(
+                    self.eng.as_mut(),
+                    &mut self.files,
+                    io.file,
+                    path,
+                    self.mode,
+                    held,
+                )
+            } else {
+                l.ensure(self.eng.as_mut(), &mut self.files, io.file, path, self.mode)
+            };
+            if let Err(e) = opened {
                 self.free.push(io.index);
                 return Err(self.open_failed(&e, path));
             }
