@@ -42,16 +42,23 @@ fn fio_counts(args: &[String], limit: Duration) -> Option<(u64, u64, u64)> {
     Some(counts(&out))
 }
 
+/// fio's errno for a block whose data is not what was written last.
+const EILSEQ: u64 = 84;
+
+/// ferrio's run: it must end (the hang guard: these take well under a
+/// second) with a report. A failed verify, the only failure allowed
+/// (see the sweep), exits 1.
 fn ferrio_counts(args: &[String]) -> (u64, u64, u64) {
     let scratch = common::Scratch::new("backlog-ferrio");
-    // The hang guard: ferrio ends these in well under a second.
     let out = Run::ferrio()
         .args(args)
         .in_dir(&scratch.0)
         .limit(Duration::from_secs(60))
         .out();
-    assert_eq!(out.code, 0, "ferrio {args:?}: {}", out.stderr);
-    counts(&out)
+    let got = counts(&out);
+    let allowed = if got.0 == 0 { 0 } else { 1 };
+    assert_eq!(out.code, allowed, "ferrio {args:?}: {}", out.stderr);
+    got
 }
 
 fn args(engine: &str, rw: &str, depth: u32, files: u32, open: u32, backlog: u32) -> Vec<String> {
@@ -87,11 +94,16 @@ fn the_reported_command_ends_with_fios_counts() {
 }
 
 /// The sweep: verify_backlog × openfiles × nrfiles × iodepth × engine ×
-/// sequential or random writes. Every ferrio run ends with no error and
-/// fio's write count. Sequential writes are checked block for block in
-/// both tools, so there the reads are exact too; random overwrites
-/// without a map check what the backlog holds when its turn comes,
-/// which depends on completion timing in fio and in ferrio alike.
+/// sequential or random writes. Every ferrio run ends, with fio's write
+/// count. Sequential writes are checked block for block in both tools,
+/// so there the reads are exact too and no error is allowed; random
+/// overwrites without a map check what the backlog holds when its turn
+/// comes, which depends on completion timing in fio and in ferrio alike.
+/// Those have one more window, in fio's log as in ferrio's: a backlog
+/// read taken off the log, then an overlapping write issued before the
+/// read is done, which the device may order first (the data then is
+/// newer than the block checked, EILSEQ). ferrio met it once in a few
+/// hundred runs on a loaded machine; it is allowed there, and only there.
 #[test]
 fn backlog_reads_on_closed_files_end_as_in_fio() {
     let mut cases = Vec::new();
@@ -114,6 +126,10 @@ fn backlog_reads_on_closed_files_end_as_in_fio() {
     let mut fio_hung = 0;
     for (a, (want, got)) in cases.iter().zip(&results) {
         let sequential = a[2] == "--rw=write";
+        let racy = !sequential && a[5] != "--iodepth=1" && a[1] != "--ioengine=psync";
+        if racy && got.0 == EILSEQ {
+            continue;
+        }
         assert_eq!(got.0, 0, "{a:?}");
         match want {
             Some(want) => {
