@@ -641,7 +641,8 @@ fn run_io(
     let mut pass_start = 0u64;
     // Bytes issued when the current loop began (a loop may hold passes).
     let mut loop_start = 0u64;
-    let exit_on_io_done = cfg.engine_options.cpu.exit_on_io_done;
+    let exit_on_io_done =
+        matches!(&cfg.engine_options, engine::EngineOptions::Cpu(c) if c.exit_on_io_done);
     // A replay ends with its log, whatever its size.
     let budget = if cfg.replay.is_some() {
         u64::MAX
