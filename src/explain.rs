@@ -228,9 +228,7 @@ mod tests {
         );
         // The run notes net's depth too, so the lint names it alike; null
         // queues above a depth of 1.
-        assert!(
-            lints_of("[a]\nioengine=net\niodepth=32\n")[0].contains("synchronous engine net")
-        );
+        assert!(lints_of("[a]\nioengine=net\niodepth=32\n")[0].contains("synchronous engine net"));
         assert!(lints_of("[a]\nioengine=null\niodepth=32\n").is_empty());
         assert!(lints_of("[a]\ndirect=1\nbs=1000\n")[0].contains("not a multiple of 512"));
         assert!(lints_of("[a]\nbs=64k\nrate=10k\n")[0].contains("less than one block"));

@@ -1,7 +1,8 @@
-//! I/O engines: one trait, in the spirit of fio's ioengine_ops, and one
-//! file per engine. The runner owns the buffers and never reuses one
-//! before its I/O has completed, which is what lets asynchronous engines
-//! hold on to them.
+//! I/O engines: one trait, in the spirit of fio's ioengine_ops, one file
+//! per engine, and one table ([`kind`]) of what each engine is, how it
+//! is made and which function decodes its options. The runner owns the
+//! buffers and never reuses one before its I/O has completed, which is
+//! what lets asynchronous engines hold on to them.
 
 pub mod ceph_inflight;
 mod ceph_options;
@@ -312,8 +313,9 @@ pub fn diskless(name: &str) -> bool {
     kind(name).is_some_and(|k| k.has(caps::DISKLESS))
 }
 
-/// Whether the engine of this name moves no data (see [`caps::NO_IO`]);
-/// for the job loop, until it asks its job's [`Kind`].
+/// Whether the engine of this name moves no data (see [`caps::NO_IO`]):
+/// for the job lines, printed from the job's options alone, and the job
+/// loop until it asks its job's [`Kind`].
 pub fn moves_no_data(name: &str) -> bool {
     kind(name).is_some_and(|k| k.has(caps::NO_IO))
 }
