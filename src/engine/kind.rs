@@ -13,8 +13,8 @@ use super::{posixaio, psync, rados, rbd, splice};
 pub mod caps {
     /// Completes each I/O as it issues it (fio's FIO_SYNCIO).
     pub const SYNC_IO: u32 = 1;
-    /// Synchronous at a depth of 1 only, where fio marks it so as it
-    /// sets it up (null).
+    /// Synchronous at a depth of 1 (or none) only, where fio marks it so
+    /// as it sets it up (null).
     pub const SYNC_AT_DEPTH_ONE: u32 = 1 << 1;
     /// Has no files on a disk to lay out or watch (FIO_DISKLESSIO).
     pub const DISKLESS: u32 = 1 << 2;
@@ -152,7 +152,7 @@ impl Kind {
     /// Whether it completes each I/O as it issues it at this depth
     /// (fio's FIO_SYNCIO as the job's setup leaves it).
     pub fn synchronous(&self, depth: usize) -> bool {
-        self.has(SYNC_IO) || (self.has(SYNC_AT_DEPTH_ONE) && depth == 1)
+        self.has(SYNC_IO) || (self.has(SYNC_AT_DEPTH_ONE) && depth <= 1)
     }
 
     /// Whether it stamps its completions as it reaps them at this depth.
