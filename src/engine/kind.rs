@@ -411,6 +411,29 @@ mod tests {
         }
     }
 
+    /// Each maker takes the options its decoder reads (the Ceph engines,
+    /// which would reach for a cluster, aside).
+    #[test]
+    fn makers_take_their_decoders_options() {
+        for k in KINDS.iter().filter(|k| k.caps & (IMAGE | OBJECTS) == 0) {
+            let text = format!("[a]\nioengine={}\nfilename=/dev/null\n", k.name);
+            let plan = crate::plan::plan_for_test(&text, &[], &[], false).unwrap();
+            let job = plan.jobs().next().unwrap();
+            let options = k.options(&OptionSource {
+                job,
+                reads: true,
+                writes: false,
+                random: false,
+                size: 4096,
+                direct: false,
+                default_ioprio: 0,
+            });
+            if let Err(e) = k.make(1, &options) {
+                assert_ne!(e.to_string(), foreign_options().to_string(), "{}", k.name);
+            }
+        }
+    }
+
     /// Every engine is one of fio 3.33's built-in ones, and named once.
     #[test]
     fn every_engine_is_fios_and_named_once() {

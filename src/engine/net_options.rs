@@ -54,3 +54,49 @@ pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
     };
     Net::new(options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options of each job of a job file, read as its engine reads them.
+    fn decoded(text: &str) -> Vec<EngineOptions> {
+        let plan = crate::plan::plan_for_test(text, &[], &[], false).unwrap();
+        plan.jobs()
+            .map(|job| {
+                let kind = crate::engine::kind(&job.engine).unwrap();
+                kind.options(&OptionSource {
+                    job,
+                    reads: false,
+                    writes: true,
+                    random: false,
+                    size: 4096,
+                    direct: false,
+                    default_ioprio: 0,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clones_move_the_port_and_netsplice_splices() {
+        let text = "[a]\nioengine=netsplice\nhostname=localhost\nport=8888\nnumjobs=2\n\
+                    [b]\nioengine=net\nfilename=peer\nprotocol=udp\n";
+        let got = decoded(text);
+        let net = |i: usize| match &got[i] {
+            EngineOptions::Net(o) => o.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            (net(0).port, net(1).port, net(0).splice),
+            (8888, 8889, true)
+        );
+        assert_eq!(net(0).host.as_deref(), Some("localhost"));
+        let b = net(2);
+        assert_eq!(
+            (b.proto, b.host.as_deref(), b.port, b.splice),
+            (Proto::Udp, Some("peer"), 0, false)
+        );
+        assert_eq!((b.writes, b.reads, b.size, b.ttl), (true, false, 4096, 1));
+    }
+}
