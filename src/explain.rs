@@ -7,12 +7,6 @@ use std::fmt::Write;
 use crate::options::{Kind, Value, table::OPTIONS};
 use crate::plan::{JobSpec, Plan, job::default_value};
 
-/// Engines that complete each I/O before the next is issued, so an
-/// iodepth above 1 has no effect with them.
-const SYNC_ENGINES: &[&str] = &[
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice",
-];
-
 /// A lint warning for one job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lint {
@@ -122,7 +116,10 @@ pub fn lint(job: &JobSpec) -> Vec<Lint> {
         );
     }
     let iodepth = job.num("iodepth").unwrap_or(1);
-    if iodepth > 1 && SYNC_ENGINES.contains(&job.engine.as_str()) {
+    // Engines that complete each I/O before the next is issued (the
+    // same test as the run's note), so an iodepth above 1 has no effect.
+    let depth = usize::try_from(iodepth).unwrap_or(usize::MAX);
+    if iodepth > 1 && crate::engine::kind(&job.engine).is_some_and(|k| k.synchronous(depth)) {
         warn(format!(
             "iodepth={iodepth} with the synchronous engine {}: only one I/O is ever in flight; use libaio or io_uring",
             job.engine
@@ -229,6 +226,10 @@ mod tests {
         assert!(
             lints_of("[a]\nioengine=psync\niodepth=32\n")[0].contains("synchronous engine psync")
         );
+        // The run notes net's depth too, so the lint names it alike; null
+        // queues above a depth of 1.
+        assert!(lints_of("[a]\nioengine=net\niodepth=32\n")[0].contains("synchronous engine net"));
+        assert!(lints_of("[a]\nioengine=null\niodepth=32\n").is_empty());
         assert!(lints_of("[a]\ndirect=1\nbs=1000\n")[0].contains("not a multiple of 512"));
         assert!(lints_of("[a]\nbs=64k\nrate=10k\n")[0].contains("less than one block"));
     }

@@ -233,7 +233,10 @@ fn unsupported() -> String {
         }
         s.push('\n');
     }
-    for engine in FIO_ENGINES.iter().filter(|e| !crate::engine::exists(e)) {
+    for engine in FIO_ENGINES
+        .iter()
+        .filter(|e| crate::engine::kind(e).is_none())
+    {
         let _ = writeln!(s, "{:<24}: ioengine={engine}", "engine");
     }
     s
@@ -296,7 +299,7 @@ mod tests {
             let refused = def.support == options::Support::ParseOnly;
             assert_eq!(names.contains(&def.name), refused, "{}", def.name);
         }
-        for engine in crate::engine::ENGINES {
+        for engine in crate::engine::KINDS.iter().map(|k| k.name) {
             assert!(!out.contains(&format!("ioengine={engine}\n")), "{engine}");
         }
     }

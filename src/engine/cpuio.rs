@@ -8,7 +8,7 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::{Engine, OpenMode, Queued, Request};
+use super::{Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 
 /// How the engine burns CPU time (`cpumode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -181,6 +181,29 @@ impl Engine for CpuIo {
     fn commits(&self) -> bool {
         false
     }
+}
+
+/// cpuio's options, as the job sets them.
+pub fn options(src: &OptionSource) -> EngineOptions {
+    let job = src.job;
+    let clamped = |name, default| job.num(name).unwrap_or(default).min(u64::from(u32::MAX)) as u32;
+    EngineOptions::Cpu(CpuOptions {
+        load: clamped("cpuload", 0),
+        cycle_us: clamped("cpuchunks", 50_000),
+        mode: match job.value("cpumode") {
+            Some(crate::options::Value::Word { word: "qsort", .. }) => Mode::Qsort,
+            _ => Mode::Noop,
+        },
+        exit_on_io_done: job.flag("exit_on_io_done"),
+    })
+}
+
+/// The table's maker.
+pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Cpu(options) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    CpuIo::new(*options).map(|e| Box::new(e) as Box<dyn Engine>)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{Engine, OpenMode, Queued, Request};
+use super::{Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 
 /// How long the engine waits in each I/O, and thinks after it.
 const POLL: Duration = Duration::from_millis(50);
@@ -194,6 +194,30 @@ impl Drop for Exec {
             let _ = child.wait();
         }
     }
+}
+
+/// exec's options, as the job sets them.
+pub fn options(src: &OptionSource) -> EngineOptions {
+    let job = src.job;
+    EngineOptions::Exec(ExecOptions {
+        program: super::text(job, "program"),
+        arguments: super::text(job, "arguments"),
+        grace_secs: job.num("grace_time").unwrap_or(1),
+        // Engine options have no table defaults here: fio's is on.
+        std_redirect: job
+            .setting("std_redirect")
+            .is_none_or(|s| s.value.number().is_some_and(|v| v != 0)),
+        job: job.name.clone(),
+        runtime_us: job.num("runtime").unwrap_or(0),
+    })
+}
+
+/// The table's maker.
+pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Exec(options) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    Exec::new(options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }
 
 #[cfg(test)]

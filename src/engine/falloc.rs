@@ -10,7 +10,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use super::file_table::FileTable;
-use super::{Dir, Engine, OpenMode, Queued, Request};
+use super::{Dir, Engine, EngineOptions, OpenMode, Queued, Request};
 
 #[derive(Default)]
 pub struct Falloc {
@@ -63,4 +63,9 @@ impl Engine for Falloc {
     fn commits(&self) -> bool {
         false
     }
+}
+
+/// The table's maker.
+pub fn make(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(Falloc::default()))
 }

@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Instant;
 
-use super::{Engine, FileOpError, OpenMode, Queued, Request};
+use super::{Engine, EngineOptions, FileOpError, OpenMode, OptionSource, Queued, Request};
 
 /// Which operation the engine times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,4 +177,30 @@ impl Engine for FileOps {
     fn commits(&self) -> bool {
         false
     }
+}
+
+/// filestat's options: which stat call is timed (stat_type).
+pub fn stat_options(src: &OptionSource) -> EngineOptions {
+    use crate::options::Value;
+    EngineOptions::Stat(match src.job.value("stat_type") {
+        Some(Value::Word { word: "lstat", .. }) => StatCall::Lstat,
+        Some(Value::Word { word: "statx", .. }) => StatCall::Statx,
+        _ => StatCall::Stat,
+    })
+}
+
+/// The table's makers: filecreate, filestat and filedelete.
+pub fn filecreate(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(FileOps::new(Op::Create)))
+}
+
+pub fn filestat(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Stat(call) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    Ok(Box::new(FileOps::new(Op::Stat(*call))))
+}
+
+pub fn filedelete(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(FileOps::new(Op::Delete)))
 }

@@ -7,7 +7,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::file_table::FileTable;
-use super::{Dir, Engine, OpenMode, Queued, Request};
+use super::{Dir, Engine, EngineOptions, OpenMode, Queued, Request};
 
 #[derive(Default)]
 pub struct Ftruncate {
@@ -44,4 +44,9 @@ impl Engine for Ftruncate {
     fn commits(&self) -> bool {
         false
     }
+}
+
+/// The table's maker.
+pub fn make(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(Ftruncate::default()))
 }

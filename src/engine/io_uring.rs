@@ -21,7 +21,7 @@ use io_uring::squeue::{Entry, Flags};
 use io_uring::{IoUring, opcode, types};
 
 use super::psync::open_file;
-use super::{Completion, Dir, Engine, EngineOptions, OpenMode, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 
 /// The iovecs of the vectored operations.
 struct IoVecs(Vec<libc::iovec>);
@@ -35,7 +35,7 @@ pub struct Uring {
     ring: IoUring,
     files: FileTable,
     in_flight: usize,
-    options: EngineOptions,
+    options: UringOptions,
     /// How many of the files are registered: `None` until the first
     /// request, when the job's files are open; a file opened later goes
     /// by its descriptor.
@@ -57,7 +57,7 @@ pub struct Uring {
 
 fn build_ring(
     entries: u32,
-    options: &EngineOptions,
+    options: &UringOptions,
     deferred_task_work: bool,
 ) -> io::Result<IoUring> {
     let mut builder = IoUring::builder();
@@ -80,7 +80,7 @@ fn build_ring(
 }
 
 impl Uring {
-    pub fn new(depth: usize, options: EngineOptions) -> io::Result<Self> {
+    pub fn new(depth: usize, options: UringOptions) -> io::Result<Self> {
         let entries = (depth as u32).next_power_of_two().max(1);
         // One thread submits and reaps, so completions can wait for its
         // next enter instead of interrupting it: task work deferred to
@@ -365,4 +365,60 @@ impl Engine for Uring {
         }
         Ok(())
     }
+}
+
+/// io_uring's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UringOptions {
+    /// Register the buffers once, use READ_FIXED/WRITE_FIXED (fixedbufs).
+    pub fixed_buffers: bool,
+    /// Register the files, use fixed file slots (registerfiles).
+    pub registered_files: bool,
+    /// A kernel thread polls the submission ring, optionally pinned to
+    /// a CPU (sqthread_poll, sqthread_poll_cpu).
+    pub sq_poll: bool,
+    pub sq_poll_cpu: Option<u32>,
+    /// Polled completions (hipri).
+    pub polled: bool,
+    /// Reads and writes that would block fail with EAGAIN (nowait).
+    pub nowait: bool,
+    /// Every read and write of a buffered job carries fio's
+    /// RWF_UNCACHED (see `uncached::RWF_UNCACHED`).
+    pub uncached: bool,
+    /// READV/WRITEV rather than READ/WRITE (nonvectored=0).
+    pub vectored: bool,
+    /// Issue every N-th entry asynchronously (0: none).
+    pub force_async: u32,
+    /// The job's own I/O priority (prio/prioclass), sent with every I/O
+    /// since a polling kernel thread would not inherit it.
+    pub default_ioprio: u16,
+}
+
+/// io_uring's options, as the job sets them.
+pub fn options(src: &OptionSource) -> EngineOptions {
+    let job = src.job;
+    EngineOptions::IoUring(UringOptions {
+        fixed_buffers: super::on(job, "fixedbufs"),
+        registered_files: super::on(job, "registerfiles"),
+        sq_poll: super::on(job, "sqthread_poll"),
+        sq_poll_cpu: super::set(job, "sqthread_poll_cpu").map(|c| c as u32),
+        polled: super::on(job, "hipri"),
+        nowait: super::on(job, "nowait"),
+        // fio sends the flag with buffered I/O only.
+        uncached: super::on(job, "uncached") && !src.direct,
+        // fio's default (-1) finds READ/WRITE supported: non-vectored.
+        vectored: job
+            .setting("nonvectored")
+            .is_some_and(|s| matches!(&s.value, crate::options::Value::Nums(v) if v[0] == 0)),
+        force_async: super::set(job, "force_async").unwrap_or(0) as u32,
+        default_ioprio: src.default_ioprio,
+    })
+}
+
+/// The table's maker.
+pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::IoUring(options) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    Uring::new(depth, *options).map(|e| Box::new(e) as Box<dyn Engine>)
 }

@@ -16,7 +16,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::psync::open_file;
-use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 
 /// The kernel's `struct iocb`.
 #[repr(C)]
@@ -309,4 +309,34 @@ impl Libaio {
             n
         }
     }
+}
+
+/// libaio's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LibaioOptions {
+    /// Reap without waiting in the kernel, asking again until enough
+    /// have come (iodepth_batch_complete_min=0).
+    pub poll_completions: bool,
+    /// Take completions from the ring in user space (userspace_reap).
+    pub userspace_reap: bool,
+    /// Reads and writes that would block fail with EAGAIN (nowait).
+    pub nowait: bool,
+}
+
+/// libaio's options, as the job sets them.
+pub fn options(src: &OptionSource) -> EngineOptions {
+    EngineOptions::Libaio(LibaioOptions {
+        poll_completions: super::set(src.job, "iodepth_batch_complete_min") == Some(0),
+        userspace_reap: src.job.flag("userspace_reap"),
+        nowait: super::on(src.job, "nowait"),
+    })
+}
+
+/// The table's maker.
+pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Libaio(o) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    Libaio::new(depth, o.poll_completions, o.userspace_reap)
+        .map(|e| Box::new(e.nowait(o.nowait)) as Box<dyn Engine>)
 }

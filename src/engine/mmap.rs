@@ -12,7 +12,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::psync::open_file;
-use super::{Dir, Engine, OpenMode, Queued, Request};
+use super::{Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 
 /// One mapped file.
 struct Mapping {
@@ -142,4 +142,26 @@ impl Engine for Mmap {
     fn commits(&self) -> bool {
         false
     }
+}
+
+/// mmap's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmapOptions {
+    /// Private mappings on transparent huge pages (thp).
+    pub thp: bool,
+}
+
+/// mmap's options, as the job sets them.
+pub fn options(src: &OptionSource) -> EngineOptions {
+    EngineOptions::Mmap(MmapOptions {
+        thp: super::on(src.job, "thp"),
+    })
+}
+
+/// The table's maker.
+pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Mmap(options) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    Ok(Box::new(Mmap::new(options.thp)))
 }

@@ -1,9 +1,11 @@
-//! I/O engines: one trait, in the spirit of fio's ioengine_ops, and one
-//! file per engine. The runner owns the buffers and never reuses one
-//! before its I/O has completed, which is what lets asynchronous engines
-//! hold on to them.
+//! I/O engines: one trait, in the spirit of fio's ioengine_ops, one file
+//! per engine, and one table ([`kind`]) of what each engine is, how it
+//! is made and which function decodes its options. The runner owns the
+//! buffers and never reuses one before its I/O has completed, which is
+//! what lets asynchronous engines hold on to them.
 
 pub mod ceph_inflight;
+mod ceph_options;
 pub mod cpuio;
 pub mod exec;
 pub mod falloc;
@@ -11,10 +13,12 @@ pub mod file_table;
 pub mod fileops;
 pub mod ftruncate;
 pub mod io_uring;
+pub mod kind;
 pub mod libaio;
 pub mod mmap;
 pub mod net;
 pub mod net_multicast;
+pub mod net_options;
 pub mod null;
 pub mod posixaio;
 pub mod psync;
@@ -108,53 +112,65 @@ impl std::fmt::Display for WriteHintFailed {
 
 impl std::error::Error for WriteHintFailed {}
 
-/// fio's engine options that ferrio's engines honour.
+/// The options of the job's engine, each engine's of its own type, as
+/// its decoder ([`Kind::options`]) read them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EngineOptions {
-    /// io_uring: register the buffers once, use READ_FIXED/WRITE_FIXED.
-    pub fixed_buffers: bool,
-    /// io_uring: register the files, use fixed file slots.
-    pub registered_files: bool,
-    /// io_uring: a kernel thread polls the submission ring, optionally
-    /// pinned to a CPU.
-    pub sq_poll: bool,
-    pub sq_poll_cpu: Option<u32>,
-    /// io_uring and pvsync2: polled completions (hipri).
-    pub polled: bool,
-    /// pvsync2: the percentage of I/Os that poll (hipri_percentage).
-    pub hipri_percentage: u64,
-    /// io_uring, libaio and pvsync2: reads and writes that would block
-    /// fail with EAGAIN instead (RWF_NOWAIT).
-    pub nowait: bool,
-    /// io_uring and pvsync2 with `uncached` on a buffered job: every read
-    /// and write carries fio's RWF_UNCACHED (see `uncached::RWF_UNCACHED`).
-    pub uncached: bool,
-    /// mmap: private mappings on transparent huge pages (thp).
-    pub thp: bool,
-    /// io_uring: READV/WRITEV rather than READ/WRITE (nonvectored=0).
-    pub vectored: bool,
-    /// io_uring: issue every N-th entry asynchronously (0: none).
-    pub force_async: u32,
+pub enum EngineOptions {
+    /// The engines with no options of their own.
+    #[default]
+    None,
+    Pvsync2(psync::Pvsync2Options),
+    Libaio(libaio::LibaioOptions),
+    IoUring(io_uring::UringOptions),
+    Mmap(mmap::MmapOptions),
     /// rbd: which cluster, pool and image, as whom.
-    pub rbd: rbd::RbdTarget,
-    /// Reap without waiting in the kernel, asking again until enough
-    /// have come (iodepth_batch_complete_min=0).
-    pub poll_completions: bool,
-    /// libaio: take completions from the ring in user space.
-    pub userspace_reap: bool,
+    Rbd(rbd::RbdTarget),
     /// rados: which cluster and pool, as whom, and how objects start.
-    pub rados: rados::RadosTarget,
+    Rados(rados::RadosTarget),
     /// cpuio: the load, busy period and way of burning CPU.
-    pub cpu: cpuio::CpuOptions,
+    Cpu(cpuio::CpuOptions),
     /// filestat: which stat call is timed.
-    pub stat_call: fileops::StatCall,
+    Stat(fileops::StatCall),
     /// exec: the program to run, and how.
-    pub exec: exec::ExecOptions,
+    Exec(exec::ExecOptions),
     /// net and netsplice: the link's settings.
-    pub net: net::NetOptions,
-    /// io_uring: the job's own I/O priority (prio/prioclass), sent with
-    /// every I/O since a polling kernel thread would not inherit it.
+    Net(net::NetOptions),
+}
+
+/// What an engine's options are decoded from: the job's settings, and
+/// what the job's setup has made of the rest by then.
+#[derive(Debug, Clone, Copy)]
+pub struct OptionSource<'a> {
+    pub job: &'a crate::plan::JobSpec,
+    /// Directions in use, and whether offsets are random.
+    pub reads: bool,
+    pub writes: bool,
+    pub random: bool,
+    /// Bytes per file.
+    pub size: u64,
+    /// Whether the job's I/O is O_DIRECT.
+    pub direct: bool,
+    /// The job's own I/O priority (prio/prioclass).
     pub default_ioprio: u16,
+}
+
+/// An option's number, only if the job sets it (engine options have no
+/// table defaults).
+fn set(job: &crate::plan::JobSpec, name: &str) -> Option<u64> {
+    job.setting(name).and_then(|s| s.value.number())
+}
+
+/// Whether the job sets a flag to something other than 0.
+fn on(job: &crate::plan::JobSpec, name: &str) -> bool {
+    set(job, name).is_some_and(|v| v != 0)
+}
+
+/// A text option's value, if set and not empty.
+fn text(job: &crate::plan::JobSpec, name: &str) -> Option<String> {
+    match job.value(name) {
+        Some(crate::options::Value::Text(t)) if !t.is_empty() => Some(t.clone()),
+        _ => None,
+    }
 }
 
 /// A file operation that failed (the file engines'), with fio's name for
@@ -289,63 +305,12 @@ pub trait Engine: Send {
     }
 }
 
-/// Engines that time no I/O (fio's FIO_NOSTATS): their I/Os count, but
-/// only their file operations are latency samples.
-pub fn times_io(name: &str) -> bool {
-    !matches!(name, "filecreate" | "filestat" | "filedelete")
-}
+pub use kind::{KINDS, Kind, caps, kind};
 
-/// Where fio puts a failed I/O's error when the engine only flags it on
-/// the I/O and returns it as done, with no `io_u error on file` line:
-/// every error of ftruncate and falloc, and the trims that the sync
-/// family, libaio, io_uring and posixaio hand to the file system in
-/// their queue call (fio names its queueing, td_io_queue; mmap names
-/// the trim). `None` where fio logs the I/O's error line.
-pub fn unlogged_error_func(name: &str, dir: Dir) -> Option<&'static str> {
-    match (name, dir) {
-        ("ftruncate" | "falloc", _) => Some("td_io_queue"),
-        ("mmap", Dir::Trim) => Some("trim"),
-        (
-            "sync" | "psync" | "pvsync" | "pvsync2" | "libaio" | "io_uring" | "posixaio",
-            Dir::Trim,
-        ) => Some("td_io_queue"),
-        _ => None,
-    }
-}
-
-/// Engines with no files on a disk to lay out or watch (fio's
-/// FIO_DISKLESSIO).
-pub fn diskless(name: &str) -> bool {
-    matches!(
-        name,
-        "null" | "cpuio" | "exec" | "filecreate" | "net" | "netsplice"
-    )
-}
-
-/// Engines that complete each I/O as they issue it (fio's FIO_SYNCIO),
-/// at the job's depth: null is one only at a depth of 1, where fio marks
-/// it so as it sets it up.
-pub fn synchronous(name: &str, depth: usize) -> bool {
-    match name {
-        "null" => depth == 1,
-        "psync" | "sync" | "vsync" | "pvsync" | "pvsync2" | "mmap" | "splice" | "net"
-        | "netsplice" | "cpuio" | "exec" | "ftruncate" | "falloc" | "filecreate" | "filestat"
-        | "filedelete" => true,
-        _ => false,
-    }
-}
-
-/// Engines that only pretend to move data (fio's FIO_FAKEIO): fio
-/// passes every verify check of theirs, since their buffers hold nothing
-/// read.
-pub fn fakes_io(name: &str) -> bool {
-    name == "null"
-}
-
-/// Engines that move no data at all (fio's FIO_NOIO): their I/Os have
-/// no offset or length, and the job has no size.
+/// Whether the engine of this name moves no data (see [`caps::NO_IO`]):
+/// for the job lines, printed from the job's options alone.
 pub fn moves_no_data(name: &str) -> bool {
-    matches!(name, "cpuio" | "exec")
+    kind(name).is_some_and(|k| k.has(caps::NO_IO))
 }
 
 /// A system call's 0-or-errno return as a request result: `len` bytes
@@ -463,93 +428,4 @@ pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<(
             }
         }
     }
-}
-
-/// Engines ferrio runs, by fio's name.
-pub const ENGINES: &[&str] = &[
-    "null",
-    "psync",
-    "sync",
-    "vsync",
-    "pvsync",
-    "pvsync2",
-    "libaio",
-    "io_uring",
-    "mmap",
-    "posixaio",
-    "rbd",
-    "rados",
-    "ftruncate",
-    "falloc",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "cpuio",
-    "exec",
-    "net",
-    "netsplice",
-    "splice",
-];
-
-/// Whether ferrio has an engine of this name.
-pub fn exists(name: &str) -> bool {
-    ENGINES.contains(&name)
-}
-
-/// Makes the engine for a job that keeps up to `depth` I/Os in flight.
-/// `None` when ferrio does not have it; an error when the kernel refuses
-/// it (no io_uring, AIO limits).
-pub fn create(
-    name: &str,
-    depth: usize,
-    options: &EngineOptions,
-) -> Option<io::Result<Box<dyn Engine>>> {
-    let engine: io::Result<Box<dyn Engine>> = match name {
-        "null" => Ok(Box::new(null::Null::new(depth))),
-        "mmap" => Ok(Box::new(mmap::Mmap::new(options.thp))),
-        "psync" => Ok(Box::new(psync::Psync::new(psync::Calls::Positional))),
-        "sync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenTransfer))),
-        "vsync" => Ok(Box::new(psync::Psync::new(psync::Calls::SeekThenVectored))),
-        "pvsync" => Ok(Box::new(psync::Psync::new(
-            psync::Calls::PositionalVectored,
-        ))),
-        "pvsync2" => {
-            let mut engine = psync::Psync::new(psync::Calls::PositionalVectored2);
-            if options.polled {
-                engine = engine.polled(options.hipri_percentage);
-            }
-            if options.nowait {
-                engine = engine.nowait();
-            }
-            if options.uncached {
-                engine = engine.uncached();
-            }
-            Ok(Box::new(engine))
-        }
-        "libaio" => libaio::Libaio::new(depth, options.poll_completions, options.userspace_reap)
-            .map(|e| Box::new(e.nowait(options.nowait)) as Box<dyn Engine>),
-        "posixaio" => Ok(Box::new(posixaio::PosixAio::new(depth))),
-        "io_uring" => {
-            io_uring::Uring::new(depth, options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
-        }
-        "rbd" => rbd::Rbd::new(depth, options.rbd.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
-        "rados" => {
-            rados::Rados::new(depth, options.rados.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
-        }
-        "ftruncate" => Ok(Box::new(ftruncate::Ftruncate::default())),
-        "falloc" => Ok(Box::new(falloc::Falloc::default())),
-        "filecreate" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Create))),
-        "filestat" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Stat(
-            options.stat_call,
-        )))),
-        "filedelete" => Ok(Box::new(fileops::FileOps::new(fileops::Op::Delete))),
-        "cpuio" => cpuio::CpuIo::new(options.cpu).map(|e| Box::new(e) as Box<dyn Engine>),
-        "exec" => exec::Exec::new(options.exec.clone()).map(|e| Box::new(e) as Box<dyn Engine>),
-        "net" | "netsplice" => {
-            net::Net::new(options.net.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
-        }
-        "splice" => splice::Splice::new().map(|e| Box::new(e) as Box<dyn Engine>),
-        _ => return None,
-    };
-    Some(engine)
 }

@@ -7,7 +7,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{Completion, Engine, OpenMode, Queued, Request};
+use super::{Completion, Engine, EngineOptions, OpenMode, Queued, Request};
 
 pub struct Null {
     depth: usize,
@@ -70,4 +70,9 @@ impl Engine for Null {
         );
         Ok(())
     }
+}
+
+/// The table's maker.
+pub fn make(depth: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(Null::new(depth)))
 }

@@ -14,7 +14,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::psync::open_file;
-use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, OpenMode, Queued, Request};
 
 /// How many unfinished control blocks one aio_suspend call waits on, as
 /// in fio (any one finishing wakes the caller, which then rescans).
@@ -205,4 +205,9 @@ impl Engine for PosixAio {
             }
         }
     }
+}
+
+/// The table's maker.
+pub fn make(depth: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(PosixAio::new(depth)))
 }

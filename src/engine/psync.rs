@@ -8,7 +8,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::{Dir, Engine, OpenMode, Queued, Request};
+use super::{Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 use crate::run::fio_rand::FioRng;
 
 /// Linux's O_DIRECT flag.
@@ -246,4 +246,59 @@ impl Engine for Psync {
     fn commits(&self) -> bool {
         false
     }
+}
+
+/// pvsync2's options: polled completions (hipri, for hipri_percentage
+/// of the I/Os), RWF_NOWAIT, and RWF_UNCACHED on a buffered job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pvsync2Options {
+    pub polled: bool,
+    pub hipri_percentage: u64,
+    pub nowait: bool,
+    pub uncached: bool,
+}
+
+/// pvsync2's options, as the job sets them.
+pub fn pvsync2_options(src: &OptionSource) -> EngineOptions {
+    EngineOptions::Pvsync2(Pvsync2Options {
+        polled: super::on(src.job, "hipri"),
+        hipri_percentage: super::set(src.job, "hipri_percentage").unwrap_or(100),
+        nowait: super::on(src.job, "nowait"),
+        // fio sends the flag with buffered I/O only.
+        uncached: super::on(src.job, "uncached") && !src.direct,
+    })
+}
+
+/// The table's makers, one per way of calling.
+pub fn psync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(Psync::new(Calls::Positional)))
+}
+
+pub fn sync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(Psync::new(Calls::SeekThenTransfer)))
+}
+
+pub fn vsync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(Psync::new(Calls::SeekThenVectored)))
+}
+
+pub fn pvsync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Ok(Box::new(Psync::new(Calls::PositionalVectored)))
+}
+
+pub fn pvsync2(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Pvsync2(options) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    let mut engine = Psync::new(Calls::PositionalVectored2);
+    if options.polled {
+        engine = engine.polled(options.hipri_percentage);
+    }
+    if options.nowait {
+        engine = engine.nowait();
+    }
+    if options.uncached {
+        engine = engine.uncached();
+    }
+    Ok(Box::new(engine))
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::ceph_inflight::InFlight;
-use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 use crate::ceph::{self, CephError, ConnectOptions, ObjectIo, Pool, WriteOp};
 
 /// fio's default for `conf`: its rados engine reads this file, not
@@ -243,4 +243,32 @@ impl Rados {
                 .map_or_else(String::new, |o| o.to_string_lossy().into_owned())
         })
     }
+}
+
+/// fio's rados options: which cluster and pool, as whom, from which
+/// config file, and whether objects are made at the start.
+pub fn options(src: &OptionSource) -> EngineOptions {
+    let job = src.job;
+    let text = |name| super::text(job, name);
+    EngineOptions::Rados(RadosTarget {
+        cluster_name: text("clustername"),
+        client_name: text("clientname"),
+        pool: text("pool"),
+        conf: PathBuf::from(text("conf").unwrap_or_else(|| DEFAULT_CONF.to_string())),
+        busy_poll: job.flag("busy_poll"),
+        touch_objects: job
+            .setting("touch_objects")
+            .is_none_or(|s| s.value.number() != Some(0)),
+        timeouts: super::ceph_options::timeouts(job),
+        wait_limit: super::ceph_options::wait_limit(job),
+        share_as: super::ceph_options::share_key(job),
+    })
+}
+
+/// The table's maker.
+pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Rados(target) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    Rados::new(depth, target.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }

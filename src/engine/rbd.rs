@@ -12,7 +12,7 @@ use std::io;
 use std::path::Path;
 
 use super::ceph_inflight::InFlight;
-use super::{Completion, Dir, Engine, OpenMode, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 use crate::ceph::{self, CephError, ConnectOptions, Image, ImageInfo, ImageIo};
 
 /// Where an rbd job's image is: fio's rbd options.
@@ -301,4 +301,35 @@ impl Rbd {
             None => format!("offset {offset}"),
         })
     }
+}
+
+/// fio's rbd options: which cluster, pool and image, as whom.
+pub fn target(job: &crate::plan::JobSpec) -> RbdTarget {
+    let text = |name| super::text(job, name);
+    RbdTarget {
+        cluster_name: text("clustername"),
+        client_name: text("clientname"),
+        pool: text("pool"),
+        image: text("rbdname"),
+        busy_poll: job.flag("busy_poll"),
+        timeouts: super::ceph_options::timeouts(job),
+        wait_limit: super::ceph_options::wait_limit(job),
+        share_as: super::ceph_options::share_key(job),
+        zero_copy_writes: job
+            .setting("ferrio_rbd_zero_copy")
+            .is_none_or(|s| s.value.number() != Some(0)),
+    }
+}
+
+/// rbd's options, as the job sets them.
+pub fn options(src: &OptionSource) -> EngineOptions {
+    EngineOptions::Rbd(target(src.job))
+}
+
+/// The table's maker.
+pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    let EngineOptions::Rbd(target) = options else {
+        return Err(super::kind::foreign_options());
+    };
+    Rbd::new(depth, target.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }

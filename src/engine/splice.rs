@@ -10,7 +10,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
-use super::{Dir, Engine, OpenMode, Queued, Request, neg_errno};
+use super::{Dir, Engine, EngineOptions, OpenMode, Queued, Request, neg_errno};
 
 /// The largest piece fio splices from a file at once (SPLICE_DEF_SIZE).
 const PIECE: usize = 64 * 1024;
@@ -165,4 +165,9 @@ impl Engine for Splice {
     fn commits(&self) -> bool {
         false
     }
+}
+
+/// The table's maker.
+pub fn make(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+    Splice::new().map(|e| Box::new(e) as Box<dyn Engine>)
 }

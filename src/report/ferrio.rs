@@ -8,11 +8,9 @@
 //! state `ferrio merge` folds.
 
 use super::json::{Json, Obj};
+use crate::engine::caps;
 use crate::run::result::JobResult;
 use crate::run::steady::SteadyResult;
-
-/// Engines that keep several I/Os in flight from one thread.
-const ASYNC_ENGINES: [&str; 2] = ["libaio", "io_uring"];
 
 /// Whether the tool limited a job's result, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,11 +49,12 @@ fn busy_percent(r: &JobResult) -> f64 {
 /// is never flagged.
 pub fn verdict(r: &JobResult) -> Verdict {
     let mut warnings = Vec::new();
-    let engine = r.report.engine.as_str();
+    let kind = crate::engine::kind(&r.report.engine);
+    let has = |bits| kind.is_some_and(|k| k.has(bits));
     let busy = busy_percent(r);
     let ios: u64 = r.dirs.iter().map(|d| d.ios).sum();
     let never_waited = ios > 0 && r.cpu.voluntary_ctx * 20 < ios;
-    if engine != "null" && r.runtime.as_millis() >= 100 {
+    if !has(caps::FAKE_IO) && r.runtime.as_millis() >= 100 {
         if busy >= 90.0 {
             warnings.push(format!(
                 "job {}: its thread was on a CPU {busy:.0}% of the run: the CPU, not the device, limited this result",
@@ -68,11 +67,8 @@ pub fn verdict(r: &JobResult) -> Verdict {
             ));
         }
         let asked = (r.latency_depth * r.members.max(1) as usize) as f64;
-        if ASYNC_ENGINES.contains(&engine)
-            && asked > 1.0
-            && r.depth_mean < 0.9 * asked
-            && busy >= 80.0
-        {
+        // Engines that keep several I/Os in flight from one thread.
+        if has(caps::KERNEL_AIO) && asked > 1.0 && r.depth_mean < 0.9 * asked && busy >= 80.0 {
             warnings.push(format!(
                 "job {}: held {:.1} I/Os in flight on average, not the {asked} asked for, while busy {busy:.0}% of the time",
                 r.name, r.depth_mean

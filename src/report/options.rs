@@ -110,7 +110,8 @@ impl ReportOptions {
             bits: match job.num("unit_base") {
                 Some(1) => true,
                 Some(8) => false,
-                _ => job.engine == "net",
+                _ => crate::engine::kind(&job.engine)
+                    .is_some_and(|k| k.has(crate::engine::caps::BIT_BASED)),
             },
             unified,
             continue_on_error: !matches!(

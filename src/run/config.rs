@@ -10,7 +10,7 @@ use super::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
 use super::logs::{LogPlan, log_name};
 use super::result::JobError;
 use super::sync_range::SyncRange;
-use crate::engine::{self, Dir, EngineOptions};
+use crate::engine::{self, Dir, EngineOptions, caps};
 use crate::options::check::{SplitEntry, parse_bssplit};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
@@ -37,6 +37,8 @@ pub struct JobConfig {
     pub name: String,
     pub group: u32,
     pub engine: String,
+    /// What the engine is, from the engine table.
+    pub kind: &'static engine::Kind,
     /// The job's files; I/O goes to them in turn (fio's roundrobin).
     pub paths: Vec<PathBuf>,
     pub pattern: Pattern,
@@ -507,12 +509,18 @@ impl JobConfig {
                 ..
             })
         );
-        if offload && !super::offload::ENGINES.contains(&job.engine.as_str()) {
+        let offloadable = |k: &engine::Kind| k.has(caps::OFFLOADABLE);
+        if offload && !engine::kind(&job.engine).is_some_and(offloadable) {
+            let names: Vec<&str> = engine::KINDS
+                .iter()
+                .filter(|k| offloadable(k))
+                .map(|k| k.name)
+                .collect();
             return Err(Refusal(format!(
                 "job '{}': io_submit_mode=offload is run by ferrio only for the engines whose \
                  offloaded runs were compared with fio 3.33's ({}), not ioengine={}",
                 job.name,
-                super::offload::ENGINES.join(", "),
+                names.join(", "),
                 job.engine
             )));
         }
@@ -531,14 +539,15 @@ impl JobConfig {
                 job.name, job.engine
             )));
         }
-        if !engine::exists(&job.engine) {
+        let Some(kind) = engine::kind(&job.engine) else {
+            let names: Vec<&str> = engine::KINDS.iter().map(|k| k.name).collect();
             return Err(Refusal(format!(
                 "job '{}': ioengine={} is not available in ferrio yet (it has: {})",
                 job.name,
                 job.engine,
-                engine::ENGINES.join(", ")
+                names.join(", ")
             )));
-        }
+        };
         let replay = replay_log(job, readonly)?;
         // A replayed log decides the directions (and has no pattern).
         let pattern = match &replay {
@@ -551,7 +560,7 @@ impl JobConfig {
             },
             None => pattern(job)?,
         };
-        let zbd = zbd_spec(job)?;
+        let zbd = zbd_spec(job, kind)?;
         let (seq_step, new_offset_every) = rw_modifier(job, &pattern)?;
         if readonly && (pattern.write || pattern.trim) {
             return Err(Refusal(format!(
@@ -563,7 +572,7 @@ impl JobConfig {
         // fio's vsync writes a trim's buffer (its writev takes every
         // direction but reads); a job that does not write has no such
         // buffer there, and fio fails it in a way not reproduced here.
-        if job.engine == "vsync" && pattern.trim && !pattern.write {
+        if kind.has(caps::TRIMS_AS_WRITES) && pattern.trim && !pattern.write {
             return Err(Refusal(format!(
                 "job '{}': trims on ioengine=vsync without writes are not run by ferrio yet \
                  (trimwrite is)",
@@ -588,7 +597,7 @@ impl JobConfig {
                 *name = format!("{dir}/{name}");
             }
         }
-        let rbd = job.engine == "rbd";
+        let rbd = kind.has(caps::IMAGE);
         let paths: Vec<PathBuf> = if let Some(log) = &replay {
             log.files.clone()
         } else if named.is_empty() && rbd {
@@ -624,15 +633,15 @@ impl JobConfig {
         // size refer to (fio's null engine has no files to measure).
         // An rbd job's files are its image: fio reads the image's size in
         // its setup, and fails the job there when it cannot.
-        let image = rbd.then(|| engine::rbd::image_size(&rbd_target(job)));
+        let image = rbd.then(|| engine::rbd::image_size(&engine::rbd::target(job)));
         let known = match &image {
             Some(probe) => probe.as_ref().ok().copied(),
             // fio's filecreate sizes each file it will create at the
             // smallest block size: one I/O per file.
-            None if job.engine == "filecreate" => bs.iter().map(BlockSizes::min).min(),
+            None if kind.has(caps::CREATES_FILES) => bs.iter().map(BlockSizes::min).min(),
             // A rados job's files are objects, sized by `size` alone.
             None => existing_size(&named)
-                .filter(|_| !engine::diskless(&job.engine) && job.engine != "rados")
+                .filter(|_| kind.on_disk())
                 .map(|total| total / files),
         };
         let mut unknown_size = false;
@@ -732,7 +741,7 @@ impl JobConfig {
             (None, Some(Value::Nums(v))) if v[0] > 0 => (v[0] / files, v[0]),
             // Without a size, fio works on the rest of each named file.
             _ => {
-                own_sizes = known.is_some() && image.is_none() && job.engine != "filecreate";
+                own_sizes = known.is_some() && image.is_none() && !kind.has(caps::CREATES_FILES);
                 let per_file = known.map_or(0, |s| s.saturating_sub(offset));
                 (per_file, per_file * files)
             }
@@ -801,7 +810,7 @@ impl JobConfig {
                 func: "rbd setup".to_string(),
                 message: format!("fio_rbd_connect failed: {e}"),
             }),
-            _ if engine::moves_no_data(&job.engine) => None,
+            _ if kind.has(caps::NO_IO) => None,
             _ => (size == 0 || unknown_size).then(|| JobError {
                 errno: libc::EINVAL,
                 func: "total_file_size".to_string(),
@@ -859,7 +868,7 @@ impl JobConfig {
         // A replay goes on until its log is done; its size is the log's.
         let (pass_bytes, io_bytes) = match &replay {
             Some(log) => (u64::MAX, log.bytes),
-            None if engine::moves_no_data(&job.engine) => (u64::MAX, u64::MAX),
+            None if kind.has(caps::NO_IO) => (u64::MAX, u64::MAX),
             None => (pass_bytes, io_bytes),
         };
         let startdelay = match job.value("startdelay") {
@@ -900,9 +909,7 @@ impl JobConfig {
         // looking, after timing each file's operation once more, and the
         // engines without data have nothing to check; ferrio models
         // neither yet.
-        if verify.is_some()
-            && (!engine::times_io(&job.engine) || engine::moves_no_data(&job.engine))
-        {
+        if verify.is_some() && (kind.has(caps::NO_STATS) || kind.has(caps::NO_IO)) {
             return Err(Refusal(format!(
                 "job '{}': verify with ioengine={} is not run by ferrio yet",
                 job.name, job.engine
@@ -924,10 +931,9 @@ impl JobConfig {
         } else {
             BufferFill::Random
         };
-        let engine_options = engine_options(job);
         // cpuio thinks after each of its I/Os by itself, whatever the
         // job's thinktime says (fio's engine overrides it).
-        let (think, think_spin, think_blocks) = if job.engine == "cpuio" {
+        let (think, think_spin, think_blocks) = if kind.has(caps::OWN_THINK_TIME) {
             (0, 0, 1)
         } else {
             let think = job.num("thinktime").unwrap_or(0);
@@ -1018,7 +1024,7 @@ impl JobConfig {
         let thread_setup =
             super::sched::ThreadSetup::from_job(job, job.number.saturating_sub(1) as usize);
         let default_ioprio = thread_setup.default_ioprio();
-        let cmdprio = if matches!(job.engine.as_str(), "io_uring" | "libaio") {
+        let cmdprio = if kind.has(caps::KERNEL_AIO) {
             super::priority::CmdPrio::from_job(job, default_ioprio, pattern.read, pattern.write)
                 .map_err(|e| Refusal(format!("{e}\nfio: io engine {} init failed.", job.engine)))?
         } else {
@@ -1028,7 +1034,7 @@ impl JobConfig {
             disk_util: job.flag("disk_util"),
             ioscheduler: match job.value("ioscheduler") {
                 Some(Value::Text(t))
-                    if !t.is_empty() && job.flag("disk_util") && !engine::diskless(&job.engine) =>
+                    if !t.is_empty() && job.flag("disk_util") && !kind.has(caps::DISKLESS) =>
                 {
                     Some(t.clone())
                 }
@@ -1058,6 +1064,7 @@ impl JobConfig {
             name: job.name.clone(),
             group: job.group,
             engine: job.engine.clone(),
+            kind,
             paths,
             pattern,
             bs,
@@ -1194,7 +1201,7 @@ impl JobConfig {
             think_blocks_set: job.setting("thinktime_blocks").is_some(),
             fsync_blocks: job.num("fsync").unwrap_or(0),
             fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
-            sync_range: sync_range(job)?,
+            sync_range: sync_range(job, kind)?,
             end_fsync: job.flag("end_fsync"),
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
@@ -1239,12 +1246,16 @@ impl JobConfig {
                 .fold(0, |bits, k| bits | 1 << k),
             ignore_errors,
             error_dump: job.flag("error_dump"),
-            engine_options: EngineOptions {
+            engine_options: kind.options(&engine::OptionSource {
+                job,
+                reads: pattern.read,
+                writes: pattern.write,
+                random: pattern.random,
+                size,
+                direct: direct(job),
                 default_ioprio,
-                net: net_options(job, pattern, size),
-                ..engine_options
-            },
-            io_stats: engine::times_io(&job.engine),
+            }),
+            io_stats: !kind.has(caps::NO_STATS),
             report: Arc::new(report),
             seq_step,
             new_offset_every,
@@ -1402,205 +1413,16 @@ fn replay_log(
         .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))
 }
 
-fn engine_options(job: &JobSpec) -> EngineOptions {
-    let set = |name| job.setting(name).and_then(|s| s.value.number());
-    let on = |name| set(name).is_some_and(|v| v != 0);
-    EngineOptions {
-        fixed_buffers: on("fixedbufs"),
-        registered_files: on("registerfiles"),
-        sq_poll: on("sqthread_poll"),
-        sq_poll_cpu: set("sqthread_poll_cpu").map(|c| c as u32),
-        polled: on("hipri"),
-        hipri_percentage: set("hipri_percentage").unwrap_or(100),
-        nowait: on("nowait"),
-        // fio sends the flag with buffered I/O only.
-        uncached: on("uncached") && !direct(job),
-        thp: on("thp"),
-        // fio's default (-1) finds READ/WRITE supported: non-vectored.
-        vectored: job
-            .setting("nonvectored")
-            .is_some_and(|s| matches!(&s.value, Value::Nums(v) if v[0] == 0)),
-        force_async: set("force_async").unwrap_or(0) as u32,
-        poll_completions: set("iodepth_batch_complete_min") == Some(0),
-        userspace_reap: job.flag("userspace_reap"),
-        rbd: if job.engine == "rbd" {
-            rbd_target(job)
-        } else {
-            engine::rbd::RbdTarget::default()
-        },
-        rados: if job.engine == "rados" {
-            rados_target(job)
-        } else {
-            engine::rados::RadosTarget::default()
-        },
-        cpu: engine::cpuio::CpuOptions {
-            load: job.num("cpuload").unwrap_or(0).min(u64::from(u32::MAX)) as u32,
-            cycle_us: job
-                .num("cpuchunks")
-                .unwrap_or(50_000)
-                .min(u64::from(u32::MAX)) as u32,
-            mode: match job.value("cpumode") {
-                Some(Value::Word { word: "qsort", .. }) => engine::cpuio::Mode::Qsort,
-                _ => engine::cpuio::Mode::Noop,
-            },
-            exit_on_io_done: job.flag("exit_on_io_done"),
-        },
-        exec: engine::exec::ExecOptions {
-            program: text_option(job, "program"),
-            arguments: text_option(job, "arguments"),
-            grace_secs: job.num("grace_time").unwrap_or(1),
-            // Engine options have no table defaults here: fio's is on.
-            std_redirect: job
-                .setting("std_redirect")
-                .is_none_or(|s| s.value.number().is_some_and(|v| v != 0)),
-            job: job.name.clone(),
-            runtime_us: job.num("runtime").unwrap_or(0),
-        },
-        stat_call: match job.value("stat_type") {
-            Some(Value::Word { word: "lstat", .. }) => engine::fileops::StatCall::Lstat,
-            Some(Value::Word { word: "statx", .. }) => engine::fileops::StatCall::Statx,
-            _ => engine::fileops::StatCall::Stat,
-        },
-        default_ioprio: 0,
-        net: engine::net::NetOptions::default(),
-    }
-}
-
-/// The net engines' settings: hostname (or the file name) and port,
-/// the port moved on by the clone's number as fio does.
-fn net_options(job: &JobSpec, pattern: Pattern, size: u64) -> engine::net::NetOptions {
-    use engine::net::Proto;
-    if !matches!(job.engine.as_str(), "net" | "netsplice") {
-        return engine::net::NetOptions::default();
-    }
-    let port = job.num("port").unwrap_or(0) as u32;
-    engine::net::NetOptions {
-        proto: match job.value("protocol") {
-            Some(Value::Word { word: "tcpv6", .. }) => Proto::TcpV6,
-            Some(Value::Word { word: "udp", .. }) => Proto::Udp,
-            Some(Value::Word { word: "udpv6", .. }) => Proto::UdpV6,
-            Some(Value::Word { word: "unix", .. }) => Proto::Unix,
-            _ => Proto::Tcp,
-        },
-        host: text_option(job, "hostname").or_else(|| job.filenames().first().cloned()),
-        port: if port == 0 { 0 } else { port + job.subjob },
-        listen: job.flag("listen"),
-        nodelay: job.flag("nodelay"),
-        pingpong: job.flag("pingpong"),
-        window_size: job.num("window_size").unwrap_or(0) as u32,
-        mss: job.num("mss").unwrap_or(0) as u32,
-        splice: job.engine == "netsplice",
-        reads: pattern.read,
-        writes: pattern.write,
-        random: pattern.random,
-        size,
-        interface: text_option(job, "interface"),
-        ttl: job.num("ttl").unwrap_or(1) as u32,
-    }
-}
-
-/// A text option's value, if set and not empty.
-fn text_option(job: &JobSpec, name: &str) -> Option<String> {
-    match job.value(name) {
-        Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
-        _ => None,
-    }
-}
-
-/// ferrio's bounds on waiting for a Ceph cluster, in whole seconds.
-fn ceph_timeouts(job: &JobSpec) -> crate::ceph::Timeouts {
-    let secs = |name, default: u64| {
-        job.num(name)
-            .map_or(default, |micros| micros.div_ceil(1_000_000))
-    };
-    let default = crate::ceph::Timeouts::DEFAULT;
-    crate::ceph::Timeouts {
-        connect_secs: secs("ferrio_ceph_timeout", default.connect_secs),
-        op_secs: secs("ferrio_ceph_op_timeout", default.op_secs),
-    }
-}
-
-/// How long after its first I/O an rbd or rados job stops waiting for
-/// I/O in flight: its ramp time, runtime and ferrio_ceph_grace. None
-/// without a runtime or a grace.
-fn ceph_wait_limit(job: &JobSpec) -> Option<std::time::Duration> {
-    let micros = |name| job.num(name).unwrap_or(0);
-    let grace = job.num("ferrio_ceph_grace").unwrap_or(10_000_000);
-    let runtime = micros("runtime");
-    (runtime > 0 && grace > 0)
-        .then(|| std::time::Duration::from_micros(micros("ramp_time") + runtime + grace))
-}
-
-/// fio's rados options: which cluster and pool, as whom, from which
-/// config file, and whether objects are made at the start.
-fn rados_target(job: &JobSpec) -> engine::rados::RadosTarget {
-    engine::rados::RadosTarget {
-        cluster_name: text_option(job, "clustername"),
-        client_name: text_option(job, "clientname"),
-        pool: text_option(job, "pool"),
-        conf: PathBuf::from(
-            text_option(job, "conf").unwrap_or_else(|| engine::rados::DEFAULT_CONF.to_string()),
-        ),
-        busy_poll: job.flag("busy_poll"),
-        touch_objects: job
-            .setting("touch_objects")
-            .is_none_or(|s| s.value.number() != Some(0)),
-        timeouts: ceph_timeouts(job),
-        wait_limit: ceph_wait_limit(job),
-        share_as: ceph_share_key(job),
-    }
-}
-
-/// The key under which a job's clones share one cluster connection
-/// (ferrio_shared_connection), or `None` for a connection each.
-fn ceph_share_key(job: &JobSpec) -> Option<String> {
-    job.flag("ferrio_shared_connection")
-        .then(|| format!("{}#{}", job.name, job.group))
-}
-
-/// fio's rbd options: which cluster, pool and image, as whom.
-fn rbd_target(job: &JobSpec) -> engine::rbd::RbdTarget {
-    let text = |name| match job.value(name) {
-        Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
-        _ => None,
-    };
-    engine::rbd::RbdTarget {
-        cluster_name: text("clustername"),
-        client_name: text("clientname"),
-        pool: text("pool"),
-        image: text("rbdname"),
-        busy_poll: job.flag("busy_poll"),
-        timeouts: ceph_timeouts(job),
-        wait_limit: ceph_wait_limit(job),
-        share_as: ceph_share_key(job),
-        zero_copy_writes: job
-            .setting("ferrio_rbd_zero_copy")
-            .is_none_or(|s| s.value.number() != Some(0)),
-    }
-}
-
 /// sync_file_range, where ferrio makes the call as fio does: from the
 /// synchronous engines, splice and libaio, which call it between I/Os
 /// (mmap msyncs its mapping for it, posixaio fsyncs the file). fio
 /// queues it in the ring under io_uring: that stays refused, as does
 /// recording it in write_iolog.
-fn sync_range(job: &JobSpec) -> Result<Option<SyncRange>, Refusal> {
+fn sync_range(job: &JobSpec, kind: &engine::Kind) -> Result<Option<SyncRange>, Refusal> {
     let Some(Value::Text(text)) = job.value("sync_file_range") else {
         return Ok(None);
     };
-    let calls_it = matches!(
-        job.engine.as_str(),
-        "sync"
-            | "psync"
-            | "vsync"
-            | "pvsync"
-            | "pvsync2"
-            | "splice"
-            | "libaio"
-            | "mmap"
-            | "posixaio"
-    );
-    if !calls_it {
+    if !kind.has(caps::SYNCS_RANGES) {
         return Err(Refusal(format!(
             "job '{}': sync_file_range with ioengine={} is not run by ferrio yet \
              (it runs with the sync family, splice, libaio, posixaio and mmap)",
@@ -2029,7 +1851,7 @@ fn file_service(job: &JobSpec) -> Result<FileService, Refusal> {
 
 /// zonemode=zbd's options. ferrio emulates zones in regular files only
 /// (fio's ZBD_NONE model); what it does not model is refused here.
-fn zbd_spec(job: &JobSpec) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
+fn zbd_spec(job: &JobSpec, kind: &engine::Kind) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
     if !matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
         return Ok(None);
     }
@@ -2045,21 +1867,14 @@ fn zbd_spec(job: &JobSpec) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
     if job.setting("read_iolog").is_some() {
         return refuse("with read_iolog");
     }
-    // Engines on files; the others' targets are not files fio would
-    // emulate zones in.
-    const ON_FILES: &[&str] = &[
-        "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap",
-        "posixaio", "splice",
-    ];
-    if !ON_FILES.contains(&job.engine.as_str()) {
+    // Engines on files, and null that fakes them; the others' targets
+    // are not files fio would emulate zones in.
+    if !kind.has(caps::FILE_IO) && !kind.has(caps::FAKE_IO) {
         return refuse(&format!("with ioengine={}", job.engine));
     }
     let max_open = job.num("max_open_zones").unwrap_or(0) as u32;
     let depth = job.num("iodepth").unwrap_or(1);
-    let synchronous = [
-        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "splice",
-    ]
-    .contains(&job.engine.as_str());
+    let synchronous = kind.has(caps::FILE_IO | caps::SYNC_IO);
     if max_open > 0 && depth > 1 && !synchronous {
         // fio closes a zone as the write that fills it completes, which
         // ferrio does not follow for I/O in flight.

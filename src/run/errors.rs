@@ -46,10 +46,7 @@ pub fn verdict(cfg: &JobConfig, dir: Dir, errno: i32) -> Verdict {
 /// Whether the job's engine is one of fio's sync family, which report
 /// an I/O's error as it is queued rather than when it is reaped.
 fn reports_in_queue(cfg: &JobConfig) -> bool {
-    matches!(
-        cfg.engine.as_str(),
-        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2"
-    )
+    cfg.kind.has(crate::engine::caps::SYNC_FAMILY)
 }
 
 /// The context fio reports for the first error a job carried on after:

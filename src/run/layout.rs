@@ -20,7 +20,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     // fio's diskless engines (null, cpuio, filecreate) lay out no file;
     // an rbd job's file is its image,
     // a rados job's files are objects.
-    if engine::diskless(&cfg.engine) || matches!(cfg.engine.as_str(), "rbd" | "rados") {
+    if !cfg.kind.lays_out() {
         return Ok((None, warnings));
     }
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);

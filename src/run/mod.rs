@@ -59,6 +59,7 @@ use config::{JobConfig, Refusal};
 use progress::JobProgress;
 use result::{JobError, JobResult};
 
+use crate::engine::EngineOptions;
 use crate::plan::Plan;
 use crate::stats::disk::{DiskUsage, DiskWatch};
 
@@ -170,7 +171,7 @@ fn tell_layouts(
 ) {
     for (i, line, warnings) in laid.try_iter() {
         let cfg = &members[i];
-        if cfg.disk_util && !crate::engine::diskless(&cfg.engine) && cfg.engine != "rados" {
+        if cfg.disk_util && cfg.kind.on_disk() {
             for path in &cfg.paths {
                 disks.watch(path);
             }
@@ -270,12 +271,7 @@ pub fn run(
             // I/O, once the files are in place.
             // (A rados job's files are objects: fio watches no disk.)
             // disk_util=0 leaves a job's disks out.
-            if laid.is_ok()
-                && !laid_in_job(cfg)
-                && cfg.disk_util
-                && !crate::engine::diskless(&cfg.engine)
-                && cfg.engine != "rados"
-            {
+            if laid.is_ok() && !laid_in_job(cfg) && cfg.disk_util && cfg.kind.on_disk() {
                 for path in &cfg.paths {
                     disks.watch(path);
                 }
@@ -307,30 +303,29 @@ pub fn run(
             observer.starting();
         }
         for (cfg, ready) in members.iter().zip(&laid_out) {
-            let options = &cfg.engine_options;
             if ready.is_err() {
                 continue;
             }
-            if cfg.engine == "cpuio" && options.cpu.load > 0 {
-                observer.engine_line(&crate::engine::cpuio::CpuIo::banner(
-                    &cfg.name,
-                    &options.cpu,
-                ));
-            }
-            if cfg.engine == "exec" && options.exec.program.is_some() {
-                observer.engine_line(&options.exec.banner());
+            match &cfg.engine_options {
+                EngineOptions::Cpu(cpu) if cpu.load > 0 => {
+                    observer.engine_line(&crate::engine::cpuio::CpuIo::banner(&cfg.name, cpu));
+                }
+                EngineOptions::Exec(exec) if exec.program.is_some() => {
+                    observer.engine_line(&exec.banner());
+                }
+                _ => {}
             }
             // fio notes, per job and whatever the output format, that a
             // synchronous engine has one I/O in flight at most.
-            if cfg.iodepth > 1 && crate::engine::synchronous(&cfg.engine, cfg.iodepth) {
+            if cfg.iodepth > 1 && cfg.kind.synchronous(cfg.iodepth) {
                 observer.engine_line(SYNC_DEPTH_NOTE);
             }
         }
         // fio's listeners are bound in their setup, before any job of the
         // group opens its files (a sender connects as it opens its own).
         for (cfg, ready) in members.iter().zip(&laid_out) {
-            if ready.is_ok() && matches!(cfg.engine.as_str(), "net" | "netsplice") {
-                crate::engine::net::prebind(&cfg.engine_options.net);
+            if let (Ok(_), EngineOptions::Net(net)) = (ready, &cfg.engine_options) {
+                crate::engine::net::prebind(net);
             }
         }
         let group_stop = AtomicBool::new(false);
@@ -338,7 +333,7 @@ pub fn run(
         // fio's test for cpuio's exit_on_io_done: no job that does I/O
         // is running or still to come (a later group's jobs are to come,
         // whatever their engine), and there was one.
-        let moves_data = |cfg: &JobConfig| !crate::engine::moves_no_data(&cfg.engine);
+        let moves_data = |cfg: &JobConfig| !cfg.kind.has(crate::engine::caps::NO_IO);
         let io_jobs_ahead = end < jobs.len();
         let had_io_jobs = jobs[..end].iter().any(moves_data);
         let mut steady = steady::Checker::new(members, run_start);

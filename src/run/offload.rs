@@ -21,12 +21,6 @@
 
 use super::config::JobConfig;
 
-/// The engines whose offloaded runs were compared with fio's; any other
-/// engine keeps the option refused.
-pub const ENGINES: [&str; 9] = [
-    "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "mmap", "posixaio",
-];
-
 /// The job as the I/O loop runs it under offload: one I/O at a time.
 pub fn one_at_a_time(cfg: &JobConfig) -> JobConfig {
     JobConfig {

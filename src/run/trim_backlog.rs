@@ -47,9 +47,6 @@ pub fn exit_note() -> Option<&'static str> {
         .then_some("fio: file hash not empty on exit")
 }
 
-/// The engines that finish each I/O as they issue it.
-const SYNC_ENGINES: &[&str] = &["psync", "sync", "pvsync", "pvsync2", "vsync"];
-
 /// A verifying writer's trim settings, when they can change anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TrimSpec {
@@ -113,7 +110,10 @@ impl TrimSpec {
         // With I/O in flight, whether the last completion fio saw was a
         // write when the backlog comes due is a matter of timing (the
         // synchronous engines complete each I/O before the next).
-        if job.num("iodepth").unwrap_or(1) > 1 && !SYNC_ENGINES.contains(&job.engine.as_str()) {
+        // (Only the sync family's runs were compared with fio's.)
+        let sync_family = crate::engine::kind(&job.engine)
+            .is_some_and(|k| k.has(crate::engine::caps::SYNC_FAMILY));
+        if job.num("iodepth").unwrap_or(1) > 1 && !sync_family {
             return refuse("with iodepth above 1 on an asynchronous engine");
         }
         Ok(Some(TrimSpec {

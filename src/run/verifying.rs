@@ -73,7 +73,7 @@ impl<'a> Verifying<'a> {
             .seeds
             .generator(Purpose::Verify, super::job_loop::draws_wide(cfg));
         let draws_seeds = spec.pattern.is_none();
-        let fake_io = crate::engine::fakes_io(&cfg.engine);
+        let fake_io = cfg.kind.has(crate::engine::caps::FAKE_IO);
         Some(Verifying {
             spec,
             seeds: fresh.clone(),

@@ -240,7 +240,7 @@ pub fn set_up(cfg: &super::config::JobConfig, say: &mut dyn FnMut(&str)) -> Resu
 /// disk (0 when missing), but for an engine that cannot tell file sizes
 /// (null), the job's size shared among its files.
 fn real_size(cfg: &super::config::JobConfig, path: &Path) -> u64 {
-    if cfg.engine == "null" {
+    if cfg.kind.has(crate::engine::caps::DISKLESS) {
         return cfg.size / cfg.paths.len().max(1) as u64;
     }
     std::fs::metadata(path).map_or(0, |m| m.len())

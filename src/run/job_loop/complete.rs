@@ -2,7 +2,7 @@
 
 use super::slots::Slot;
 use super::{Quiesce, Records};
-use crate::engine::{self, Dir};
+use crate::engine::Dir;
 use crate::run::clock::{Nanos, ms_between};
 use crate::run::config::JobConfig;
 use crate::run::errors::{self, Verdict};
@@ -190,7 +190,7 @@ fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
 /// long as its error is one that ends a job and the engine reports I/O
 /// errors itself.
 pub(super) fn note_later_error(cfg: &JobConfig, result: &mut JobResult, slot: &Slot, r: i64) {
-    if r >= 0 || engine::unlogged_error_func(&cfg.engine, slot.dir).is_some() {
+    if r >= 0 || cfg.kind.unlogged_error_func(slot.dir).is_some() {
         return;
     }
     let code = (-r) as i32;
@@ -339,7 +339,7 @@ fn failed_io(cfg: &JobConfig, result: &mut JobResult, slot: &mut Slot, code: i32
     }
     // Engines that only flag the I/O's error leave fio to report it
     // where it queued the I/O, with no line of its own.
-    if let Some(func) = engine::unlogged_error_func(&cfg.engine, slot.dir) {
+    if let Some(func) = cfg.kind.unlogged_error_func(slot.dir) {
         result.fail(code, func, String::new());
         return false;
     }

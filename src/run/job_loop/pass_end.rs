@@ -2,6 +2,7 @@
 //! fio's next loop, with the verify pass a writing job's loop ends in.
 
 use super::{JobLoop, Next, Phase, draws_wide, errno, issued, job_draws};
+use crate::engine::caps;
 use crate::engine::{Engine, OpenMode};
 use crate::run::clock;
 use crate::run::config::JobConfig;
@@ -174,7 +175,7 @@ impl JobLoop<'_, '_> {
             self.result.fail(code, &func, text);
             return Next::End;
         }
-        if cfg.invalidate && cfg.engine != "null" {
+        if cfg.invalidate && !cfg.kind.has(caps::FAKE_IO) {
             for path in &cfg.paths {
                 if let Err(e) = self.eng.invalidate(path) {
                     let path = path.display();

@@ -1,6 +1,7 @@
 //! Setting the job up: its engine, files and buffers, then the loop's
 //! state once the start delay is over.
 
+use crate::engine::caps;
 use std::io;
 
 use super::pace::wait_until;
@@ -146,8 +147,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             loop_bytes,
         } = ready;
         let start = clock::now();
-        let engine_stamps = matches!(cfg.engine.as_str(), "libaio" | "io_uring")
-            || (cfg.engine == "null" && cfg.iodepth > 1);
+        let engine_stamps = cfg.kind.stamps_completions(cfg.iodepth);
         let replayer = cfg
             .replay
             .as_deref()
@@ -305,7 +305,7 @@ fn latency_target(cfg: &JobConfig, start: Nanos) -> Option<LatencyTarget> {
 
 impl Traits {
     fn of(cfg: &JobConfig, eng: &dyn Engine, records: &Records) -> Traits {
-        let no_data = engine::moves_no_data(&cfg.engine);
+        let no_data = cfg.kind.has(caps::NO_IO);
         Traits {
             sample_bw: cfg.measure.bw && !records.logs.as_ref().is_some_and(JobLogs::bw_per_io),
             sample_iops: !records.logs.as_ref().is_some_and(JobLogs::iops_per_io),
@@ -313,12 +313,12 @@ impl Traits {
             synchronous: !eng.commits() || cfg.iodepth == 1,
             counts_submits: eng.counts_submits(),
             submits_in_queue: eng.submits_in_queue(),
-            exit_on_io_done: cfg.engine_options.cpu.exit_on_io_done,
+            exit_on_io_done: matches!(&cfg.engine_options, engine::EngineOptions::Cpu(c) if c.exit_on_io_done),
             runs_on: cfg.pattern.read
                 && cfg.pattern.write
                 && !cfg.time_based
                 && cfg.replay.is_none(),
-            may_be_busy: cfg.engine == "null" && cfg.iodepth > 1,
+            may_be_busy: cfg.kind.may_be_busy(cfg.iodepth),
             no_data,
             // Asked once rather than per I/O: whether the engine does file
             // operations (the file engines) or thinks after its I/Os (those
@@ -400,7 +400,7 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
     let at_start = LazyOpen::at_start(&lazy, cfg.paths.len());
     let files = open_files(cfg, eng.as_mut(), mode, at_start, result)?;
     if cfg.pre_read
-        && cfg.engine != "null"
+        && !cfg.kind.has(caps::FAKE_IO)
         && let Err(e) = pre_read(cfg)
     {
         result.fail(errno(&e), "pre_read", String::new());
@@ -420,21 +420,13 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
 /// The job's engine, set up: `None` when it is not available, fails
 /// its setup, or refuses the job's options.
 fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engine>> {
-    let eng = match engine::create(&cfg.engine, cfg.iodepth, &cfg.engine_options) {
-        Some(Ok(e)) => e,
-        Some(Err(e)) => {
+    let eng = match cfg.kind.make(cfg.iodepth, &cfg.engine_options) {
+        Ok(e) => e,
+        Err(e) => {
             result.fail(
                 errno(&e),
                 "io engine init",
-                format!("fio: failed to set up ioengine {}: {e}", cfg.engine),
-            );
-            return None;
-        }
-        None => {
-            result.fail(
-                22,
-                "load engine",
-                format!("ioengine {} is not available", cfg.engine),
+                format!("fio: failed to set up ioengine {}: {e}", cfg.kind.name),
             );
             return None;
         }
@@ -442,7 +434,7 @@ fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engi
     // fio's mmap engine maps whole pages: with direct or periodic syncs
     // (which act on the mapping) it refuses blocks smaller than a page
     // as its engine setup fails.
-    if cfg.engine == "mmap"
+    if cfg.kind.has(caps::MAPS_FILES)
         && !rw_min_bs(cfg).is_multiple_of(page_size())
         && (cfg.direct || cfg.fsync_blocks > 0 || cfg.fdatasync_blocks > 0)
     {
@@ -568,7 +560,7 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
     let region_end = cfg.offset.saturating_add(region);
     // A file created on open counts as its region's size, as in fio.
-    if engine::diskless(&cfg.engine) || cfg.create_on_open {
+    if cfg.kind.has(caps::DISKLESS) || cfg.create_on_open {
         return region_end;
     }
     std::fs::File::open(path)

@@ -5,6 +5,7 @@ use super::complete::{complete, settle, verify_failed};
 use super::slots::Slot;
 use super::submit::submit;
 use super::{JobLoop, Records, Stops, errno};
+use crate::engine::caps;
 use crate::engine::{Completion, Dir, Engine, Queued, Request};
 use crate::run::clock::{self, LoopClock, Nanos};
 use crate::run::config::JobConfig;
@@ -86,7 +87,7 @@ impl Pass<'_, '_> {
         // cached pages (invalidate), which leaves the dirty ones.
         for path in &cfg.paths {
             if cfg.invalidate
-                && cfg.engine != "null"
+                && !cfg.kind.has(caps::FAKE_IO)
                 && let Err(e) = self.eng.invalidate(path)
             {
                 let text = format!("fio: preparing {} for verify: {e}", path.display());

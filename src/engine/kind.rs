@@ -1,0 +1,445 @@
+//! The one table of engines: what each one is (fio's engine flags and
+//! the few traits of ferrio's runner that differ by engine), how it is
+//! made and who decodes its options. Everything that asks what an engine
+//! can do asks here, so an engine is added with its file and one line.
+
+use std::io;
+
+use super::{Dir, Engine, EngineOptions, OptionSource};
+use super::{cpuio, exec, falloc, fileops, ftruncate, io_uring, libaio, mmap, net_options, null};
+use super::{posixaio, psync, rados, rbd, splice};
+
+/// What an engine is, as bits of [`Kind::caps`].
+pub mod caps {
+    /// Completes each I/O as it issues it (fio's FIO_SYNCIO).
+    pub const SYNC_IO: u32 = 1;
+    /// Synchronous at a depth of 1 (or none) only, where fio marks it so
+    /// as it sets it up (null).
+    pub const SYNC_AT_DEPTH_ONE: u32 = 1 << 1;
+    /// Has no files on a disk to lay out or watch (FIO_DISKLESSIO).
+    pub const DISKLESS: u32 = 1 << 2;
+    /// Moves no data at all: its I/Os have no offset or length, and the
+    /// job has no size (FIO_NOIO).
+    pub const NO_IO: u32 = 1 << 3;
+    /// Only pretends to move data (FIO_FAKEIO): fio passes every verify
+    /// check of its, its buffers holding nothing read.
+    pub const FAKE_IO: u32 = 1 << 4;
+    /// Times no I/O, only its file operations (FIO_NOSTATS).
+    pub const NO_STATS: u32 = 1 << 5;
+    /// Counts in bits when unit_base leaves it to the engine
+    /// (FIO_BIT_BASED).
+    pub const BIT_BASED: u32 = 1 << 6;
+    /// Reads and writes the job's files (or block devices) through the
+    /// kernel's file calls.
+    pub const FILE_IO: u32 = 1 << 7;
+    /// One of fio's sync family proper (its sync.c): it reports an I/O's
+    /// error as it queues it rather than when it is reaped.
+    pub const SYNC_FAMILY: u32 = 1 << 8;
+    /// Hands trims to the device (BLKDISCARD) in its queue call, and
+    /// fio only flags their errors on the I/O (naming td_io_queue).
+    pub const TRIMS_IN_QUEUE: u32 = 1 << 9;
+    /// Writes a trim's buffer as it writes any other (vsync's writev).
+    pub const TRIMS_AS_WRITES: u32 = 1 << 10;
+    /// Does its I/O through a memory mapping of each file (mmap): whole
+    /// pages, and its trims' errors named `trim`.
+    pub const MAPS_FILES: u32 = 1 << 11;
+    /// Flags every error on the I/O and returns it done, with no
+    /// `io_u error` line (ftruncate, falloc).
+    pub const FLAGS_ERRORS: u32 = 1 << 12;
+    /// Queues to the kernel's own asynchronous interface (libaio,
+    /// io_uring): several I/Os in flight from one thread, each with a
+    /// priority of its own where cmdprio asks.
+    pub const KERNEL_AIO: u32 = 1 << 13;
+    /// Stamps each completion as it reaps it, when it queues.
+    pub const STAMPS: u32 = 1 << 14;
+    /// May decline new I/O until completions are reaped (FIO_Q_BUSY),
+    /// when it queues.
+    pub const MAY_BE_BUSY: u32 = 1 << 15;
+    /// Its offloaded runs (io_submit_mode=offload) were compared with
+    /// fio 3.33's.
+    pub const OFFLOADABLE: u32 = 1 << 16;
+    /// Makes sync_file_range calls between I/Os as fio does.
+    pub const SYNCS_RANGES: u32 = 1 << 17;
+    /// Thinks after each I/O by itself, whatever thinktime says (cpuio).
+    pub const OWN_THINK_TIME: u32 = 1 << 18;
+    /// Creates each file with one I/O of the smallest block size
+    /// (filecreate).
+    pub const CREATES_FILES: u32 = 1 << 19;
+    /// Its one file is an image named after the engine and sized by it
+    /// (rbd).
+    pub const IMAGE: u32 = 1 << 20;
+    /// Its files are objects, sized by `size` alone, on no local disk
+    /// (rados).
+    pub const OBJECTS: u32 = 1 << 21;
+}
+
+use caps::*;
+
+/// An engine: its fio name, what it is, how it is made and how its
+/// options are read from the job.
+#[derive(Debug)]
+pub struct Kind {
+    pub name: &'static str,
+    /// Bits of [`caps`].
+    pub caps: u32,
+    make: fn(usize, &EngineOptions) -> io::Result<Box<dyn Engine>>,
+    decode: fn(&OptionSource) -> EngineOptions,
+}
+
+/// The sync family: psync, sync, vsync, pvsync and pvsync2.
+const SYNC: u32 = SYNC_IO | FILE_IO | SYNC_FAMILY | OFFLOADABLE | SYNCS_RANGES;
+/// The file engines that do one operation per file.
+const FILE_OPS: u32 = SYNC_IO | NO_STATS;
+
+/// Every engine ferrio runs, in the order it lists them.
+#[rustfmt::skip]
+pub static KINDS: &[Kind] = &[
+    line("null", DISKLESS | FAKE_IO | SYNC_AT_DEPTH_ONE | STAMPS | MAY_BE_BUSY | OFFLOADABLE, null::make, none),
+    line("psync", SYNC | TRIMS_IN_QUEUE, psync::psync, none),
+    line("sync", SYNC | TRIMS_IN_QUEUE, psync::sync, none),
+    line("vsync", SYNC | TRIMS_AS_WRITES, psync::vsync, none),
+    line("pvsync", SYNC | TRIMS_IN_QUEUE, psync::pvsync, none),
+    line("pvsync2", SYNC | TRIMS_IN_QUEUE, psync::pvsync2, psync::pvsync2_options),
+    line("libaio", FILE_IO | TRIMS_IN_QUEUE | KERNEL_AIO | STAMPS | OFFLOADABLE | SYNCS_RANGES, libaio::make, libaio::options),
+    line("io_uring", FILE_IO | TRIMS_IN_QUEUE | KERNEL_AIO | STAMPS, io_uring::make, io_uring::options),
+    line("mmap", SYNC_IO | FILE_IO | MAPS_FILES | OFFLOADABLE | SYNCS_RANGES, mmap::make, mmap::options),
+    line("posixaio", FILE_IO | TRIMS_IN_QUEUE | OFFLOADABLE | SYNCS_RANGES, posixaio::make, none),
+    line("rbd", IMAGE, rbd::make, rbd::options),
+    line("rados", OBJECTS, rados::make, rados::options),
+    line("ftruncate", SYNC_IO | FLAGS_ERRORS, ftruncate::make, none),
+    line("falloc", SYNC_IO | FLAGS_ERRORS, falloc::make, none),
+    line("filecreate", FILE_OPS | DISKLESS | CREATES_FILES, fileops::filecreate, none),
+    line("filestat", FILE_OPS, fileops::filestat, fileops::stat_options),
+    line("filedelete", FILE_OPS, fileops::filedelete, none),
+    line("cpuio", SYNC_IO | DISKLESS | NO_IO | OWN_THINK_TIME, cpuio::make, cpuio::options),
+    line("exec", SYNC_IO | DISKLESS | NO_IO, exec::make, exec::options),
+    line("net", SYNC_IO | DISKLESS | BIT_BASED, net_options::make, net_options::net),
+    line("netsplice", SYNC_IO | DISKLESS, net_options::make, net_options::netsplice),
+    line("splice", SYNC_IO | FILE_IO | SYNCS_RANGES, splice::make, none),
+];
+
+/// A table line.
+const fn line(
+    name: &'static str,
+    caps: u32,
+    make: fn(usize, &EngineOptions) -> io::Result<Box<dyn Engine>>,
+    decode: fn(&OptionSource) -> EngineOptions,
+) -> Kind {
+    Kind {
+        name,
+        caps,
+        make,
+        decode,
+    }
+}
+
+/// The decoder of the engines with no options of their own.
+fn none(_: &OptionSource) -> EngineOptions {
+    EngineOptions::None
+}
+
+/// The engine of this fio name, if ferrio has it.
+pub fn kind(name: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+impl Kind {
+    /// Whether it has every one of these [`caps`] bits.
+    pub fn has(&self, bits: u32) -> bool {
+        self.caps & bits == bits
+    }
+
+    /// Whether it completes each I/O as it issues it at this depth
+    /// (fio's FIO_SYNCIO as the job's setup leaves it).
+    pub fn synchronous(&self, depth: usize) -> bool {
+        self.has(SYNC_IO) || (self.has(SYNC_AT_DEPTH_ONE) && depth <= 1)
+    }
+
+    /// Whether it stamps its completions as it reaps them at this depth.
+    pub fn stamps_completions(&self, depth: usize) -> bool {
+        self.has(STAMPS) && !self.synchronous(depth)
+    }
+
+    /// Whether it may decline new I/O at this depth (FIO_Q_BUSY).
+    pub fn may_be_busy(&self, depth: usize) -> bool {
+        self.has(MAY_BE_BUSY) && !self.synchronous(depth)
+    }
+
+    /// Whether the job's files are on a local disk: not for diskless
+    /// engines, nor rados's objects (an rbd image counts, as in fio).
+    pub fn on_disk(&self) -> bool {
+        self.caps & (DISKLESS | OBJECTS) == 0
+    }
+
+    /// Whether the job lays out files of its own before its I/O (not
+    /// diskless engines, nor an rbd image or rados objects).
+    pub fn lays_out(&self) -> bool {
+        self.caps & (DISKLESS | IMAGE | OBJECTS) == 0
+    }
+
+    /// Where fio puts a failed I/O's error when the engine only flags it
+    /// on the I/O and returns it as done, with no `io_u error on file`
+    /// line: every error of ftruncate and falloc, and the trims that the
+    /// sync family, libaio, io_uring and posixaio hand to the device in
+    /// their queue call (fio names its queueing, td_io_queue; mmap names
+    /// the trim). `None` where fio logs the I/O's error line.
+    pub fn unlogged_error_func(&self, dir: Dir) -> Option<&'static str> {
+        let trim = dir == Dir::Trim;
+        if self.has(FLAGS_ERRORS) || (trim && self.has(TRIMS_IN_QUEUE)) {
+            Some("td_io_queue")
+        } else if trim && self.has(MAPS_FILES) {
+            Some("trim")
+        } else {
+            None
+        }
+    }
+
+    /// Makes the engine for a job that keeps up to `depth` I/Os in
+    /// flight, with the options its decoder read; an error when the
+    /// kernel refuses it (no io_uring, AIO limits).
+    pub fn make(&self, depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+        (self.make)(depth, options)
+    }
+
+    /// Its options, as the job sets them.
+    pub fn options(&self, source: &OptionSource) -> EngineOptions {
+        (self.decode)(source)
+    }
+}
+
+/// What an engine's maker answers when handed another engine's options,
+/// which the table's pairing of makers and decoders rules out.
+pub(super) fn foreign_options() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "options of another engine")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names of the engines with all of these bits.
+    fn with(bits: u32) -> Vec<&'static str> {
+        let mut names: Vec<_> = KINDS
+            .iter()
+            .filter(|k| k.has(bits))
+            .map(|k| k.name)
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
+    fn sorted<'a>(names: &[&'a str]) -> Vec<&'a str> {
+        let mut names = names.to_vec();
+        names.sort_unstable();
+        names
+    }
+
+    /// The lists the table replaced, as they stood, each against the
+    /// query that now answers it.
+    #[test]
+    fn table_answers_as_the_lists_it_replaced() {
+        let sync_family = ["psync", "sync", "vsync", "pvsync", "pvsync2"];
+        // fio's FIO_SYNCIO set (null only at a depth of 1).
+        let fio_syncio = [
+            "psync",
+            "sync",
+            "vsync",
+            "pvsync",
+            "pvsync2",
+            "mmap",
+            "splice",
+            "net",
+            "netsplice",
+            "cpuio",
+            "exec",
+            "ftruncate",
+            "falloc",
+            "filecreate",
+            "filestat",
+            "filedelete",
+        ];
+        let at = |depth| -> Vec<&str> {
+            let mut v: Vec<_> = KINDS
+                .iter()
+                .filter(|k| k.synchronous(depth))
+                .map(|k| k.name)
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(at(2), sorted(&fio_syncio));
+        let mut with_null = fio_syncio.to_vec();
+        with_null.push("null");
+        assert_eq!(at(1), sorted(&with_null));
+        assert_eq!(
+            with(DISKLESS),
+            sorted(&["null", "cpuio", "exec", "filecreate", "net", "netsplice"])
+        );
+        assert_eq!(with(FAKE_IO), ["null"]);
+        assert_eq!(with(NO_IO), sorted(&["cpuio", "exec"]));
+        assert_eq!(
+            with(NO_STATS),
+            sorted(&["filecreate", "filestat", "filedelete"])
+        );
+        assert_eq!(with(SYNC_FAMILY), sorted(&sync_family));
+        // block_errors' engines whose trims go to BLKDISCARD.
+        let discard: Vec<_> = with(TRIMS_IN_QUEUE)
+            .into_iter()
+            .chain(with(TRIMS_AS_WRITES))
+            .collect();
+        assert_eq!(
+            sorted(&discard),
+            sorted(&[
+                "psync", "sync", "pvsync", "pvsync2", "vsync", "libaio", "io_uring", "posixaio"
+            ])
+        );
+        // zbd's engines on files, and its synchronous ones.
+        let on_files: Vec<_> = with(FILE_IO).into_iter().chain(with(FAKE_IO)).collect();
+        assert_eq!(
+            sorted(&on_files),
+            sorted(&[
+                "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring",
+                "mmap", "posixaio", "splice",
+            ])
+        );
+        let file_sync = [
+            "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "splice",
+        ];
+        assert_eq!(with(FILE_IO | SYNC_IO), sorted(&file_sync));
+        assert_eq!(
+            with(SYNCS_RANGES),
+            sorted(&[
+                "sync", "psync", "vsync", "pvsync", "pvsync2", "splice", "libaio", "mmap",
+                "posixaio",
+            ])
+        );
+        let offloadable: Vec<_> = KINDS
+            .iter()
+            .filter(|k| k.has(OFFLOADABLE))
+            .map(|k| k.name)
+            .collect();
+        assert_eq!(
+            offloadable,
+            [
+                "null", "psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "mmap", "posixaio"
+            ]
+        );
+        assert_eq!(with(KERNEL_AIO), sorted(&["libaio", "io_uring"]));
+        assert_eq!(with(BIT_BASED), ["net"]);
+        assert_eq!(with(OWN_THINK_TIME), ["cpuio"]);
+        assert_eq!(with(CREATES_FILES), ["filecreate"]);
+        assert_eq!(with(TRIMS_AS_WRITES), ["vsync"]);
+        assert_eq!(with(MAPS_FILES), ["mmap"]);
+        assert_eq!(with(IMAGE), ["rbd"]);
+        assert_eq!(with(OBJECTS), ["rados"]);
+        let lays_out: Vec<_> = KINDS
+            .iter()
+            .filter(|k| !k.lays_out())
+            .map(|k| k.name)
+            .collect();
+        assert_eq!(
+            sorted(&lays_out),
+            sorted(&[
+                "null",
+                "cpuio",
+                "exec",
+                "filecreate",
+                "net",
+                "netsplice",
+                "rbd",
+                "rados"
+            ])
+        );
+        let off_disk: Vec<_> = KINDS
+            .iter()
+            .filter(|k| !k.on_disk())
+            .map(|k| k.name)
+            .collect();
+        assert_eq!(
+            sorted(&off_disk),
+            sorted(&[
+                "null",
+                "cpuio",
+                "exec",
+                "filecreate",
+                "net",
+                "netsplice",
+                "rados"
+            ])
+        );
+        let busy = |depth| -> Vec<&str> {
+            let names = KINDS.iter().filter(|k| k.may_be_busy(depth));
+            names.map(|k| k.name).collect()
+        };
+        assert_eq!((busy(1), busy(2)), (vec![], vec!["null"]));
+        let stamps = |depth| {
+            with(0)
+                .into_iter()
+                .filter(move |n| kind(n).unwrap().stamps_completions(depth))
+        };
+        assert_eq!(
+            stamps(1).collect::<Vec<_>>(),
+            sorted(&["libaio", "io_uring"])
+        );
+        assert_eq!(
+            stamps(2).collect::<Vec<_>>(),
+            sorted(&["libaio", "io_uring", "null"])
+        );
+    }
+
+    #[test]
+    fn unlogged_errors_are_named_as_before() {
+        let func = |name, dir| kind(name).unwrap().unlogged_error_func(dir);
+        for name in ["ftruncate", "falloc"] {
+            for dir in [Dir::Read, Dir::Write, Dir::Trim] {
+                assert_eq!(func(name, dir), Some("td_io_queue"), "{name}");
+            }
+        }
+        for name in [
+            "sync", "psync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio",
+        ] {
+            assert_eq!(func(name, Dir::Trim), Some("td_io_queue"), "{name}");
+            assert_eq!(func(name, Dir::Write), None, "{name}");
+        }
+        assert_eq!(func("mmap", Dir::Trim), Some("trim"));
+        assert_eq!(func("mmap", Dir::Read), None);
+        for k in KINDS
+            .iter()
+            .filter(|k| k.caps & (FLAGS_ERRORS | TRIMS_IN_QUEUE | MAPS_FILES) == 0)
+        {
+            assert_eq!(k.unlogged_error_func(Dir::Trim), None, "{}", k.name);
+        }
+    }
+
+    /// Each maker takes the options its decoder reads (the Ceph engines,
+    /// which would reach for a cluster, aside).
+    #[test]
+    fn makers_take_their_decoders_options() {
+        for k in KINDS.iter().filter(|k| k.caps & (IMAGE | OBJECTS) == 0) {
+            let text = format!("[a]\nioengine={}\nfilename=/dev/null\n", k.name);
+            let plan = crate::plan::plan_for_test(&text, &[], &[], false).unwrap();
+            let job = plan.jobs().next().unwrap();
+            let options = k.options(&OptionSource {
+                job,
+                reads: true,
+                writes: false,
+                random: false,
+                size: 4096,
+                direct: false,
+                default_ioprio: 0,
+            });
+            if let Err(e) = k.make(1, &options) {
+                assert_ne!(e.to_string(), foreign_options().to_string(), "{}", k.name);
+            }
+        }
+    }
+
+    /// Every engine is one of fio 3.33's built-in ones, and named once.
+    #[test]
+    fn every_engine_is_fios_and_named_once() {
+        for (i, k) in KINDS.iter().enumerate() {
+            assert!(crate::options::FIO_ENGINES.contains(&k.name), "{}", k.name);
+            assert!(KINDS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
+        }
+    }
+}
