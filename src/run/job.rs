@@ -324,6 +324,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
 }
 
 /// The job's I/O, once its thread is set up.
+#[allow(clippy::too_many_lines)] // issue 16: being split by the job-loop/config work
 fn run_io(
     cfg: &JobConfig,
     stop: Stops<'_>,
