@@ -53,56 +53,8 @@ fn out(text: &str) {
 }
 
 fn run_args(args: &Args) -> Result<i32, i32> {
-    if args.has("version") {
-        if crate::persona::as_fio() {
-            out(&format!("{}\n", crate::FIO_VERSION));
-        } else {
-            out(&format!(
-                "{} (ferrio {})\n",
-                crate::FIO_VERSION,
-                env!("CARGO_PKG_VERSION")
-            ));
-        }
-        return Ok(0);
-    }
-    if let Some(dir) = args.flag("install-alias") {
-        return match crate::persona::install_alias(dir) {
-            Ok(link) => {
-                out(&format!(
-                    "ferrio: {} now runs ferrio as fio; put its directory first in PATH\n",
-                    link.display()
-                ));
-                Ok(0)
-            }
-            Err(e) => {
-                eprintln!("ferrio: --install-alias: {e}");
-                Err(1)
-            }
-        };
-    }
-    if args.has("help") {
-        out(&help::usage());
-        return Ok(0);
-    }
-    if let Some(name) = args.flag("cmdhelp") {
-        let (text, err, code) = help::cmdhelp(name);
-        out(&text);
-        eprint!("{err}");
-        return Ok(code);
-    }
-    if let Some(engine) = args.flag("enghelp") {
-        let (text, err, code) = help::enghelp(engine);
-        out(&text);
-        eprint!("{err}");
-        return Ok(code);
-    }
-    // fio decodes the stored log named first (it reads no further
-    // --inflate-log) and exits with its status, running no job.
-    if let Some(file) = args.all("inflate-log").first() {
-        return Ok(crate::run::log_codec::inflate_file(file));
-    }
-    if let Some(code) = crate::fio_flags::act(args) {
-        return Ok(code);
+    if let Some(outcome) = answer_alone(args) {
+        return outcome;
     }
     check_flags(args)?;
     let parse_only = args.has("parse-only");
@@ -129,6 +81,83 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         return Err(1);
     }
     let demo = args.has("demo").then(demo_job);
+    let target = demo_target();
+    let plan = make_plan(args, demo.as_ref(), &target, parse_only)?;
+    if let Some(done) = before_run(&plan, args, parse_only, merge_only) {
+        return done;
+    }
+    let outcome = crate::execute::execute(&plan, args);
+    if demo.is_some() {
+        // The demo's scratch file is ours: leave nothing behind.
+        let _ = std::fs::remove_file(&target);
+    }
+    outcome
+}
+
+/// The flags that are answered on their own, before any job is read
+/// (version, help, --install-alias, --inflate-log, fio's self-acting
+/// flags): the run's outcome, or `None` to go on.
+fn answer_alone(args: &Args) -> Option<Result<i32, i32>> {
+    if args.has("version") {
+        if crate::persona::as_fio() {
+            out(&format!("{}\n", crate::FIO_VERSION));
+        } else {
+            out(&format!(
+                "{} (ferrio {})\n",
+                crate::FIO_VERSION,
+                env!("CARGO_PKG_VERSION")
+            ));
+        }
+        return Some(Ok(0));
+    }
+    if let Some(dir) = args.flag("install-alias") {
+        return Some(match crate::persona::install_alias(dir) {
+            Ok(link) => {
+                out(&format!(
+                    "ferrio: {} now runs ferrio as fio; put its directory first in PATH\n",
+                    link.display()
+                ));
+                Ok(0)
+            }
+            Err(e) => {
+                eprintln!("ferrio: --install-alias: {e}");
+                Err(1)
+            }
+        });
+    }
+    if args.has("help") {
+        out(&help::usage());
+        return Some(Ok(0));
+    }
+    if let Some(name) = args.flag("cmdhelp") {
+        let (text, err, code) = help::cmdhelp(name);
+        out(&text);
+        eprint!("{err}");
+        return Some(Ok(code));
+    }
+    if let Some(engine) = args.flag("enghelp") {
+        let (text, err, code) = help::enghelp(engine);
+        out(&text);
+        eprint!("{err}");
+        return Some(Ok(code));
+    }
+    // fio decodes the stored log named first (it reads no further
+    // --inflate-log) and exits with its status, running no job.
+    if let Some(file) = args.all("inflate-log").first() {
+        return Some(Ok(crate::run::log_codec::inflate_file(file)));
+    }
+    crate::fio_flags::act(args).map(Ok)
+}
+
+/// Reads the jobs (from the files and the command line, or the built-in
+/// demo job aimed at `target`) into a plan, saying fio's notes; a plan
+/// that fails says why and ends the run with status 1.
+fn make_plan(
+    args: &Args,
+    demo: Option<&(String, crate::jobfile::MemLoader)>,
+    target: &str,
+    parse_only: bool,
+) -> Result<crate::plan::Plan, i32> {
     let mut env = Environment::capture();
     if !crate::persona::as_fio() {
         // Job files name per-instance targets with ${FERRIO_RANK}.
@@ -139,12 +168,12 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         env.vars.insert("FERRIO_RANK".to_string(), rank.to_string());
     }
     let mut files = args.files.clone();
-    let target = demo_target();
-    if let Some((path, _)) = &demo {
-        env.vars.insert("FERRIO_TARGET".to_string(), target.clone());
+    if let Some((path, _)) = demo {
+        env.vars
+            .insert("FERRIO_TARGET".to_string(), target.to_string());
         files.insert(0, path.clone());
     }
-    let loader: &dyn crate::jobfile::Loader = match &demo {
+    let loader: &dyn crate::jobfile::Loader = match demo {
         Some((_, mem)) => mem,
         None => &FsLoader,
     };
@@ -178,8 +207,21 @@ fn run_args(args: &Args) -> Result<i32, i32> {
     if args.has("warnings-fatal") && !plan.notes.stderr.is_empty() {
         return Err(1);
     }
+    Ok(plan)
+}
+
+/// What ends the run once the plan is made, before any job runs:
+/// --showcmd, --explain, --parse-only, an empty plan, or
+/// --merge-blktrace-only (which merges and runs nothing). `None` when the
+/// jobs are to run.
+fn before_run(
+    plan: &crate::plan::Plan,
+    args: &Args,
+    parse_only: bool,
+    merge_only: bool,
+) -> Option<Result<i32, i32>> {
     if args.has("showcmd") {
-        return Ok(0);
+        return Some(Ok(0));
     }
     if args.has("explain") {
         let json = args
@@ -187,32 +229,27 @@ fn run_args(args: &Args) -> Result<i32, i32> {
             .iter()
             .any(|f| f.split(',').any(|f| f.starts_with("json")));
         out(&if json {
-            explain::explain_json(&plan)
+            explain::explain_json(plan)
         } else {
-            explain::explain(&plan)
+            explain::explain(plan)
         });
-        return Ok(0);
+        return Some(Ok(0));
     }
     if parse_only {
-        return Ok(0);
+        return Some(Ok(0));
     }
     if plan.groups.is_empty() && merge_only {
-        return Ok(0);
+        return Some(Ok(0));
     }
     if plan.groups.is_empty() {
         eprintln!("No job(s) defined\n");
         out(&help::usage());
-        return Err(1);
+        return Some(Err(1));
     }
     if merge_only {
-        return crate::execute::merge_only(&plan, args);
+        return Some(crate::execute::merge_only(plan, args));
     }
-    let outcome = crate::execute::execute(&plan, args);
-    if demo.is_some() {
-        // The demo's scratch file is ours: leave nothing behind.
-        let _ = std::fs::remove_file(&target);
-    }
-    outcome
+    None
 }
 
 /// The job file built into the binary for `--demo`: the README's first
@@ -234,7 +271,6 @@ fn demo_target() -> String {
         .to_string()
 }
 
-/// Flags that fio checks before reading any job.
 /// `--profile=NAME`: the command line with the profile's options after
 /// its own, or `None` for a dry run (`--showcmd`, `--parse-only`), where
 /// fio loads the profile but adds none of its jobs.
@@ -261,6 +297,7 @@ fn with_profile(args: &Args, name: &str) -> Result<Option<Args>, i32> {
     Ok(Some(args))
 }
 
+/// Flags that fio checks before reading any job.
 fn check_flags(args: &Args) -> Result<(), i32> {
     for value in args.all("output-format") {
         for format in value.split(',') {

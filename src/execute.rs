@@ -77,29 +77,12 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
 /// Runs every job of the plan (each checked before any I/O) and reports.
 pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let started = Instant::now();
-    let mut jobs = crate::run::prepare(plan, args.has("readonly")).map_err(|refusal| {
-        eprintln!("ferrio: {}", refusal.0);
-        1
-    })?;
-    // fio writes verify_dump's files under --aux-path when one is given.
-    if let Some(dir) = args.flag("aux-path").flatten() {
-        for spec in jobs.iter_mut().filter_map(|j| j.verify.as_mut()) {
-            std::sync::Arc::make_mut(spec).dump_dir = Some(dir.into());
-        }
-    }
-    let aux_path = args
-        .flag("aux-path")
-        .flatten()
-        .map(std::path::PathBuf::from);
-    load_verify_states(&mut jobs, aux_path.as_deref())?;
+    let jobs = prepare(plan, args)?;
     let formats = Formats::from_flags(&args.flags);
     let terse_version = match args.flag("terse-version").flatten() {
         Some(v) => v.parse().unwrap_or(3),
         None => 3,
     };
-    for notice in jobs.iter().flat_map(|j| &j.notices) {
-        eprintln!("{notice}");
-    }
     let status = status_line(args, formats, started)?;
     let trigger = crate::run::trigger::Trigger::from_args(args)?;
     let every = status_interval(args)?;
@@ -118,17 +101,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     // job starts; the jobs are reported as having done nothing.
     let aborted = crate::run::mounts::mounted_write(&jobs);
     if formats.normal {
-        // fio prints its version once the command line is parsed, unless
-        // the jobs are to come from a profile (loaded later, without it).
-        let version = if args.has("profile") {
-            String::new()
-        } else {
-            format!("{}\n", crate::FIO_VERSION)
-        };
-        match aborted {
-            Some(_) => sink.say(&version),
-            None => sink.say(&format!("{version}{}\n", starting(&jobs))),
-        }
+        say_version(&mut sink, args, &jobs, aborted.is_some());
     }
     crate::run::signals::install();
     let stop = &crate::run::signals::STOP;
@@ -192,8 +165,77 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     }
     let trigger_signalled = watcher.signalled;
     // Each failed job says so, and fio's exit status counts them.
+    let failed = say_failures(&results, &jobs, args, &mut sink);
+    let results = crate::run::group_results(&jobs, results);
+    let signal = crate::run::signals::received();
+    if let Some(signal) = signal {
+        sink.say(&format!("\nfio: terminating on signal {signal}\n"));
+    }
+    // ferrio's own warnings, when the tool rather than the device set the
+    // pace; machine formats alone keep stderr clean (they carry them in
+    // JSON under `ferrio`).
+    if formats.normal && !crate::persona::as_fio() {
+        say_ferrio_warnings(&results);
+    }
+    let last_group = jobs.iter().map(|j| j.group).max();
+    let report = Report::new(results, last_group, disks, started.elapsed(), terse_version);
+    let text = report.render(formats);
+    sink.say(&if live.ndjson {
+        crate::report::ndjson::compact(&text)
+    } else {
+        text
+    });
+    let signalled = signal.is_some() || trigger_signalled;
+    Ok(failed + if signalled { 128 } else { 0 })
+}
+
+/// Prepares the plan's jobs (each checked before any I/O), with
+/// --aux-path's place for verify files and the verify states they
+/// resume from; the jobs' notices go to stderr.
+fn prepare(plan: &Plan, args: &Args) -> Result<Vec<JobConfig>, i32> {
+    let mut jobs = crate::run::prepare(plan, args.has("readonly")).map_err(|refusal| {
+        eprintln!("ferrio: {}", refusal.0);
+        1
+    })?;
+    // fio writes verify_dump's files under --aux-path when one is given.
+    if let Some(dir) = args.flag("aux-path").flatten() {
+        for spec in jobs.iter_mut().filter_map(|j| j.verify.as_mut()) {
+            std::sync::Arc::make_mut(spec).dump_dir = Some(dir.into());
+        }
+    }
+    let aux_path = args
+        .flag("aux-path")
+        .flatten()
+        .map(std::path::PathBuf::from);
+    load_verify_states(&mut jobs, aux_path.as_deref())?;
+    for notice in jobs.iter().flat_map(|j| &j.notices) {
+        eprintln!("{notice}");
+    }
+    Ok(jobs)
+}
+
+/// fio's version line and, unless the run is aborted before any job
+/// starts, its `Starting N processes` line.
+fn say_version(sink: &mut Sink, args: &Args, jobs: &[JobConfig], aborted: bool) {
+    // fio prints its version once the command line is parsed, unless
+    // the jobs are to come from a profile (loaded later, without it).
+    let version = if args.has("profile") {
+        String::new()
+    } else {
+        format!("{}\n", crate::FIO_VERSION)
+    };
+    if aborted {
+        sink.say(&version);
+    } else {
+        sink.say(&format!("{version}{}\n", starting(jobs)));
+    }
+}
+
+/// Says what each failed job's errors were, where fio says them; returns
+/// how many jobs failed (what fio's exit status counts).
+fn say_failures(results: &[JobResult], jobs: &[JobConfig], args: &Args, sink: &mut Sink) -> i32 {
     let mut failed = 0;
-    for (r, cfg) in results.iter().zip(&jobs) {
+    for (r, cfg) in results.iter().zip(jobs) {
         // A job that carried on after its errors has not failed; fio
         // warned at its first direct I/O if that failed.
         if r.carried_on {
@@ -232,31 +274,17 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
             }
         }
     }
-    let results = crate::run::group_results(&jobs, results);
-    let signal = crate::run::signals::received();
-    if let Some(signal) = signal {
-        sink.say(&format!("\nfio: terminating on signal {signal}\n"));
-    }
-    // ferrio's own warnings, when the tool rather than the device set the
-    // pace; machine formats alone keep stderr clean (they carry them in
-    // JSON under `ferrio`).
-    if formats.normal && !crate::persona::as_fio() {
-        for r in &results {
-            for w in crate::report::ferrio::verdict(r).warnings {
-                eprintln!("ferrio: warning: {w}");
-            }
+    failed
+}
+
+/// ferrio's own warnings, for each result whose pace the tool rather
+/// than the device set.
+fn say_ferrio_warnings(results: &[JobResult]) {
+    for r in results {
+        for w in crate::report::ferrio::verdict(r).warnings {
+            eprintln!("ferrio: warning: {w}");
         }
     }
-    let last_group = jobs.iter().map(|j| j.group).max();
-    let report = Report::new(results, last_group, disks, started.elapsed(), terse_version);
-    let text = report.render(formats);
-    sink.say(&if live.ndjson {
-        crate::report::ndjson::compact(&text)
-    } else {
-        text
-    });
-    let signalled = signal.is_some() || trigger_signalled;
-    Ok(failed + if signalled { 128 } else { 0 })
 }
 
 /// Follows the run: prints the laying-out lines, and the status line when

@@ -100,22 +100,7 @@ impl StatusLine {
             }
         }
         if let Some(agg) = &mut self.aggregate {
-            let last = *agg.last.get_or_insert(self.genesis);
-            let ms = now.saturating_duration_since(last).as_millis() as u64;
-            if ms > 500 {
-                let at = now.saturating_duration_since(self.genesis).as_millis() as u64;
-                let bytes = progress.iter().fold([0u64; 3], |sum, p| {
-                    let (b, _) = p.totals();
-                    [sum[0] + b[0], sum[1] + b[1], sum[2] + b[2]]
-                });
-                for ((entries, now_bytes), seen) in agg.entries.iter_mut().zip(bytes).zip(agg.seen)
-                {
-                    let kib = (now_bytes.saturating_sub(seen) * 1000 / ms) / 1024;
-                    entries.push((at, kib));
-                }
-                agg.seen = bytes;
-                agg.last = Some(now);
-            }
+            agg.sample(self.genesis, now, progress);
         }
         let since = now.saturating_duration_since(self.last_display);
         if since.as_millis() * 100 <= self.interval.as_millis() * 95 {
@@ -123,70 +108,17 @@ impl StatusLine {
         }
         let elapsed_s =
             (now.saturating_duration_since(self.genesis).as_millis() as u64).div_ceil(1000);
-        let mut running = 0;
-        let mut ramping = 0;
-        let mut pending = 0;
-        let mut files = 0;
-        let (mut rate_bytes, mut rate_iops) = (0u64, 0u64);
-        let mut bytes = [0u64; 3];
-        let mut ios = [0u64; 3];
-        let mut states = String::new();
-        let mut eta = 0u64;
-        let mut eta_waiting = 0u64;
-        let mut waiting_group = None;
-        for ((cfg, p), epoch) in jobs.iter().zip(progress).zip(&self.epochs) {
-            let state = p.state();
-            match state {
-                State::Running | State::Finishing => running += 1,
-                State::Ramp => {
-                    running += 1;
-                    ramping += 1;
-                }
-                State::Pending | State::SettingUp => pending += 1,
-                _ => {}
-            }
-            if matches!(state, State::Running | State::Ramp | State::Finishing) {
-                files += cfg.paths.len();
-                let used = [cfg.pattern.read, cfg.pattern.write, false];
-                for (d, _) in used.iter().enumerate().filter(|(_, on)| **on) {
-                    rate_bytes += cfg.rate_bytes[d];
-                    rate_iops += cfg.rate_iops[d];
-                }
-            }
-            let (b, n) = p.totals();
-            for d in 0..3 {
-                bytes[d] += b[d];
-                ios[d] += n[d];
-            }
-            states.push(state_char(state, cfg));
-            if elapsed_s >= 3 {
-                let job_eta = job_eta(cfg, state, *epoch, now, b.iter().sum());
-                if state == State::Pending {
-                    // Later groups wait for this one: their times add up.
-                    if waiting_group != Some(cfg.group) {
-                        waiting_group = Some(cfg.group);
-                        eta_waiting += job_eta;
-                    }
-                } else {
-                    eta = eta.max(job_eta);
-                }
-            }
-        }
-        let eta = if elapsed_s >= 3 {
-            eta + eta_waiting
-        } else {
-            UNKNOWN
-        };
+        let tally = Tally::take(jobs, progress, &self.epochs, now, elapsed_s);
         let ms = since.as_millis() as u64;
         let per_sec = |now: u64, before: u64, scale: u64| {
             ((now - before) * 1000).checked_div(ms).unwrap_or(0) / scale
         };
-        let rates = [0, 1, 2].map(|d| per_sec(bytes[d], self.seen_bytes[d], 1024));
-        let iops = [0, 1, 2].map(|d| per_sec(ios[d], self.seen_ios[d], 1));
-        self.seen_bytes = bytes;
-        self.seen_ios = ios;
+        let rates = [0, 1, 2].map(|d| per_sec(tally.bytes[d], self.seen_bytes[d], 1024));
+        let iops = [0, 1, 2].map(|d| per_sec(tally.ios[d], self.seen_ios[d], 1));
+        self.seen_bytes = tally.bytes;
+        self.seen_ios = tally.ios;
         self.last_display = now;
-        if running == 0 && pending == 0 {
+        if tally.running == 0 && tally.pending == 0 {
             return None;
         }
         let mut line = String::new();
@@ -195,55 +127,7 @@ impl StatusLine {
             self.last_len = 0;
             line.push('\n');
         }
-        let start = line.len();
-        line += &format!("Jobs: {running} (f={files})");
-        let binary = jobs.first().is_none_or(|j| j.report.binary());
-        let sig_figs = jobs.first().map_or(4, |j| j.report.sig_figs);
-        if rate_bytes > 0 {
-            line += &format!(
-                ", {}-{}",
-                num2str(0, sig_figs, 1, binary, Unit::BytesPerSec),
-                num2str(rate_bytes, sig_figs, 1, binary, Unit::BytesPerSec)
-            );
-        } else if rate_iops > 0 {
-            line += &format!(", 0-{rate_iops} IOPS");
-        }
-        if eta != UNKNOWN && running > 0 {
-            let pct = if (eta == 0 && !self.eta_good) || ramping == running {
-                "-.-%".to_string()
-            } else {
-                self.eta_good = true;
-                let perc = if elapsed_s > 0 {
-                    elapsed_s as f64 / (elapsed_s + eta) as f64
-                } else {
-                    0.0
-                };
-                format!("{:3.1}%", perc * 100.0)
-            };
-            line += &format!(": [{}][{pct}]", condensed(&states));
-            let names = ['r', 'w', 't'];
-            let shown: Vec<usize> = (0..3).filter(|&d| rates[d] > 0 || iops[d] > 0).collect();
-            if !shown.is_empty() {
-                let list = |f: &dyn Fn(usize) -> String| {
-                    shown
-                        .iter()
-                        .map(|&d| format!("{}={}", names[d], f(d)))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                };
-                line += &format!(
-                    "[{}][{} IOPS]",
-                    list(&|d| num2str(rates[d], 4, 1024, binary, Unit::BytesPerSec)),
-                    list(&|d| num2str(iops[d], 4, 1, false, Unit::None))
-                );
-            }
-            line += &format!("[eta {}]", eta_text(eta));
-            let len = line.len() - start;
-            if len < self.last_len {
-                line += &" ".repeat(self.last_len - len);
-            }
-            self.last_len = len;
-        }
+        self.compose(&mut line, &tally, [rates, iops], elapsed_s, jobs);
         line.push('\r');
         match (self.newline_every, self.last_newline) {
             (Some(every), Some(last)) if now.saturating_duration_since(last) > every => {
@@ -254,6 +138,186 @@ impl StatusLine {
             _ => {}
         }
         Some(line)
+    }
+
+    /// Appends the line's text to `line`: the jobs and files running,
+    /// their rate limits, and (once an ETA is known) the states, percent
+    /// done, current rates (`[bytes/s per direction, IOPS per
+    /// direction]`) and ETA, padded to cover a longer line before it.
+    fn compose(
+        &mut self,
+        line: &mut String,
+        tally: &Tally,
+        [rates, iops]: [[u64; 3]; 2],
+        elapsed_s: u64,
+        jobs: &[JobConfig],
+    ) {
+        let (running, eta) = (tally.running, tally.eta);
+        let start = line.len();
+        *line += &format!("Jobs: {running} (f={})", tally.files);
+        let binary = jobs.first().is_none_or(|j| j.report.binary());
+        let sig_figs = jobs.first().map_or(4, |j| j.report.sig_figs);
+        if tally.rate_bytes > 0 {
+            *line += &format!(
+                ", {}-{}",
+                num2str(0, sig_figs, 1, binary, Unit::BytesPerSec),
+                num2str(tally.rate_bytes, sig_figs, 1, binary, Unit::BytesPerSec)
+            );
+        } else if tally.rate_iops > 0 {
+            *line += &format!(", 0-{} IOPS", tally.rate_iops);
+        }
+        if eta == UNKNOWN || running == 0 {
+            return;
+        }
+        let pct = if (eta == 0 && !self.eta_good) || tally.ramping == running {
+            "-.-%".to_string()
+        } else {
+            self.eta_good = true;
+            let perc = if elapsed_s > 0 {
+                elapsed_s as f64 / (elapsed_s + eta) as f64
+            } else {
+                0.0
+            };
+            format!("{:3.1}%", perc * 100.0)
+        };
+        *line += &format!(": [{}][{pct}]", condensed(&tally.states));
+        let names = ['r', 'w', 't'];
+        let shown: Vec<usize> = (0..3).filter(|&d| rates[d] > 0 || iops[d] > 0).collect();
+        if !shown.is_empty() {
+            let list = |f: &dyn Fn(usize) -> String| {
+                shown
+                    .iter()
+                    .map(|&d| format!("{}={}", names[d], f(d)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            *line += &format!(
+                "[{}][{} IOPS]",
+                list(&|d| num2str(rates[d], 4, 1024, binary, Unit::BytesPerSec)),
+                list(&|d| num2str(iops[d], 4, 1, false, Unit::None))
+            );
+        }
+        *line += &format!("[eta {}]", eta_text(eta));
+        let len = line.len() - start;
+        if len < self.last_len {
+            *line += &" ".repeat(self.last_len - len);
+        }
+        self.last_len = len;
+    }
+}
+
+impl Aggregate {
+    /// Takes a sample of the jobs' bandwidth per direction when more than
+    /// 500 ms have passed since the last one.
+    fn sample(&mut self, genesis: Instant, now: Instant, progress: &[JobProgress]) {
+        let last = *self.last.get_or_insert(genesis);
+        let ms = now.saturating_duration_since(last).as_millis() as u64;
+        if ms <= 500 {
+            return;
+        }
+        let at = now.saturating_duration_since(genesis).as_millis() as u64;
+        let bytes = progress.iter().fold([0u64; 3], |sum, p| {
+            let (b, _) = p.totals();
+            [sum[0] + b[0], sum[1] + b[1], sum[2] + b[2]]
+        });
+        for ((entries, now_bytes), seen) in self.entries.iter_mut().zip(bytes).zip(self.seen) {
+            let kib = (now_bytes.saturating_sub(seen) * 1000 / ms) / 1024;
+            entries.push((at, kib));
+        }
+        self.seen = bytes;
+        self.last = Some(now);
+    }
+}
+
+/// What the status line counts over the jobs at one display.
+struct Tally {
+    /// Jobs running (ramping and finishing ones included).
+    running: usize,
+    ramping: usize,
+    /// Jobs still to start or setting up.
+    pending: usize,
+    /// Files of the running jobs.
+    files: usize,
+    /// The running jobs' rate limits, over the directions they do.
+    rate_bytes: u64,
+    rate_iops: u64,
+    /// Completed bytes and I/Os per direction, over every job.
+    bytes: [u64; 3],
+    ios: [u64; 3],
+    /// Each job's state letter, in order.
+    states: String,
+    /// The run's ETA in seconds, or UNKNOWN in its first 3 seconds.
+    eta: u64,
+}
+
+impl Tally {
+    /// Counts the jobs' states, files, limits and totals, and the ETA:
+    /// the longest of the started jobs', plus each later group's (which
+    /// wait for this one, so their times add up).
+    fn take(
+        jobs: &[JobConfig],
+        progress: &[JobProgress],
+        epochs: &[Option<Instant>],
+        now: Instant,
+        elapsed_s: u64,
+    ) -> Tally {
+        let mut t = Tally {
+            running: 0,
+            ramping: 0,
+            pending: 0,
+            files: 0,
+            rate_bytes: 0,
+            rate_iops: 0,
+            bytes: [0; 3],
+            ios: [0; 3],
+            states: String::new(),
+            eta: 0,
+        };
+        let mut eta_waiting = 0u64;
+        let mut waiting_group = None;
+        for ((cfg, p), epoch) in jobs.iter().zip(progress).zip(epochs) {
+            let state = p.state();
+            match state {
+                State::Running | State::Finishing => t.running += 1,
+                State::Ramp => {
+                    t.running += 1;
+                    t.ramping += 1;
+                }
+                State::Pending | State::SettingUp => t.pending += 1,
+                _ => {}
+            }
+            if matches!(state, State::Running | State::Ramp | State::Finishing) {
+                t.files += cfg.paths.len();
+                let used = [cfg.pattern.read, cfg.pattern.write, false];
+                for (d, _) in used.iter().enumerate().filter(|(_, on)| **on) {
+                    t.rate_bytes += cfg.rate_bytes[d];
+                    t.rate_iops += cfg.rate_iops[d];
+                }
+            }
+            let (b, n) = p.totals();
+            for d in 0..3 {
+                t.bytes[d] += b[d];
+                t.ios[d] += n[d];
+            }
+            t.states.push(state_char(state, cfg));
+            if elapsed_s >= 3 {
+                let job_eta = job_eta(cfg, state, *epoch, now, b.iter().sum());
+                if state == State::Pending {
+                    if waiting_group != Some(cfg.group) {
+                        waiting_group = Some(cfg.group);
+                        eta_waiting += job_eta;
+                    }
+                } else {
+                    t.eta = t.eta.max(job_eta);
+                }
+            }
+        }
+        t.eta = if elapsed_s >= 3 {
+            t.eta + eta_waiting
+        } else {
+            UNKNOWN
+        };
+        t
     }
 }
 

@@ -479,6 +479,7 @@ pub struct Refusal(pub String);
 impl JobConfig {
     /// Reads the options ferrio runs. Any other option that was set makes
     /// the job refused, naming the options, so nothing is silently ignored.
+    #[allow(clippy::too_many_lines)] // issue 16: being split by the job-loop/config work
     pub fn from_spec(job: &JobSpec, readonly: bool) -> Result<Self, Refusal> {
         let in_bytes = super::zone_counts::in_bytes(job);
         let job: &JobSpec = &in_bytes;

@@ -55,11 +55,12 @@ mod zone_counts;
 
 use std::sync::atomic::AtomicBool;
 
+use crate::engine::EngineOptions;
+
 use config::{JobConfig, Refusal};
 use progress::JobProgress;
 use result::{JobError, JobResult};
 
-use crate::engine::EngineOptions;
 use crate::plan::Plan;
 use crate::stats::disk::{DiskUsage, DiskWatch};
 
@@ -164,14 +165,14 @@ fn layout_error(cfg: &JobConfig, e: &std::io::Error) -> JobError {
 /// Passes on what the jobs that laid out their own files said, and
 /// watches their disks from then on, as for the others once laid out.
 fn tell_layouts(
-    laid: &std::sync::mpsc::Receiver<(usize, Option<String>, Vec<String>)>,
+    laid: &std::sync::mpsc::Receiver<LaidNote>,
     members: &[JobConfig],
     disks: &mut DiskWatch,
     observer: &mut dyn Observer,
 ) {
     for (i, line, warnings) in laid.try_iter() {
         let cfg = &members[i];
-        if cfg.disk_util && cfg.kind.on_disk() {
+        if watches_disks(cfg) {
             for path in &cfg.paths {
                 disks.watch(path);
             }
@@ -203,6 +204,10 @@ const SYNC_DEPTH_NOTE: &str = "note: both iodepth >= 1 and synchronous I/O engin
 
 /// How often the main thread looks at running jobs.
 const TICK: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// What a job that lays out its own files sends the main thread: its
+/// place in the group and what the layout had to say.
+type LaidNote = (usize, Option<String>, Vec<String>);
 
 /// Runs prepared jobs group by group, each job publishing its progress in
 /// its slot of `progress`. `stop` ends every job early. Returns each
@@ -243,185 +248,240 @@ pub fn run(
             start = end;
             continue;
         }
-        let mut laid_out: Vec<Result<(), Box<JobResult>>> = Vec::with_capacity(members.len());
-        for (cfg, slot) in members.iter().zip(slots) {
-            slot.set_state(progress::State::SettingUp);
-            let laid = match &cfg.setup_failure {
-                Some(e) => Err(e.clone()),
-                // fio lays out no file for a replay: the log's I/O goes
-                // to the files as they are. What fio said (on stderr) of
-                // the log's entries it skipped is said here.
-                None if let Some(log) = &cfg.replay => {
-                    for warning in &log.warnings {
-                        eprintln!("{warning}");
-                    }
-                    Ok((None, Vec::new()))
-                }
-                // zonemode=zbd: fio makes the zones from the file's
-                // size before it lays the file out (and says what it
-                // rounds whatever the output format).
-                None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.engine_line(line)) => {
-                    Err(e)
-                }
-                // create_serialize=0: the job's own thread lays them out.
-                None if laid_in_job(cfg) => Ok((None, Vec::new())),
-                None => layout::lay_out(cfg).map_err(|e| layout_error(cfg, &e)),
-            };
-            // fio watches the disks under the files of engines that do
-            // I/O, once the files are in place.
-            // (A rados job's files are objects: fio watches no disk.)
-            // disk_util=0 leaves a job's disks out.
-            if laid.is_ok() && !laid_in_job(cfg) && cfg.disk_util && cfg.kind.on_disk() {
-                for path in &cfg.paths {
-                    disks.watch(path);
-                }
-            }
-            match laid {
-                Ok((line, warnings)) => {
-                    if let Some(line) = line {
-                        observer.notice(&line);
-                    }
-                    for warning in &warnings {
-                        observer.notice(warning);
-                    }
-                    laid_out.push(Ok(()));
-                }
-                Err(e) => {
-                    // A job that never runs leaves its flow at once.
-                    drop(cfg.flow.as_ref().map(|f| f.seat()));
-                    let mut failed = JobResult::new(cfg);
-                    failed.fail(e.errno, &e.func, e.message);
-                    slot.set_state(progress::State::Failed);
-                    laid_out.push(Err(Box::new(failed)));
-                }
-            }
-        }
+        let laid_out = lay_out_group(members, slots, &mut disks, observer);
         if start == 0 {
             // fio's genesis: the run's time zero, once the first jobs'
             // files are set up (what an iolog's waits count from).
             self::clock::genesis();
             observer.starting();
         }
-        for (cfg, ready) in members.iter().zip(&laid_out) {
-            if ready.is_err() {
-                continue;
-            }
-            match &cfg.engine_options {
-                EngineOptions::Cpu(cpu) if cpu.load > 0 => {
-                    observer.engine_line(&crate::engine::cpuio::CpuIo::banner(&cfg.name, cpu));
-                }
-                EngineOptions::Exec(exec) if exec.program.is_some() => {
-                    observer.engine_line(&exec.banner());
-                }
-                _ => {}
-            }
-            // fio notes, per job and whatever the output format, that a
-            // synchronous engine has one I/O in flight at most.
-            if cfg.iodepth > 1 && cfg.kind.synchronous(cfg.iodepth) {
-                observer.engine_line(SYNC_DEPTH_NOTE);
+        announce_group(members, &laid_out, observer);
+        let group = Group {
+            members,
+            slots,
+            stop,
+            rest_stop: &rest_stop,
+            // fio's test for cpuio's exit_on_io_done: no job that does
+            // I/O is running or still to come (a later group's jobs are
+            // to come, whatever their engine), and there was one.
+            io_jobs_ahead: end < jobs.len(),
+            had_io_jobs: jobs[..end].iter().any(moves_data),
+            run_start,
+        };
+        results.extend(group.run(laid_out, &mut disks, observer));
+        start = end;
+    }
+    // fio removes the control groups it made once every job is done.
+    cgroup::remove_made();
+    (results, disks.usage())
+}
+
+/// Whether a job's engine moves data (what cpuio's exit_on_io_done
+/// waits on the end of).
+fn moves_data(cfg: &JobConfig) -> bool {
+    !cfg.kind.has(crate::engine::caps::NO_IO)
+}
+
+/// Whether fio watches the disks under a job's files: engines that do
+/// I/O on files (a rados job's files are objects), unless disk_util=0
+/// leaves the job's disks out.
+fn watches_disks(cfg: &JobConfig) -> bool {
+    cfg.disk_util && cfg.kind.on_disk()
+}
+
+/// The result of a job whose files could not be laid out: it never runs,
+/// so it leaves its flow at once and its slot shows it failed.
+fn layout_failed(cfg: &JobConfig, slot: &JobProgress, e: JobError) -> JobResult {
+    drop(cfg.flow.as_ref().map(|f| f.seat()));
+    let mut failed = JobResult::new(cfg);
+    failed.fail(e.errno, &e.func, e.message);
+    slot.set_state(progress::State::Failed);
+    failed
+}
+
+/// Sets up a group's files before its jobs start (the jobs that lay out
+/// their own are left to their threads), watching the disks under those
+/// laid out. Each job's entry is the result it ends with when its setup
+/// failed.
+fn lay_out_group(
+    members: &[JobConfig],
+    slots: &[JobProgress],
+    disks: &mut DiskWatch,
+    observer: &mut dyn Observer,
+) -> Vec<Result<(), Box<JobResult>>> {
+    let mut laid_out = Vec::with_capacity(members.len());
+    for (cfg, slot) in members.iter().zip(slots) {
+        slot.set_state(progress::State::SettingUp);
+        let laid = lay_out_before(cfg, observer);
+        // fio watches the disks once the files are in place.
+        if laid.is_ok() && !laid_in_job(cfg) && watches_disks(cfg) {
+            for path in &cfg.paths {
+                disks.watch(path);
             }
         }
-        // fio's listeners are bound in their setup, before any job of the
-        // group opens its files (a sender connects as it opens its own).
-        for (cfg, ready) in members.iter().zip(&laid_out) {
-            if let (Ok(_), EngineOptions::Net(net)) = (ready, &cfg.engine_options) {
-                crate::engine::net::prebind(net);
+        match laid {
+            Ok((line, warnings)) => {
+                for text in line.iter().chain(&warnings) {
+                    observer.notice(text);
+                }
+                laid_out.push(Ok(()));
             }
+            Err(e) => laid_out.push(Err(Box::new(layout_failed(cfg, slot, e)))),
         }
-        let group_stop = AtomicBool::new(false);
-        let io_done = AtomicBool::new(false);
-        // fio's test for cpuio's exit_on_io_done: no job that does I/O
-        // is running or still to come (a later group's jobs are to come,
-        // whatever their engine), and there was one.
-        let moves_data = |cfg: &JobConfig| !cfg.kind.has(crate::engine::caps::NO_IO);
-        let io_jobs_ahead = end < jobs.len();
-        let had_io_jobs = jobs[..end].iter().any(moves_data);
-        let mut steady = steady::Checker::new(members, run_start);
+    }
+    laid_out
+}
+
+/// One job's setup before its group starts: its progress line and
+/// warnings, or why it cannot run.
+fn lay_out_before(
+    cfg: &JobConfig,
+    observer: &mut dyn Observer,
+) -> Result<(Option<String>, Vec<String>), JobError> {
+    match &cfg.setup_failure {
+        Some(e) => Err(e.clone()),
+        // fio lays out no file for a replay: the log's I/O goes to the
+        // files as they are. What fio said (on stderr) of the log's
+        // entries it skipped is said here.
+        None if let Some(log) = &cfg.replay => {
+            for warning in &log.warnings {
+                eprintln!("{warning}");
+            }
+            Ok((None, Vec::new()))
+        }
+        // zonemode=zbd: fio makes the zones from the file's size before
+        // it lays the file out (and says what it rounds whatever the
+        // output format).
+        None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.engine_line(line)) => Err(e),
+        // create_serialize=0: the job's own thread lays them out.
+        None if laid_in_job(cfg) => Ok((None, Vec::new())),
+        None => layout::lay_out(cfg).map_err(|e| layout_error(cfg, &e)),
+    }
+}
+
+/// What the engines of a group's ready jobs say as the group starts, and
+/// the net listeners they bind.
+fn announce_group(
+    members: &[JobConfig],
+    laid_out: &[Result<(), Box<JobResult>>],
+    observer: &mut dyn Observer,
+) {
+    for (cfg, ready) in members.iter().zip(laid_out) {
+        if ready.is_err() {
+            continue;
+        }
+        match &cfg.engine_options {
+            EngineOptions::Cpu(cpu) if cpu.load > 0 => {
+                observer.engine_line(&crate::engine::cpuio::CpuIo::banner(&cfg.name, cpu));
+            }
+            EngineOptions::Exec(exec) if exec.program.is_some() => {
+                observer.engine_line(&exec.banner());
+            }
+            _ => {}
+        }
+        // fio notes, per job and whatever the output format, that a
+        // synchronous engine has one I/O in flight at most.
+        if cfg.iodepth > 1 && cfg.kind.synchronous(cfg.iodepth) {
+            observer.engine_line(SYNC_DEPTH_NOTE);
+        }
+    }
+    // fio's listeners are bound in their setup, before any job of the
+    // group opens its files (a sender connects as it opens its own).
+    for (cfg, ready) in members.iter().zip(laid_out) {
+        if let (Ok(_), EngineOptions::Net(net)) = (ready, &cfg.engine_options) {
+            crate::engine::net::prebind(net);
+        }
+    }
+}
+
+/// One group of jobs about to run together, and what its run shares
+/// with the rest of the run.
+struct Group<'a> {
+    members: &'a [JobConfig],
+    slots: &'a [JobProgress],
+    /// Ends every job early (a terminating signal).
+    stop: &'a AtomicBool,
+    /// Keeps the groups still to come from starting (exit_what=all).
+    rest_stop: &'a AtomicBool,
+    /// Whether a later group is still to come (its jobs count as I/O to
+    /// come for exit_on_io_done).
+    io_jobs_ahead: bool,
+    /// Whether this group or an earlier one has a job that moves data.
+    had_io_jobs: bool,
+    /// When the run started (steady state's clock).
+    run_start: clock::Nanos,
+}
+
+/// The flags a group's jobs share while it runs.
+struct GroupFlags {
+    /// Set when a job's end stops the others of its group (exitall).
+    group_stop: AtomicBool,
+    /// Set once no job that moves data runs or is to come.
+    io_done: AtomicBool,
+}
+
+impl Group<'_> {
+    /// Runs the group's ready jobs, each on its own thread, watching them
+    /// until all have ended; returns every member's result in order.
+    fn run(
+        &self,
+        laid_out: Vec<Result<(), Box<JobResult>>>,
+        disks: &mut DiskWatch,
+        observer: &mut dyn Observer,
+    ) -> Vec<JobResult> {
+        let flags = GroupFlags {
+            group_stop: AtomicBool::new(false),
+            io_done: AtomicBool::new(false),
+        };
+        let mut steady = steady::Checker::new(self.members, self.run_start);
         // What the jobs that lay out their own files have to say of it,
         // by their place in the group.
-        let (laid_tx, laid_rx) = std::sync::mpsc::channel::<(usize, Option<String>, Vec<String>)>();
+        let (laid_tx, laid_rx) = std::sync::mpsc::channel::<LaidNote>();
         let mut group_results: Vec<JobResult> = std::thread::scope(|s| {
-            let handles: Vec<_> = members
+            let handles: Vec<_> = self
+                .members
                 .iter()
-                .zip(slots)
+                .zip(self.slots)
                 .zip(laid_out)
                 .enumerate()
-                .map(|(i, ((cfg, slot), ready))| match ready {
-                    Ok(()) => {
-                        // wait_for: the jobs of that name in this group
-                        // (earlier groups have ended already).
-                        let waitees: Vec<&JobProgress> = members
-                            .iter()
-                            .zip(slots)
-                            .filter(|(other, _)| cfg.wait_for.as_deref() == Some(&other.name))
-                            .map(|(_, p)| p)
-                            .collect();
-                        let stops = job_loop::Stops {
-                            run: stop,
-                            group: &group_stop,
-                            rest: &rest_stop,
-                            io_done: &io_done,
-                            own: &slot.terminate,
-                        };
+                .map(|(i, ((cfg, slot), ready))| {
+                    ready.map(|()| {
+                        let waitees = self.waitees(cfg);
+                        let stops = self.stops(&flags, slot);
                         let laid_tx = laid_tx.clone();
-                        Ok(s.spawn(move || {
-                            job_loop::wait_for(&waitees, stops);
-                            if laid_in_job(cfg) {
-                                match layout::lay_out(cfg) {
-                                    Ok((line, warnings)) => {
-                                        let _ = laid_tx.send((i, line, warnings));
-                                    }
-                                    Err(e) => {
-                                        let e = layout_error(cfg, &e);
-                                        drop(cfg.flow.as_ref().map(|f| f.seat()));
-                                        let mut failed = JobResult::new(cfg);
-                                        failed.fail(e.errno, &e.func, e.message);
-                                        slot.set_state(progress::State::Failed);
-                                        return failed;
-                                    }
-                                }
-                            }
-                            job_loop::run(cfg, stops, slot)
-                        }))
-                    }
-                    Err(failed) => Err(failed),
+                        s.spawn(move || job_thread(i, cfg, slot, &waitees, stops, &laid_tx))
+                    })
                 })
                 .collect();
             while !handles
                 .iter()
                 .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
             {
-                let io_running = members
-                    .iter()
-                    .zip(&handles)
-                    .any(|(cfg, h)| moves_data(cfg) && h.as_ref().is_ok_and(|h| !h.is_finished()));
-                if had_io_jobs && !io_jobs_ahead && !io_running {
-                    io_done.store(true, std::sync::atomic::Ordering::Relaxed);
+                let io_running =
+                    self.members.iter().zip(&handles).any(|(cfg, h)| {
+                        moves_data(cfg) && h.as_ref().is_ok_and(|h| !h.is_finished())
+                    });
+                if self.had_io_jobs && !self.io_jobs_ahead && !io_running {
+                    flags
+                        .io_done
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                tell_layouts(&laid_rx, members, &mut disks, observer);
-                observer.tick(&disks);
+                tell_layouts(&laid_rx, self.members, disks, observer);
+                observer.tick(disks);
                 let mut nap = TICK;
                 if let Some(checker) = &mut steady {
-                    checker.tick(slots);
+                    checker.tick(self.slots);
                     // Wake for the next check on time.
                     nap = nap.min(checker.until_next());
                 }
                 std::thread::sleep(nap);
             }
-            tell_layouts(&laid_rx, members, &mut disks, observer);
+            tell_layouts(&laid_rx, self.members, disks, observer);
             handles
                 .into_iter()
-                .zip(members)
+                .zip(self.members)
                 .map(|(h, cfg)| match h {
-                    Ok(handle) => handle.join().unwrap_or_else(|_| {
-                        let mut r = JobResult::new(cfg);
-                        r.fail(
-                            5,
-                            "thread",
-                            "the job's thread stopped unexpectedly".to_string(),
-                        );
-                        r
-                    }),
+                    Ok(handle) => handle.join().unwrap_or_else(|_| thread_lost(cfg)),
                     Err(failed) => *failed,
                 })
                 .collect()
@@ -431,10 +491,62 @@ pub fn run(
                 r.steady = s;
             }
         }
-        results.extend(group_results);
-        start = end;
+        group_results
     }
-    // fio removes the control groups it made once every job is done.
-    cgroup::remove_made();
-    (results, disks.usage())
+
+    /// wait_for: the progress of the jobs of that name in this group
+    /// (earlier groups have ended already).
+    fn waitees(&self, cfg: &JobConfig) -> Vec<&JobProgress> {
+        self.members
+            .iter()
+            .zip(self.slots)
+            .filter(|(other, _)| cfg.wait_for.as_deref() == Some(&other.name))
+            .map(|(_, p)| p)
+            .collect()
+    }
+
+    /// The flags that end one job of the group early.
+    fn stops<'a>(&'a self, flags: &'a GroupFlags, slot: &'a JobProgress) -> job_loop::Stops<'a> {
+        job_loop::Stops {
+            run: self.stop,
+            group: &flags.group_stop,
+            rest: self.rest_stop,
+            io_done: &flags.io_done,
+            own: &slot.terminate,
+        }
+    }
+}
+
+/// A job's thread: it waits for the jobs it follows, lays out its own
+/// files when create_serialize=0 leaves that to it (telling the main
+/// thread what the layout said), then runs.
+fn job_thread(
+    i: usize,
+    cfg: &JobConfig,
+    slot: &JobProgress,
+    waitees: &[&JobProgress],
+    stops: job_loop::Stops<'_>,
+    laid_tx: &std::sync::mpsc::Sender<LaidNote>,
+) -> JobResult {
+    job_loop::wait_for(waitees, stops);
+    if laid_in_job(cfg) {
+        match layout::lay_out(cfg) {
+            Ok((line, warnings)) => {
+                let _ = laid_tx.send((i, line, warnings));
+            }
+            Err(e) => return layout_failed(cfg, slot, layout_error(cfg, &e)),
+        }
+    }
+    job_loop::run(cfg, stops, slot)
+}
+
+/// The result of a job whose thread panicked.
+fn thread_lost(cfg: &JobConfig) -> JobResult {
+    let mut r = JobResult::new(cfg);
+    r.fail(
+        5,
+        "thread",
+        "the job's thread stopped unexpectedly".to_string(),
+    );
+    r
 }

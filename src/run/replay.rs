@@ -159,7 +159,7 @@ fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
 pub fn parse(text: &str, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, String> {
     let mut lines = text.lines();
     let first = lines.next().unwrap_or("");
-    let version = if first.starts_with(VERSION2) {
+    let version: u32 = if first.starts_with(VERSION2) {
         2
     } else if first.starts_with(VERSION3) {
         3
@@ -168,8 +168,7 @@ pub fn parse(text: &str, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
     };
     let mut log = ReplayLog::default();
     let mut last_time = 0u64;
-    let mut skipped_writes = 0u64;
-    let mut waits = false;
+    let mut dropped = Dropped::default();
     for (n, line) in lines.enumerate() {
         let mut words = line.split_whitespace();
         let mut delay_us = 0;
@@ -207,83 +206,16 @@ pub fn parse(text: &str, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
             })
         };
         let action = match fields[2..] {
-            [offset, len] => {
-                let (Ok(offset), Ok(len)) = (offset.parse::<u64>(), len.parse::<u32>()) else {
-                    log.warnings.push(format!("bad iolog{version}: {line}"));
-                    continue;
-                };
-                let (offset, len) = (offset, u64::from(len));
-                let action = match act {
-                    "wait" => Action::Wait { ms: offset },
-                    "read" => Action::Io {
-                        dir: Dir::Read,
-                        offset,
-                        len,
-                    },
-                    "write" => Action::Io {
-                        dir: Dir::Write,
-                        offset,
-                        len,
-                    },
-                    // fio 3.33 reads a trim but then skips it, as a
-                    // direction it does not replay (its DDIR_TRIM is 2).
-                    "trim" => {
-                        log.warnings.push("bad ddir: 2".to_string());
-                        continue;
-                    }
-                    "sync" => Action::Sync { data_only: false },
-                    "datasync" => Action::Sync { data_only: true },
-                    _ => {
-                        log.warnings
-                            .push(format!("fio: bad iolog file action: {act}"));
-                        continue;
-                    }
-                };
-                match action {
-                    Action::Io {
-                        dir: Dir::Write, ..
-                    } if opts.readonly => {
-                        skipped_writes += 1;
-                        continue;
-                    }
-                    Action::Wait { .. } if opts.no_stall => continue,
-                    Action::Io { dir, offset, len } => {
-                        let offset = scaled(offset, opts);
-                        match dir {
-                            Dir::Read => log.reads = true,
-                            Dir::Write => log.writes = true,
-                            Dir::Trim => log.trims = true,
-                        }
-                        log.max_len = log.max_len.max(len);
-                        log.bytes += len;
-                        Action::Io { dir, offset, len }
-                    }
-                    Action::Wait { ms } => {
-                        waits = true;
-                        Action::Wait { ms }
-                    }
-                    other => other,
-                }
-            }
-            [] => match act {
-                "add" => {
-                    if known.is_none() || opts.redirect.is_none() {
-                        log.files.push(name.to_path_buf());
-                    }
-                    Action::File
-                }
-                "open" => Action::Open,
-                "close" => Action::File,
-                _ => {
-                    log.warnings
-                        .push(format!("fio: bad iolog file action: {act}"));
-                    continue;
-                }
-            },
+            [offset, len] => decode_sized(act, offset, len, version, line, &mut log.warnings)
+                .and_then(|action| admit(action, opts, &mut log, &mut dropped)),
+            [] => file_action(act, name, known.is_some(), opts, &mut log),
             _ => {
                 log.warnings.push(format!("bad iolog{version}: {line}"));
-                continue;
+                None
             }
+        };
+        let Some(action) = action else {
+            continue;
         };
         let file = match action {
             // An add names the file it adds, even when it was added before.
@@ -296,17 +228,132 @@ pub fn parse(text: &str, job: &str, opts: &ReplayOptions) -> Result<ReplayLog, S
             action,
         });
     }
-    if skipped_writes > 0 {
+    if dropped.writes > 0 {
         log.warnings.push(format!(
-            "fio: <{job}> skips replay of {skipped_writes} writes due to read-only"
+            "fio: <{job}> skips replay of {} writes due to read-only",
+            dropped.writes
         ));
     }
-    if !log.reads && !log.writes && !waits {
+    if !log.reads && !log.writes && !dropped.waits_kept {
         return Err(
             "fio: the log has no reads or writes to replay (failed initializing iolog)".to_string(),
         );
     }
     Ok(log)
+}
+
+/// What the reading of a log keeps count of beside the steps.
+#[derive(Default)]
+struct Dropped {
+    /// Writes --readonly dropped from the replay.
+    writes: u64,
+    /// Whether a wait was kept (a log of waits alone still replays).
+    waits_kept: bool,
+}
+
+/// An entry with an offset and a length (an I/O, a wait, a sync) as its
+/// action, or `None` where fio skips it, with the warning fio gives.
+fn decode_sized(
+    act: &str,
+    offset: &str,
+    len: &str,
+    version: u32,
+    line: &str,
+    warnings: &mut Vec<String>,
+) -> Option<Action> {
+    let (Ok(offset), Ok(len)) = (offset.parse::<u64>(), len.parse::<u32>()) else {
+        warnings.push(format!("bad iolog{version}: {line}"));
+        return None;
+    };
+    let len = u64::from(len);
+    Some(match act {
+        "wait" => Action::Wait { ms: offset },
+        "read" => Action::Io {
+            dir: Dir::Read,
+            offset,
+            len,
+        },
+        "write" => Action::Io {
+            dir: Dir::Write,
+            offset,
+            len,
+        },
+        // fio 3.33 reads a trim but then skips it, as a direction it does
+        // not replay (its DDIR_TRIM is 2).
+        "trim" => {
+            warnings.push("bad ddir: 2".to_string());
+            return None;
+        }
+        "sync" => Action::Sync { data_only: false },
+        "datasync" => Action::Sync { data_only: true },
+        _ => {
+            warnings.push(format!("fio: bad iolog file action: {act}"));
+            return None;
+        }
+    })
+}
+
+/// A decoded action as the replay takes it: writes dropped under
+/// --readonly and waits under replay_no_stall; an I/O's offset scaled
+/// and counted in what the job does.
+fn admit(
+    action: Action,
+    opts: &ReplayOptions,
+    log: &mut ReplayLog,
+    dropped: &mut Dropped,
+) -> Option<Action> {
+    Some(match action {
+        Action::Io {
+            dir: Dir::Write, ..
+        } if opts.readonly => {
+            dropped.writes += 1;
+            return None;
+        }
+        Action::Wait { .. } if opts.no_stall => return None,
+        Action::Io { dir, offset, len } => {
+            let offset = scaled(offset, opts);
+            match dir {
+                Dir::Read => log.reads = true,
+                Dir::Write => log.writes = true,
+                Dir::Trim => log.trims = true,
+            }
+            log.max_len = log.max_len.max(len);
+            log.bytes += len;
+            Action::Io { dir, offset, len }
+        }
+        Action::Wait { ms } => {
+            dropped.waits_kept = true;
+            Action::Wait { ms }
+        }
+        other => other,
+    })
+}
+
+/// A file entry (`add`, `open`, `close`) as its action; an add names a
+/// new file of the log unless a redirect sends every name to one file
+/// already added. `None` for an action fio does not know.
+fn file_action(
+    act: &str,
+    name: &Path,
+    known: bool,
+    opts: &ReplayOptions,
+    log: &mut ReplayLog,
+) -> Option<Action> {
+    match act {
+        "add" => {
+            if !known || opts.redirect.is_none() {
+                log.files.push(name.to_path_buf());
+            }
+            Some(Action::File)
+        }
+        "open" => Some(Action::Open),
+        "close" => Some(Action::File),
+        _ => {
+            log.warnings
+                .push(format!("fio: bad iolog file action: {act}"));
+            None
+        }
+    }
 }
 
 /// The wait before a timed entry: the time since the previous one, in

@@ -17,12 +17,7 @@ pub struct LatencyMoments {
 impl LatencyMoments {
     #[inline]
     pub fn add(&mut self, v: u64) {
-        if self.count == 0 || v < self.min {
-            self.min = v;
-        }
-        if v > self.max {
-            self.max = v;
-        }
+        super::moments::widen(self.count, &mut self.min, &mut self.max, v);
         self.count += 1;
         self.sum += u128::from(v);
         self.sum_sq += u128::from(v) * u128::from(v);
@@ -54,7 +49,6 @@ impl LatencyMoments {
         (spread / (n as f64 * (n - 1) as f64)).sqrt()
     }
 
-    /// Adds another series (merging jobs or directions).
     /// The sum and the sum of squares of the samples, which with count,
     /// min and max are the whole state (saved for `ferrio merge`).
     pub fn sums(&self) -> (u128, u128) {
@@ -72,6 +66,7 @@ impl LatencyMoments {
         }
     }
 
+    /// Adds another series (merging jobs or directions).
     pub fn merge(&mut self, other: &LatencyMoments) {
         if other.count == 0 {
             return;

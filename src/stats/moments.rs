@@ -16,12 +16,7 @@ pub struct Moments {
 impl Moments {
     #[inline]
     pub fn add(&mut self, v: u64) {
-        if self.count == 0 || v < self.min {
-            self.min = v;
-        }
-        if v > self.max {
-            self.max = v;
-        }
+        widen(self.count, &mut self.min, &mut self.max, v);
         self.count += 1;
         let delta = v as f64 - self.mean;
         self.mean += delta / self.count as f64;
@@ -40,8 +35,6 @@ impl Moments {
         (self.m2 / (self.count - 1) as f64).sqrt()
     }
 
-    /// Combines two series (parallel form of Welford's update), with
-    /// fio's formula so that merged means round as fio's do.
     /// The sum of squared deviations from the mean (saved, with the
     /// mean, for `ferrio merge`).
     pub fn squared_deviations(&self) -> f64 {
@@ -59,6 +52,8 @@ impl Moments {
         }
     }
 
+    /// Combines two series (parallel form of Welford's update), with
+    /// fio's formula so that merged means round as fio's do.
     pub fn merge(&mut self, other: &Moments) {
         if other.count == 0 {
             return;
@@ -93,6 +88,18 @@ impl Moments {
         self.count += other.count;
         self.mean += other.mean;
         self.m2 += other.m2;
+    }
+}
+
+/// Takes sample `v` into a series' min and max, `count` samples in: the
+/// first sample sets both. Both kinds of moments keep their extremes so.
+#[inline]
+pub(super) fn widen(count: u64, min: &mut u64, max: &mut u64, v: u64) {
+    if count == 0 || v < *min {
+        *min = v;
+    }
+    if v > *max {
+        *max = v;
     }
 }
 
