@@ -13,58 +13,55 @@ fn err(message: impl Into<String>) -> Parsed {
     Parsed::fail(message.into())
 }
 
-/// Reads an option whose value only its check understands.
+/// Reads an option whose value only its check understands, into the typed
+/// value the run uses.
 pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
     // fio hands a missing value to the callback, which takes it as empty
-    // (`write_bw_log` alone logs under the job's name).
+    // (`write_bw_log` alone logs under the job's name). A check that
+    // refuses empty text leaves it as empty text.
     let Some(raw) = raw else {
-        return ok(Value::Text(String::new()));
+        let parsed = apply(def, Some(""), ctx);
+        return match parsed.value {
+            Some(_) => parsed,
+            None => ok(Value::Text(String::new())),
+        };
     };
-    let text = Value::Text(raw.to_string());
+    let text = || Value::Text(raw.to_string());
+    // fio checks these only when it is about to run the job: unchecked,
+    // a value that does not read is kept as text.
+    let at_run = |read: Result<Value, String>| match read {
+        Ok(value) => ok(value),
+        Err(_) if ctx.dry_run => ok(text()),
+        Err(m) => err(m),
+    };
     match def.check {
         Check::BsSplit => match parse_bssplit(raw, ctx.kb_base) {
-            Ok(_) => ok(text),
+            Ok(splits) => ok(Value::BsSplit(splits)),
             Err(m) => err(m),
         },
-        // fio checks these only when it is about to run the job.
-        Check::CpuList
-        | Check::CpuMask
-        | Check::NumaPolicy
-        | Check::NumaNodes
-        | Check::ErrorList
-            if ctx.dry_run =>
-        {
-            ok(text)
-        }
-        Check::ErrorList => match error_lists(raw) {
-            Ok(_) => ok(text),
-            Err(m) => err(m),
-        },
-        Check::NumaNodes => match crate::run::numa::parse_nodes(raw) {
-            Ok(_) => ok(text),
-            Err(m) => err(m),
-        },
-        Check::NumaPolicy => match crate::run::numa::MemPolicy::parse(raw) {
-            Ok(_) => ok(text),
-            Err(m) => err(m),
-        },
-        Check::CpuList => match cpu_list(raw, ctx.ncpus) {
-            Ok(()) => ok(text),
+        Check::CpuMask if ctx.dry_run => ok(text()),
+        Check::ErrorList => at_run(error_lists(raw).map(Value::ErrorLists)),
+        Check::NumaNodes => at_run(crate::run::numa::parse_nodes(raw).map(Value::NumaNodes)),
+        Check::NumaPolicy => at_run(crate::run::numa::MemPolicy::parse(raw).map(Value::NumaPolicy)),
+        Check::CpuList => match cpu_list(raw, (!ctx.dry_run).then_some(ctx.ncpus)) {
+            // A blank list is kept as text: the run tells it from a list.
+            Ok(_) if raw.trim().is_empty() => ok(text()),
+            Ok(cpus) => ok(Value::CpuList(cpus)),
             Err(m) => err(m),
         },
         // Only verify_pattern takes formats (%o), as in fio.
         Check::Pattern => {
             let formats = def.name == "verify_pattern";
             match crate::verify::pattern::DataPattern::parse(raw, formats) {
-                Ok(_) => ok(text),
+                Ok(pattern) => ok(Value::Pattern(pattern)),
                 Err(_) => err(format!("fio: failed parsing {}={}", def.name, raw)),
             }
         }
         Check::CpuMask => match number::size(raw, ctx.kb_base) {
-            Some(_) => ok(text),
+            Some(_) => ok(text()),
             None => err(format!("fio: failed parsing {}={}", def.name, raw)),
         },
-        _ => ok(text),
+        _ => ok(text()),
     }
 }
 
@@ -290,11 +287,32 @@ pub fn error_lists(raw: &str) -> Result<[Vec<i32>; 3], String> {
     Ok(lists)
 }
 
-/// `0-3,5,7` style CPU lists; every CPU must exist on this machine.
 /// fio's CPU set size (FIO_MAX_CPUS on Linux).
 const MAX_CPUS: u64 = 1024;
 
-fn cpu_list(raw: &str, ncpus: u64) -> Result<(), String> {
+/// Reads a `0-3,5,7` style CPU list: the CPUs up to the first empty entry,
+/// sorted, without repeats. With `ncpus` (when the job is about to run)
+/// every entry must also name CPUs this machine has; without it, an entry
+/// is read like C's `atoi` and never refused.
+pub fn cpu_list(raw: &str, ncpus: Option<u64>) -> Result<Vec<usize>, String> {
+    if let Some(ncpus) = ncpus {
+        check_cpus(raw, ncpus)?;
+    }
+    let mut cpus = Vec::new();
+    for part in raw.trim().split(',').take_while(|p| !p.is_empty()) {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let atoi = |s: &str| s.trim().parse::<usize>().unwrap_or(0);
+        let (lo, hi) = (atoi(lo), if hi.is_empty() { atoi(lo) } else { atoi(hi) });
+        cpus.extend(lo..=hi);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
+}
+
+/// Refuses a CPU list entry that is not a number or range, or that names
+/// a CPU beyond the machine's.
+fn check_cpus(raw: &str, ncpus: u64) -> Result<(), String> {
     for part in raw.split(',').filter(|p| !p.is_empty()) {
         let (lo, hi) = match part.split_once('-') {
             Some((a, b)) => (a, b),
