@@ -27,25 +27,29 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
         };
     };
     let text = || Value::Text(raw.to_string());
-    // fio checks these only when it is about to run the job: unchecked,
-    // a value that does not read is kept as text.
-    let at_run = |read: Result<Value, String>| match read {
+    let read = |value: Result<Value, String>| match value {
         Ok(value) => ok(value),
-        Err(_) if ctx.dry_run => ok(text()),
         Err(m) => err(m),
     };
     match def.check {
-        Check::BsSplit => match parse_bssplit(raw, ctx.kb_base) {
-            Ok(splits) => ok(Value::BsSplit(splits)),
-            Err(m) => err(m),
-        },
-        Check::CpuMask if ctx.dry_run => ok(text()),
-        Check::ErrorList => at_run(error_lists(raw).map(Value::ErrorLists)),
-        Check::NumaNodes => at_run(crate::run::numa::parse_nodes(raw).map(Value::NumaNodes)),
-        Check::NumaPolicy => at_run(crate::run::numa::MemPolicy::parse(raw).map(Value::NumaPolicy)),
-        Check::CpuList => match cpu_list(raw, (!ctx.dry_run).then_some(ctx.ncpus)) {
-            // A blank list is kept as text: the run tells it from a list.
-            Ok(_) if raw.trim().is_empty() => ok(text()),
+        Check::BsSplit => read(parse_bssplit(raw, ctx.kb_base).map(Value::BsSplit)),
+        // fio checks these only when it is about to run the job, so a
+        // plan that is not run keeps them as unchecked text.
+        Check::CpuList
+        | Check::CpuMask
+        | Check::NumaPolicy
+        | Check::NumaNodes
+        | Check::ErrorList
+            if ctx.dry_run =>
+        {
+            ok(text())
+        }
+        Check::ErrorList => read(error_lists(raw).map(Value::ErrorLists)),
+        Check::NumaNodes => read(crate::run::numa::parse_nodes(raw).map(Value::NumaNodes)),
+        Check::NumaPolicy => read(crate::run::numa::MemPolicy::parse(raw).map(Value::NumaPolicy)),
+        Check::CpuList => match cpu_list(raw, ctx.ncpus) {
+            // An empty list is kept as text: the run tells it from a list.
+            Ok(_) if raw.is_empty() => ok(text()),
             Ok(cpus) => ok(Value::CpuList(cpus)),
             Err(m) => err(m),
         },
@@ -290,30 +294,17 @@ pub fn error_lists(raw: &str) -> Result<[Vec<i32>; 3], String> {
 /// fio's CPU set size (FIO_MAX_CPUS on Linux).
 const MAX_CPUS: u64 = 1024;
 
-/// Reads a `0-3,5,7` style CPU list: the CPUs up to the first empty entry,
-/// sorted, without repeats. With `ncpus` (when the job is about to run)
-/// every entry must also name CPUs this machine has; without it, an entry
-/// is read like C's `atoi` and never refused.
-pub fn cpu_list(raw: &str, ncpus: Option<u64>) -> Result<Vec<usize>, String> {
-    if let Some(ncpus) = ncpus {
-        check_cpus(raw, ncpus)?;
-    }
+/// Reads a `0-3,5,7` style CPU list, every CPU of which must exist on this
+/// machine: the CPUs up to the first empty entry, sorted, without repeats
+/// (the entries after it are checked all the same).
+fn cpu_list(raw: &str, ncpus: u64) -> Result<Vec<usize>, String> {
     let mut cpus = Vec::new();
-    for part in raw.trim().split(',').take_while(|p| !p.is_empty()) {
-        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
-        let atoi = |s: &str| s.trim().parse::<usize>().unwrap_or(0);
-        let (lo, hi) = (atoi(lo), if hi.is_empty() { atoi(lo) } else { atoi(hi) });
-        cpus.extend(lo..=hi);
-    }
-    cpus.sort_unstable();
-    cpus.dedup();
-    Ok(cpus)
-}
-
-/// Refuses a CPU list entry that is not a number or range, or that names
-/// a CPU beyond the machine's.
-fn check_cpus(raw: &str, ncpus: u64) -> Result<(), String> {
-    for part in raw.split(',').filter(|p| !p.is_empty()) {
+    let mut listing = true;
+    for part in raw.split(',') {
+        if part.is_empty() {
+            listing = false;
+            continue;
+        }
         let (lo, hi) = match part.split_once('-') {
             Some((a, b)) => (a, b),
             None => (part, part),
@@ -341,6 +332,11 @@ fn check_cpus(raw: &str, ncpus: u64) -> Result<(), String> {
                 ncpus.saturating_sub(1)
             ));
         }
+        if listing {
+            cpus.extend(lo as usize..=hi as usize);
+        }
     }
-    Ok(())
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
 }
