@@ -168,7 +168,7 @@ pub fn explain_json(plan: &Plan) -> String {
                         let text = set.text.clone().map_or(J::Null, J::String);
                         options.insert(
                             set.def.name.to_string(),
-                            json!({"value": text, "typed": typed(&set.value), "origin": set.origin.to_string()}),
+                            json!({"value": text, "typed": typed(set), "origin": set.origin.to_string()}),
                         );
                     }
                     json!({
@@ -194,10 +194,11 @@ pub fn explain_json(plan: &Plan) -> String {
 }
 
 /// A typed value as JSON: numbers per direction, words with their tail,
-/// ranges as pairs, and so on.
-fn typed(v: &Value) -> serde_json::Value {
+/// ranges as pairs, and so on. Lists and patterns, which the option parser
+/// reads into the run's own types, show as the text they came from.
+fn typed(set: &crate::plan::Setting) -> serde_json::Value {
     use serde_json::json;
-    match v {
+    match &set.value {
         Value::Bool(b) => json!({"bool": b}),
         Value::Nums(n) => json!({"nums": n}),
         Value::Percent(p) => json!({"percent": p}),
@@ -206,6 +207,12 @@ fn typed(v: &Value) -> serde_json::Value {
         Value::Ranges(r) => json!({"ranges": r}),
         Value::Floats { values, precision } => json!({"floats": values, "precision": precision}),
         Value::Ignored => json!({"ignored": true}),
+        Value::BsSplit(_)
+        | Value::ErrorLists(_)
+        | Value::CpuList(_)
+        | Value::NumaNodes(_)
+        | Value::NumaPolicy(_)
+        | Value::Pattern(_) => json!({"text": set.text.as_deref().unwrap_or("")}),
     }
 }
 

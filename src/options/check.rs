@@ -13,20 +13,28 @@ fn err(message: impl Into<String>) -> Parsed {
     Parsed::fail(message.into())
 }
 
-/// Reads an option whose value only its check understands.
+/// Reads an option whose value only its check understands, into the typed
+/// value the run uses.
 pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
     // fio hands a missing value to the callback, which takes it as empty
-    // (`write_bw_log` alone logs under the job's name).
+    // (`write_bw_log` alone logs under the job's name). A check that
+    // refuses empty text leaves it as empty text.
     let Some(raw) = raw else {
-        return ok(Value::Text(String::new()));
+        let parsed = apply(def, Some(""), ctx);
+        return match parsed.value {
+            Some(_) => parsed,
+            None => ok(Value::Text(String::new())),
+        };
     };
-    let text = Value::Text(raw.to_string());
+    let text = || Value::Text(raw.to_string());
+    let read = |value: Result<Value, String>| match value {
+        Ok(value) => ok(value),
+        Err(m) => err(m),
+    };
     match def.check {
-        Check::BsSplit => match parse_bssplit(raw, ctx.kb_base) {
-            Ok(_) => ok(text),
-            Err(m) => err(m),
-        },
-        // fio checks these only when it is about to run the job.
+        Check::BsSplit => read(parse_bssplit(raw, ctx.kb_base).map(Value::BsSplit)),
+        // fio checks these only when it is about to run the job, so a
+        // plan that is not run keeps them as unchecked text.
         Check::CpuList
         | Check::CpuMask
         | Check::NumaPolicy
@@ -34,37 +42,30 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
         | Check::ErrorList
             if ctx.dry_run =>
         {
-            ok(text)
+            ok(text())
         }
-        Check::ErrorList => match error_lists(raw) {
-            Ok(_) => ok(text),
-            Err(m) => err(m),
-        },
-        Check::NumaNodes => match crate::run::numa::parse_nodes(raw) {
-            Ok(_) => ok(text),
-            Err(m) => err(m),
-        },
-        Check::NumaPolicy => match crate::run::numa::MemPolicy::parse(raw) {
-            Ok(_) => ok(text),
-            Err(m) => err(m),
-        },
+        Check::ErrorList => read(error_lists(raw).map(Value::ErrorLists)),
+        Check::NumaNodes => read(crate::run::numa::parse_nodes(raw).map(Value::NumaNodes)),
+        Check::NumaPolicy => read(crate::run::numa::MemPolicy::parse(raw).map(Value::NumaPolicy)),
         Check::CpuList => match cpu_list(raw, ctx.ncpus) {
-            Ok(()) => ok(text),
+            // An empty list is kept as text: the run tells it from a list.
+            Ok(_) if raw.is_empty() => ok(text()),
+            Ok(cpus) => ok(Value::CpuList(cpus)),
             Err(m) => err(m),
         },
         // Only verify_pattern takes formats (%o), as in fio.
         Check::Pattern => {
             let formats = def.name == "verify_pattern";
             match crate::verify::pattern::DataPattern::parse(raw, formats) {
-                Ok(_) => ok(text),
+                Ok(pattern) => ok(Value::Pattern(pattern)),
                 Err(_) => err(format!("fio: failed parsing {}={}", def.name, raw)),
             }
         }
         Check::CpuMask => match number::size(raw, ctx.kb_base) {
-            Some(_) => ok(text),
+            Some(_) => ok(text()),
             None => err(format!("fio: failed parsing {}={}", def.name, raw)),
         },
-        _ => ok(text),
+        _ => ok(text()),
     }
 }
 
@@ -290,12 +291,20 @@ pub fn error_lists(raw: &str) -> Result<[Vec<i32>; 3], String> {
     Ok(lists)
 }
 
-/// `0-3,5,7` style CPU lists; every CPU must exist on this machine.
 /// fio's CPU set size (FIO_MAX_CPUS on Linux).
 const MAX_CPUS: u64 = 1024;
 
-fn cpu_list(raw: &str, ncpus: u64) -> Result<(), String> {
-    for part in raw.split(',').filter(|p| !p.is_empty()) {
+/// Reads a `0-3,5,7` style CPU list, every CPU of which must exist on this
+/// machine: the CPUs up to the first empty entry, sorted, without repeats
+/// (the entries after it are checked all the same).
+fn cpu_list(raw: &str, ncpus: u64) -> Result<Vec<usize>, String> {
+    let mut cpus = Vec::new();
+    let mut listing = true;
+    for part in raw.split(',') {
+        if part.is_empty() {
+            listing = false;
+            continue;
+        }
         let (lo, hi) = match part.split_once('-') {
             Some((a, b)) => (a, b),
             None => (part, part),
@@ -323,6 +332,11 @@ fn cpu_list(raw: &str, ncpus: u64) -> Result<(), String> {
                 ncpus.saturating_sub(1)
             ));
         }
+        if listing {
+            cpus.extend(lo as usize..=hi as usize);
+        }
     }
-    Ok(())
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
 }

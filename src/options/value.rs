@@ -1,9 +1,11 @@
 //! Turning an option's raw text into a typed [`Value`], with fio's rules
 //! for comma-separated per-direction values and its error messages.
 
-use super::check;
+use super::check::{self, SplitEntry};
 use super::def::{Check, Kind, OptDef, Word};
 use super::number::{self, SizeValue};
+use crate::run::numa::MemPolicy;
+use crate::verify::pattern::DataPattern;
 
 /// A typed option value.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +29,20 @@ pub enum Value {
     /// Numbers from a `:`-separated list, with the largest count of
     /// decimals written (fio prints percentiles with that precision).
     Floats { values: Vec<f64>, precision: usize },
+    /// `bssplit`: each direction's block sizes with their shares, read
+    /// with the `kb_base` in force where the option was written.
+    BsSplit([Vec<SplitEntry>; 3]),
+    /// `ignore_error`: the errnos ignored on reads, writes and verifies.
+    ErrorLists([Vec<i32>; 3]),
+    /// A CPU list that is not blank (`cpus_allowed=0-3,5`): the CPUs,
+    /// sorted, without repeats.
+    CpuList(Vec<usize>),
+    /// `numa_cpu_nodes`: the nodes, sorted, without repeats.
+    NumaNodes(Vec<usize>),
+    /// `numa_mem_policy`: the policy, `None` for `default`.
+    NumaPolicy(Option<MemPolicy>),
+    /// `buffer_pattern` or `verify_pattern`.
+    Pattern(DataPattern),
     /// Accepted only to be ignored (deprecated options).
     Ignored,
 }

@@ -94,6 +94,10 @@ impl State {
     }
 
     fn last(&self, name: &str) -> Option<&Value> {
+        debug_assert!(
+            options::find(name).is_some_and(|o| o.name == name),
+            "no generic option has the canonical name {name:?}"
+        );
         self.settings
             .iter()
             .rev()

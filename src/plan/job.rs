@@ -41,11 +41,14 @@ pub struct JobSpec {
 
 impl JobSpec {
     /// The setting for option `name` when it was set explicitly.
+    #[track_caller]
     pub fn setting(&self, name: &str) -> Option<&Setting> {
+        debug_assert_option(name);
         self.settings.iter().rev().find(|s| s.def.matches(name))
     }
 
     /// The effective value of a generic option: as set, else its default.
+    #[track_caller]
     pub fn value(&self, name: &str) -> Option<&Value> {
         if let Some(s) = self.setting(name) {
             return Some(&s.value);
@@ -55,11 +58,13 @@ impl JobSpec {
     }
 
     /// A number-valued option for the read direction (or the only value).
+    #[track_caller]
     pub fn num(&self, name: &str) -> Option<u64> {
         self.value(name)?.number()
     }
 
     /// A boolean option's effective value.
+    #[track_caller]
     pub fn flag(&self, name: &str) -> bool {
         self.num(name).is_some_and(|v| v != 0)
     }
@@ -83,6 +88,18 @@ impl JobSpec {
             _ => Vec::new(),
         }
     }
+}
+
+/// Checks, in debug builds, that `name` is an option of the table (generic
+/// or an engine's, by its name or an alias). The accessors answer an
+/// unknown name as an option left unset, so a misspelt name in the code
+/// would otherwise quietly read the default.
+#[track_caller]
+pub fn debug_assert_option(name: &str) {
+    debug_assert!(
+        OPTIONS.iter().any(|o| o.matches(name)),
+        "no option is called {name:?}"
+    );
 }
 
 /// Splits a `filename` (or `directory`) value at unescaped colons.

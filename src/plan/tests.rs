@@ -112,3 +112,29 @@ fn engine_options_need_their_engine() {
     let p = plan_text("[a]\nioengine=aio\n", &[], true).unwrap();
     assert_eq!(p.jobs().next().unwrap().engine, "libaio");
 }
+
+#[test]
+fn bssplit_sizes_use_the_kb_base_set_before_it() {
+    // fio converts the sizes when it reads the option, so a kb_base
+    // set later (here in the job section) does not change them.
+    let p = plan_text("[global]\nbssplit=4k\n[a]\nkb_base=1000\n", &[], false).unwrap();
+    let job = p.jobs().next().unwrap();
+    let Some(crate::options::Value::BsSplit(splits)) = job.value("bssplit") else {
+        panic!("bssplit is not read into a split");
+    };
+    assert_eq!(splits[0][0].bs, 4096);
+    let p = plan_text("[a]\nkb_base=1000\nbssplit=4k\n", &[], false).unwrap();
+    let job = p.jobs().next().unwrap();
+    let Some(crate::options::Value::BsSplit(splits)) = job.value("bssplit") else {
+        panic!("bssplit is not read into a split");
+    };
+    assert_eq!(splits[0][0].bs, 4000);
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "no option is called \"iodepht\"")]
+fn a_misspelt_option_name_fails_a_debug_assertion() {
+    let p = plan_text("[a]\n", &[], false).unwrap();
+    let _ = p.jobs().next().unwrap().num("iodepht");
+}

@@ -139,8 +139,7 @@ impl ReportOptions {
 /// Whether an ignore_error list turns continue_on_error on for its kind.
 fn ignores_errors(job: &JobSpec) -> bool {
     match job.value("ignore_error") {
-        Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
-            .is_ok_and(|lists| lists.iter().any(|l| !l.is_empty())),
+        Some(Value::ErrorLists(lists)) => lists.iter().any(|l| !l.is_empty()),
         _ => false,
     }
 }

@@ -11,7 +11,7 @@ use super::logs::{LogPlan, log_name};
 use super::result::JobError;
 use super::sync_range::SyncRange;
 use crate::engine::{self, Dir, EngineOptions, caps};
-use crate::options::check::{SplitEntry, parse_bssplit};
+use crate::options::check::SplitEntry;
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
 use crate::report::options::ReportOptions;
@@ -884,10 +884,11 @@ impl JobConfig {
         let dedupe = job.num("dedupe_percentage").unwrap_or(0).min(100) as u32;
         let buffer_shape = buffer_shape(job, &bs, size, compress, dedupe);
         let buffer_pattern = match job.setting("buffer_pattern").map(|s| &s.value) {
-            Some(Value::Text(t)) => Some(
-                DataPattern::parse(t, false)
-                    .map_err(|e| Refusal(format!("job '{}': buffer_pattern: {e}", job.name)))?,
-            ),
+            Some(Value::Pattern(p)) => Some(p.clone()),
+            Some(Value::Text(t)) => {
+                let e = DataPattern::unreadable(t, false);
+                return Err(Refusal(format!("job '{}': buffer_pattern: {e}", job.name)));
+            }
             _ => None,
         };
         // A job that fails its file setup does no I/O, so verify settings
@@ -985,8 +986,7 @@ impl JobConfig {
             None => job.num("iodepth").unwrap_or(1).max(1) as usize,
         };
         let ignore_errors = match job.value("ignore_error") {
-            Some(Value::Text(lists)) => crate::options::check::error_lists(lists)
-                .map_err(|e| Refusal(format!("job '{}': ignore_error: {e}", job.name)))?,
+            Some(Value::ErrorLists(lists)) => lists.clone(),
             _ => Default::default(),
         };
         let batch_complete_min = job.num("iodepth_batch_complete_min").unwrap_or(1) as usize;
@@ -1492,8 +1492,11 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
             .map(|_| job.num("log_entries").unwrap_or(1024) as usize),
         gz_cpus: job
             .setting("log_compression_cpus")
-            .and_then(|s| s.text.as_deref())
-            .map(super::sched::cpu_list),
+            .and_then(|s| match &s.value {
+                Value::CpuList(cpus) => Some(cpus.clone()),
+                // A blank list, given, names no CPU.
+                _ => s.text.as_ref().map(|_| Vec::new()),
+            }),
         gz_store: store,
         muted: !job.flag("stats"),
     }
@@ -1501,11 +1504,8 @@ fn log_plan(job: &JobSpec, measure: &Measure) -> LogPlan {
 
 /// Block sizes per direction from `bssplit`, else `bsrange`, else `bs`.
 pub fn block_sizes(job: &JobSpec) -> Result<[BlockSizes; 3], Refusal> {
-    let kb_base = job.num("kb_base").filter(|&b| b != 0).unwrap_or(1024);
-    if let Some(Value::Text(text)) = job.setting("bssplit").map(|s| &s.value) {
-        let splits = parse_bssplit(text, kb_base)
-            .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))?;
-        return Ok(splits.map(|mut entries| {
+    if let Some(Value::BsSplit(splits)) = job.setting("bssplit").map(|s| &s.value) {
+        return Ok(splits.clone().map(|mut entries| {
             // fio looks sizes up from the smallest share to the largest.
             entries.sort_by_key(|e| e.percent);
             let min = entries.iter().map(|e| e.bs).min().unwrap_or(4096);
@@ -2099,8 +2099,10 @@ fn verify_spec(
 ) -> Result<Option<VerifySpec>, Refusal> {
     let refuse = |what: String| Refusal(format!("job '{}': {what}", job.name));
     let pattern = match job.setting("verify_pattern").map(|s| &s.value) {
+        Some(Value::Pattern(p)) => Some(p.clone()),
         Some(Value::Text(t)) => {
-            Some(DataPattern::parse(t, true).map_err(|e| refuse(format!("verify_pattern: {e}")))?)
+            let e = DataPattern::unreadable(t, true);
+            return Err(refuse(format!("verify_pattern: {e}")));
         }
         _ => None,
     };
@@ -2176,7 +2178,7 @@ fn verify_spec(
         replay,
         offload_threads: job.num("verify_async").unwrap_or(0) as usize,
         offload_cpus: match job.value("verify_async_cpus") {
-            Some(Value::Text(t)) if !t.trim().is_empty() => Some(super::sched::cpu_list(t)),
+            Some(Value::CpuList(cpus)) => Some(cpus.clone()),
             _ => None,
         },
     }))

@@ -89,16 +89,14 @@ impl ThreadSetup {
             cpus,
             split_empty,
             gtod_cpu,
-            numa_cpus: job
-                .setting("numa_cpu_nodes")
-                .and_then(|s| s.text.as_deref())
-                .and_then(|t| super::numa::parse_nodes(t).ok())
-                .map(|nodes| super::numa::cpus_of(&nodes)),
-            mem_policy: job
-                .setting("numa_mem_policy")
-                .and_then(|s| s.text.as_deref())
-                .and_then(|t| super::numa::MemPolicy::parse(t).ok())
-                .flatten(),
+            numa_cpus: match job.value("numa_cpu_nodes") {
+                Some(Value::NumaNodes(nodes)) => Some(super::numa::cpus_of(nodes)),
+                _ => None,
+            },
+            mem_policy: match job.value("numa_mem_policy") {
+                Some(Value::NumaPolicy(policy)) => policy.clone(),
+                _ => None,
+            },
             ioprio: prio_set.then(|| {
                 (
                     job.num("prioclass").unwrap_or(0) as u16,
@@ -336,21 +334,11 @@ fn cpu_set(job: &JobSpec) -> Option<Vec<usize>> {
         // fio reads the mask as an int's worth of bits.
         return Some((0..32).filter(|i| bits & (1 << i) != 0).collect());
     }
-    Some(cpu_list(&text(list?)))
-}
-
-/// A CPU list as fio reads it ("0-3,6"), sorted, without repeats.
-pub fn cpu_list(raw: &str) -> Vec<usize> {
-    let mut cpus = Vec::new();
-    for part in raw.trim().split(',').take_while(|p| !p.is_empty()) {
-        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
-        let atoi = |s: &str| s.trim().parse::<usize>().unwrap_or(0);
-        let (lo, hi) = (atoi(lo), if hi.is_empty() { atoi(lo) } else { atoi(hi) });
-        cpus.extend(lo..=hi);
+    // A blank list names no CPU.
+    match &list?.value {
+        Value::CpuList(cpus) => Some(cpus.clone()),
+        _ => Some(Vec::new()),
     }
-    cpus.sort_unstable();
-    cpus.dedup();
-    cpus
 }
 
 /// fio's exec_prerun/exec_postrun: the command through the shell, its

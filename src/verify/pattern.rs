@@ -19,12 +19,7 @@ impl DataPattern {
     /// Reads a pattern as fio does; `formats` allows `%o` (verify_pattern
     /// only: fio's buffer_pattern takes no formats).
     pub fn parse(text: &str, formats: bool) -> Result<Self, String> {
-        let bad = || {
-            format!(
-                "bad pattern '{text}': expected hex (0x..), decimal, \"text\", 'file'{}",
-                if formats { " or %o" } else { "" }
-            )
-        };
+        let bad = || Self::unreadable(text, formats);
         let mut bytes = Vec::new();
         let mut offsets_at = Vec::new();
         let mut rest = text;
@@ -61,6 +56,15 @@ impl DataPattern {
             return Err(bad());
         }
         Ok(DataPattern { bytes, offsets_at })
+    }
+
+    /// Why `text` is not a pattern. The run says it for an option given
+    /// without a value, which the option parser keeps as empty text.
+    pub fn unreadable(text: &str, formats: bool) -> String {
+        format!(
+            "bad pattern '{text}': expected hex (0x..), decimal, \"text\", 'file'{}",
+            if formats { " or %o" } else { "" }
+        )
     }
 
     pub fn len(&self) -> usize {

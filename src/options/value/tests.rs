@@ -114,3 +114,64 @@ fn deprecated_options_fail_with_a_stdout_notice() {
     assert!(p.value.is_none());
     assert_eq!(p.notices, vec!["Option rwmixcycle is deprecated"]);
 }
+
+#[test]
+fn lists_and_patterns_are_read_into_their_run_types() {
+    let split = |percent| SplitEntry { bs: 4096, percent };
+    assert_eq!(
+        parse_opt("bssplit", Some("4k/100")).value,
+        Some(Value::BsSplit([
+            vec![split(100)],
+            vec![split(100)],
+            vec![split(100)]
+        ]))
+    );
+    assert_eq!(
+        parse_opt("ignore_error", Some("EIO:5,,22")).value,
+        Some(Value::ErrorLists([vec![5, 5], vec![], vec![22]]))
+    );
+    assert_eq!(
+        parse_opt("cpus_allowed", Some("1,0-1")).value,
+        Some(Value::CpuList(vec![0, 1]))
+    );
+    assert!(matches!(
+        parse_opt("verify_pattern", Some("0xaa%o")).value,
+        Some(Value::Pattern(_))
+    ));
+}
+
+#[test]
+fn a_list_given_without_a_value_reads_as_an_empty_one() {
+    assert_eq!(
+        parse_opt("bssplit", None).value,
+        Some(Value::BsSplit(Default::default()))
+    );
+    assert_eq!(
+        parse_opt("ignore_error", None).value,
+        Some(Value::ErrorLists(Default::default()))
+    );
+    // Blank CPU lists and patterns stay text: the run tells them apart.
+    assert_eq!(
+        parse_opt("cpus_allowed", None).value,
+        Some(Value::Text(String::new()))
+    );
+    assert_eq!(
+        parse_opt("verify_pattern", None).value,
+        Some(Value::Text(String::new()))
+    );
+}
+
+#[test]
+fn values_checked_only_at_run_stay_text_under_parse_only() {
+    let dry = ParseContext {
+        dry_run: true,
+        ..ctx()
+    };
+    let read = |name, raw| parse(find(name).unwrap(), Some(raw), &dry).value;
+    assert_eq!(
+        read("ignore_error", "EBOGUS"),
+        Some(Value::Text("EBOGUS".into()))
+    );
+    assert_eq!(read("cpus_allowed", "7"), Some(Value::Text("7".into())));
+    assert!(parse_opt("cpus_allowed", Some("7")).value.is_none());
+}
