@@ -97,15 +97,18 @@ fn time_based_jobs_run_for_their_runtime() {
     assert_eq!(code, 0, "{err}");
     let ms = got["jobs"][0]["job_runtime"].as_u64().unwrap();
     assert!((1000..1200).contains(&ms), "ran {ms} ms");
-    assert!(ios(&got, 0, "read") > 100_000);
-    // number_ios does not cut a time-based job short, in either tool.
+    // Many null I/Os in that second: a floor far below what any machine
+    // does, however loaded (the count itself is the machine's speed).
+    assert!(ios(&got, 0, "read") > 1_000);
+    // number_ios does not cut a time-based job short, in either tool: it
+    // goes on far past the 100 I/Os.
     let (want, got, code, err) =
         both("[j]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=1\nnumber_ios=100\n");
     assert_eq!(code, 0, "{err}");
     for doc in [&want, &got] {
         let ms = doc["jobs"][0]["job_runtime"].as_u64().unwrap();
         assert!((1000..1200).contains(&ms), "ran {ms} ms");
-        assert!(ios(doc, 0, "read") > 100_000);
+        assert!(ios(doc, 0, "read") > 1_000);
     }
 }
 
