@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{Run, Scratch, ferrio, fio};
+use common::{Run, Scratch, bin_value, ferrio, fio, summed_bins};
 use serde_json::Value;
 
 /// Runs a set-up step (an installer, a compiler) with room for a slow
@@ -748,36 +748,6 @@ fn fiologparser_hist_reads_ferrio_histogram_logs() {
         seen.push(header);
     }
     assert_eq!(seen[1], seen[0], "columns");
-}
-
-/// The bins of a histogram log (`msec, direction, bs, bins...` per line)
-/// summed over its lines.
-fn summed_bins(log: &str) -> Vec<u64> {
-    let mut sums: Vec<u64> = Vec::new();
-    for line in log.lines() {
-        let counts = line
-            .split(',')
-            .skip(3)
-            .map(|v| v.trim().parse::<u64>().unwrap());
-        if sums.is_empty() {
-            sums = counts.collect();
-        } else {
-            sums.iter_mut().zip(counts).for_each(|(s, n)| *s += n);
-        }
-    }
-    sums
-}
-
-/// The latency (ns) of fio's histogram bin `idx` at `edge` of its width
-/// (0.5: its middle, which is what the `json+` report's bin keys and the
-/// parser's values are): bins below 128 are 1 ns wide, and above that
-/// each group of 64 bins is twice as wide as the one before.
-fn bin_value(idx: usize, edge: f64) -> f64 {
-    if idx < 128 {
-        return idx as f64;
-    }
-    let bits = (idx >> 6) - 1;
-    (1u64 << (bits + 6)) as f64 + ((idx % 64) as f64 + edge) * (1u64 << bits) as f64
 }
 
 /// The latency the parser gives bin `idx`: halfway between the bin's

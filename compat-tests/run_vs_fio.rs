@@ -97,15 +97,18 @@ fn time_based_jobs_run_for_their_runtime() {
     assert_eq!(code, 0, "{err}");
     let ms = got["jobs"][0]["job_runtime"].as_u64().unwrap();
     assert!((1000..1200).contains(&ms), "ran {ms} ms");
-    assert!(ios(&got, 0, "read") > 100_000);
-    // number_ios does not cut a time-based job short, in either tool.
+    // Many null I/Os in that second: a floor far below what any machine
+    // does, however loaded (the count itself is the machine's speed).
+    assert!(ios(&got, 0, "read") > 1_000);
+    // number_ios does not cut a time-based job short, in either tool: it
+    // goes on far past the 100 I/Os.
     let (want, got, code, err) =
         both("[j]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=1\nnumber_ios=100\n");
     assert_eq!(code, 0, "{err}");
     for doc in [&want, &got] {
         let ms = doc["jobs"][0]["job_runtime"].as_u64().unwrap();
         assert!((1000..1200).contains(&ms), "ran {ms} ms");
-        assert!(ios(doc, 0, "read") > 100_000);
+        assert!(ios(doc, 0, "read") > 1_000);
     }
 }
 
@@ -918,11 +921,12 @@ fn buffered_passes_reach_the_device_and_samples_come_as_fio_takes_them() {
 }
 
 /// Pauses between I/Os are not latency: a rate cap's wait (rate_iops)
-/// and thinktime come before an I/O is timed, in fio. With 1 ms pauses
-/// and reads from the page cache (tens of microseconds), fio's median
-/// clat is far below the pause; ferrio's must be too. The bound is a
-/// quarter of the pause rather than a multiple of fio's median, which a
-/// loaded machine can stretch for either tool without any pause counted.
+/// and thinktime come before an I/O is timed, in fio. With 1 ms pauses,
+/// a pause counted would put every read's clat above 1 ms; reads from the
+/// page cache take tens of microseconds, so the fastest of the 256 is far
+/// below half the pause, in fio and in ferrio. The fastest, not the
+/// median: a loaded machine stretches most reads (fio's median reached
+/// 2.7 ms) without any pause counted.
 #[test]
 fn rate_waits_and_thinktime_are_not_counted_as_latency() {
     for pause in ["rate_iops=1000", "thinktime=1000"] {
@@ -930,15 +934,11 @@ fn rate_waits_and_thinktime_are_not_counted_as_latency() {
             format!("[p]\nioengine=psync\nrw=randread\nbs=4k\nsize=1m\nfilename=data\n{pause}\n");
         let (want, got, code, stderr) = both(&job);
         assert_eq!(code, 0, "{stderr}");
-        let p50 = |doc: &Value| {
-            doc["jobs"][0]["read"]["clat_ns"]["percentile"]["50.000000"]
-                .as_f64()
-                .unwrap()
-        };
-        let (w, g) = (p50(&want), p50(&got));
-        println!("{pause}: median clat fio {w} ns, ferrio {g} ns");
-        assert!(w < 250_000.0, "{pause}: fio's median {w}");
-        assert!(g < 250_000.0, "{pause}: ferrio {g} ns against fio {w} ns");
+        let min = |doc: &Value| doc["jobs"][0]["read"]["clat_ns"]["min"].as_f64().unwrap();
+        let (w, g) = (min(&want), min(&got));
+        println!("{pause}: fastest clat fio {w} ns, ferrio {g} ns");
+        assert!(w < 500_000.0, "{pause}: fio's fastest {w} ns");
+        assert!(g < 500_000.0, "{pause}: ferrio {g} ns against fio {w} ns");
     }
 }
 
