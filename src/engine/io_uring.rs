@@ -263,7 +263,7 @@ impl Engine for Uring {
         self.files.close(file);
     }
 
-    fn register_buffers(&mut self, buffers: &[libc::iovec]) -> io::Result<()> {
+    unsafe fn register_buffers(&mut self, buffers: &[libc::iovec]) -> io::Result<()> {
         // Registered buffers spare the kernel pinning each buffer's pages
         // per I/O, so ferrio registers them even when the job did not ask
         // (`fixedbufs`) and it changes nothing the job can observe; only a
@@ -282,7 +282,7 @@ impl Engine for Uring {
         Ok(())
     }
 
-    fn queue(&mut self, mut req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, mut req: Request<'_>) -> Queued {
         if let Err(errno) = self.files_registered() {
             return Queued::Done(errno);
         }

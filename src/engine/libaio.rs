@@ -143,7 +143,7 @@ impl Engine for Libaio {
         self.files.close(file);
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let opcode = match req.dir {
             Dir::Read => IOCB_CMD_PREAD,
             Dir::Write => IOCB_CMD_PWRITE,

@@ -113,7 +113,7 @@ impl Engine for PosixAio {
         self.files.close(file);
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let fd = self.files[req.file].as_raw_fd();
         if req.dir == Dir::Trim {
             return Queued::Done(super::discard(fd, req.offset, req.buf.len()));

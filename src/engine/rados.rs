@@ -168,7 +168,7 @@ impl Engine for Rados {
         Ok(self.objects.len() - 1)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         if req.slot >= self.inflight.depth() {
             return Queued::Done(-i64::from(libc::EINVAL));
         }

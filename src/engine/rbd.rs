@@ -208,7 +208,7 @@ impl Engine for Rbd {
         Ok(0)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let len = req.buf.len();
         let io = match req.dir {
             Dir::Read => ImageIo::Read {
