@@ -4,8 +4,9 @@
 use crate::engine::caps;
 use std::io;
 
+use super::buffers::Carver;
 use super::pace::wait_until;
-use super::slots::{Carver, Slot};
+use super::slots::Slot;
 use super::{
     JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, draws_wide, errno, job_draws,
 };
