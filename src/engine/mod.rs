@@ -197,9 +197,10 @@ pub trait Engine: Send {
     /// allocated, in place and untouched (neither read nor written, by
     /// anything) until the engine has handed back this I/O's
     /// [`Completion`] from [`Engine::reap`]. If the engine is dropped
-    /// first, the memory must stay allocated until the drop returns; if
-    /// the engine is [abandoned](Engine::abandoned), it must never be
-    /// freed (the I/O given up on may land at any time). On
+    /// first, the memory must stay allocated until the drop returns (an
+    /// engine's drop returns only once its I/O is over, unless it is
+    /// abandoned); if the engine is [abandoned](Engine::abandoned), it
+    /// must never be freed (the I/O given up on may land at any time). On
     /// [`Queued::Done`] the engine keeps nothing.
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued;
     /// Sends what was queued since the last commit to the device (nothing
