@@ -145,7 +145,7 @@ impl Engine for CpuIo {
         Ok(0)
     }
 
-    fn queue(&mut self, _req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, _req: Request<'_>) -> Queued {
         match self.options.mode {
             Mode::Noop => {
                 let until = Instant::now() + Duration::from_micros(self.options.cycle_us.into());

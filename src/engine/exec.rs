@@ -152,7 +152,7 @@ impl Engine for Exec {
         Ok(0)
     }
 
-    fn queue(&mut self, _req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, _req: Request<'_>) -> Queued {
         let Some(started) = self.started else {
             self.started = Some(Instant::now());
             self.start();

@@ -42,7 +42,7 @@ impl Engine for Falloc {
         self.files.close(file);
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let flags = match req.dir {
             Dir::Read => libc::FALLOC_FL_KEEP_SIZE,
             Dir::Write => 0,

@@ -27,7 +27,7 @@ impl Engine for Ftruncate {
         self.files.close(file);
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         if req.dir != Dir::Write {
             return Queued::Done(-i64::from(libc::EINVAL));
         }

@@ -7,10 +7,9 @@
 //! `hipri` (polled completions), `nonvectored=0` (READV/WRITEV) and
 //! `force_async` (every N-th entry issued asynchronously).
 //!
-//! The crate's unsafe calls (pushing an entry whose buffer must live until
-//! it completes; registering buffers) are here; the runner keeps each
-//! buffer untouched until its completion has been reaped, and its buffers
-//! for the whole job.
+//! The crate's unsafe calls (pushing an entry that points at a buffer;
+//! registering buffers) are here, under the rule of [`Engine::queue`]'s
+//! and [`Engine::register_buffers`]' Safety sections.
 
 use super::file_table::FileTable;
 use std::io;
@@ -225,11 +224,14 @@ impl Uring {
     /// Puts an entry in the submission ring. The ring has room for the
     /// queue depth, which the runner never exceeds; should it be full,
     /// this submits what is there and tries again.
-    fn push(&mut self, entry: &Entry) -> Queued {
+    ///
+    /// # Safety
+    ///
+    /// The entry's buffer (and iovec), if it has one, is under the rule
+    /// of [`Engine::queue`]'s Safety section.
+    unsafe fn push(&mut self, entry: &Entry) -> Queued {
         loop {
-            // SAFETY: the entry's buffer (and its iovec) stay valid and
-            // untouched until its completion is reaped (the runner's slot
-            // discipline); a flush has none.
+            // SAFETY: passed on from the caller.
             let pushed = unsafe { self.ring.submission().push(entry) };
             if pushed.is_ok() {
                 return Queued::Pending;
@@ -263,7 +265,7 @@ impl Engine for Uring {
         self.files.close(file);
     }
 
-    fn register_buffers(&mut self, buffers: &[libc::iovec]) -> io::Result<()> {
+    unsafe fn register_buffers(&mut self, buffers: &[libc::iovec]) -> io::Result<()> {
         // Registered buffers spare the kernel pinning each buffer's pages
         // per I/O, so ferrio registers them even when the job did not ask
         // (`fixedbufs`) and it changes nothing the job can observe; only a
@@ -272,8 +274,8 @@ impl Engine for Uring {
         if self.buffers_registered || self.options.vectored {
             return Ok(());
         }
-        // SAFETY: the runner keeps these buffers allocated and in place
-        // for as long as the engine exists.
+        // SAFETY: passed on from the caller: the buffers live as long as
+        // the engine, and so as long as the ring.
         match unsafe { self.ring.submitter().register_buffers(buffers) } {
             Ok(()) => self.buffers_registered = true,
             Err(e) if self.options.fixed_buffers => return Err(e),
@@ -282,12 +284,14 @@ impl Engine for Uring {
         Ok(())
     }
 
-    fn queue(&mut self, mut req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, mut req: Request<'_>) -> Queued {
         if let Err(errno) = self.files_registered() {
             return Queued::Done(errno);
         }
         match self.entry(&mut req) {
-            Ok(entry) => self.push(&entry),
+            // SAFETY: the entry points at `req.buf` (or at this slot's
+            // iovec, which lives in the engine), under our caller's rule.
+            Ok(entry) => unsafe { self.push(&entry) },
             Err(errno) => Queued::Done(errno),
         }
     }
@@ -318,7 +322,8 @@ impl Engine for Uring {
                 .flags(flags)
                 .build()
         };
-        self.push(&entry.user_data(slot as u64))
+        // SAFETY: a flush carries no buffer.
+        unsafe { self.push(&entry.user_data(slot as u64)) }
     }
 
     fn counts_submits(&self) -> bool {

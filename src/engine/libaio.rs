@@ -7,8 +7,8 @@
 //! (iodepth_batch_complete_min=0), and through io_getevents otherwise.
 //!
 //! This is the only module that talks to kernel AIO, and all of its
-//! unsafe code is here. The runner keeps each request's buffer untouched
-//! until its completion has been reaped, which is what kernel AIO needs.
+//! unsafe code is here. How long a request's buffer must live is the
+//! rule of [`Engine::queue`]'s Safety section, which kernel AIO needs.
 
 use super::file_table::FileTable;
 use std::io;
@@ -143,7 +143,7 @@ impl Engine for Libaio {
         self.files.close(file);
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let opcode = match req.dir {
             Dir::Read => IOCB_CMD_PREAD,
             Dir::Write => IOCB_CMD_PWRITE,
@@ -186,7 +186,8 @@ impl Engine for Libaio {
         while start < self.pending.len() {
             let rest = &mut self.pending[start..];
             // SAFETY: each pointer is to a live control block in `iocbs`
-            // whose buffer the runner keeps untouched until reaped.
+            // whose buffer `queue`'s caller keeps for it (its Safety
+            // section).
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_submit,

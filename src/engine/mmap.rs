@@ -100,7 +100,7 @@ impl Engine for Mmap {
         Ok(self.files.len() - 1)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let map = &self.files[req.file];
         let (start, n) = (req.offset as usize, req.buf.len());
         if start.checked_add(n).is_none_or(|end| end > map.len) {

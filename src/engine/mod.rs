@@ -1,8 +1,8 @@
 //! I/O engines: one trait, in the spirit of fio's ioengine_ops, one file
 //! per engine, and one table ([`kind`]) of what each engine is, how it
 //! is made and which function decodes its options. The runner owns the
-//! buffers and never reuses one before its I/O has completed, which is
-//! what lets asynchronous engines hold on to them.
+//! buffers; how long an engine may hold on to one is the `# Safety`
+//! section of [`Engine::queue`] and [`Engine::register_buffers`].
 
 pub mod ceph_inflight;
 mod ceph_options;
@@ -188,16 +188,39 @@ pub trait Engine: Send {
     /// Opens a file for the job; returns the handle requests use.
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize>;
     /// Takes one request. Synchronous engines do the I/O here.
-    fn queue(&mut self, req: Request<'_>) -> Queued;
+    ///
+    /// # Safety
+    ///
+    /// An asynchronous engine keeps `req.buf`'s pointer past the call and
+    /// the I/O reads or writes those bytes later, so when this returns
+    /// [`Queued::Pending`] the caller must keep `req.buf`'s memory
+    /// allocated, in place and untouched (neither read nor written, by
+    /// anything) until the engine has handed back this I/O's
+    /// [`Completion`] from [`Engine::reap`]. If the engine is dropped
+    /// first, the memory must stay allocated until the drop returns (an
+    /// engine's drop returns only once its I/O is over, unless it is
+    /// abandoned); if the engine is [abandoned](Engine::abandoned), it
+    /// must never be freed (the I/O given up on may land at any time). On
+    /// [`Queued::Done`] the engine keeps nothing.
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued;
     /// Sends what was queued since the last commit to the device (nothing
     /// to do for engines that complete each I/O inside `queue`).
     fn commit(&mut self) -> io::Result<()> {
         Ok(())
     }
     /// Learns the runner's buffers, one per slot (`slot` in requests
-    /// indexes them), which stay in place for the engine's life: engines
-    /// that register memory with the kernel do it here.
-    fn register_buffers(&mut self, _buffers: &[libc::iovec]) -> io::Result<()> {
+    /// indexes them): engines that register memory with the kernel do it
+    /// here.
+    ///
+    /// # Safety
+    ///
+    /// On success the engine may use each buffer at any time while it
+    /// lives, so every `iovec` must stay allocated and in place until the
+    /// engine has been dropped (never freed, if it is
+    /// [abandoned](Engine::abandoned)), and be touched by the caller only
+    /// as [`Engine::queue`]'s Safety section allows: not while an I/O on
+    /// it is in flight. On an error the engine keeps nothing.
+    unsafe fn register_buffers(&mut self, _buffers: &[libc::iovec]) -> io::Result<()> {
         Ok(())
     }
     /// Whether the engine has a commit step of its own. fio counts one
@@ -261,8 +284,8 @@ pub trait Engine: Send {
         Ok(())
     }
     /// Whether the engine gave up on I/O still in flight (an rbd or rados
-    /// job past its grace): that I/O may still use the runner's buffers,
-    /// so the runner must never free them.
+    /// job past its grace): that I/O will never be reaped but may still
+    /// use the runner's buffers (see [`Engine::queue`]'s Safety section).
     fn abandoned(&self) -> bool {
         false
     }

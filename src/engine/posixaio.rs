@@ -5,8 +5,8 @@
 //! aio_suspend until at least the wanted number has finished.
 //!
 //! This is the only module that talks to POSIX AIO, and all of its unsafe
-//! code is here. The runner keeps each request's buffer untouched until
-//! its completion has been reaped, which is what POSIX AIO needs.
+//! code is here. How long a request's buffer must live is the rule of
+//! [`Engine::queue`]'s Safety section, which POSIX AIO needs.
 
 use super::file_table::FileTable;
 use std::io;
@@ -34,7 +34,8 @@ pub struct PosixAio {
 }
 
 // SAFETY: the control blocks hold raw pointers into the runner's buffers,
-// which outlive every I/O; the value moves between threads as a whole.
+// which `queue`'s Safety section keeps valid for every I/O in flight; the
+// value moves between threads as a whole.
 unsafe impl Send for PosixAio {}
 
 impl PosixAio {
@@ -113,7 +114,7 @@ impl Engine for PosixAio {
         self.files.close(file);
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let fd = self.files[req.file].as_raw_fd();
         if req.dir == Dir::Trim {
             return Queued::Done(super::discard(fd, req.offset, req.buf.len()));
@@ -124,9 +125,8 @@ impl Engine for PosixAio {
         block.aio_nbytes = req.buf.len();
         block.aio_offset = req.offset as libc::off_t;
         block.aio_sigevent.sigev_notify = libc::SIGEV_NONE;
-        // SAFETY: the block describes the request's buffer, which the
-        // runner leaves alone until this I/O is reaped; the block itself
-        // stays in place in `blocks`.
+        // SAFETY: the block describes the request's buffer, under our
+        // caller's rule; the block itself stays in place in `blocks`.
         let r = unsafe {
             match req.dir {
                 Dir::Read => libc::aio_read(block),

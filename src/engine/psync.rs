@@ -187,7 +187,7 @@ impl Engine for Psync {
         self.files.close(file);
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let file = &mut self.files[req.file];
         let mut flags = self.flags;
         if let Some((rng, percentage)) = &mut self.hipri

@@ -113,7 +113,12 @@ impl Rados {
         })
     }
 
-    fn submit(&mut self, req: Request<'_>) -> Result<(), CephError> {
+    /// Starts the request's operation on its object.
+    ///
+    /// # Safety
+    ///
+    /// As [`Engine::queue`]'s.
+    unsafe fn submit(&mut self, req: Request<'_>) -> Result<(), CephError> {
         let (Some(pool), Some(oid)) = (&self.pool, self.objects.get(req.file)) else {
             return Err(CephError::Call {
                 call: "rados queue",
@@ -139,9 +144,8 @@ impl Rados {
             }
         };
         self.inflight.set_len(req.slot, len as i64);
-        // SAFETY: the runner keeps each slot's buffer in place and
-        // untouched until the slot's completion has been reaped, and so
-        // does this engine with the slot's compound write.
+        // SAFETY: the buffer is under our caller's rule, and this engine
+        // keeps the slot's compound write until the slot is reaped too.
         unsafe { pool.submit(self.inflight.queue(), req.slot, oid, io) }
     }
 }
@@ -168,12 +172,13 @@ impl Engine for Rados {
         Ok(self.objects.len() - 1)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         if req.slot >= self.inflight.depth() {
             return Queued::Done(-i64::from(libc::EINVAL));
         }
         let (slot, file, offset) = (req.slot, req.file, req.offset);
-        match self.submit(req) {
+        // SAFETY: passed on from the caller.
+        match unsafe { self.submit(req) } {
             Ok(()) => {
                 self.inflight.started(slot, file, offset);
                 Queued::Pending

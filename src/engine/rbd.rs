@@ -160,8 +160,9 @@ impl Rbd {
     /// succeeds.
     ///
     /// # Safety
-    /// The operation's buffer must stay in place and untouched until the
-    /// slot's completion has been reaped.
+    ///
+    /// The operation's buffer, if it has one, is under the rule of
+    /// [`Engine::queue`]'s Safety section.
     unsafe fn launch(&mut self, slot: usize, offset: u64, len: i64, io: ImageIo) -> Queued {
         let Some(image) = &self.image else {
             return Queued::Done(-i64::from(libc::EBADF));
@@ -208,7 +209,7 @@ impl Engine for Rbd {
         Ok(0)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let len = req.buf.len();
         let io = match req.dir {
             Dir::Read => ImageIo::Read {
@@ -226,9 +227,7 @@ impl Engine for Rbd {
                 len: len as u64,
             },
         };
-        // SAFETY: the runner keeps each slot's buffer in place and
-        // untouched until the slot's completion has been reaped, and gives
-        // a slot a new request only after that.
+        // SAFETY: passed on from the caller.
         unsafe { self.launch(req.slot, req.offset, len as i64, io) }
     }
 

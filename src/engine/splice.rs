@@ -144,7 +144,7 @@ impl Engine for Splice {
         Ok(self.files.len() - 1)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let fd = self.files[req.file].as_raw_fd();
         let r = match req.dir {
             Dir::Read => self.read(fd, req.buf, req.offset),

@@ -209,12 +209,28 @@ impl Region {
             }
         }
     }
+
+    /// Releases the region's names (the segment's id, a file the job
+    /// created) as a drop does, but leaves the memory mapped for the rest
+    /// of the process: an abandoned engine's I/O may still land in it.
+    pub fn keep_mapped(self) {
+        let mut region = std::mem::ManuallyDrop::new(self);
+        if let Some(id) = region.shm_id {
+            // SAFETY: marks the segment for removal once the process
+            // detaches; the attachment stays.
+            unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+        }
+        if let Some(path) = region.unlink.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 impl Drop for Region {
     fn drop(&mut self) {
         // SAFETY: the region owns this attachment or mapping, and the
-        // slots that pointed into it are gone (they are dropped first).
+        // engine that may have used it is gone (it is dropped first; an
+        // abandoned one's region is kept with `keep_mapped` instead).
         unsafe {
             match self.shm_id {
                 Some(id) => {

@@ -212,7 +212,7 @@ impl Engine for Net {
         Ok(0)
     }
 
-    fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         if self.ended {
             return Queued::Done(0);
         }

@@ -216,6 +216,7 @@ impl JobLoop<'_, '_> {
             eng,
             files,
             slots,
+            _region: mut region,
             iolog,
             ..
         } = self;
@@ -230,6 +231,9 @@ impl JobLoop<'_, '_> {
             // I/O given up on may still land in these buffers: they stay
             // allocated for the rest of the process.
             std::mem::forget(slots);
+            if let Some(region) = region.take() {
+                region.keep_mapped();
+            }
         }
         drop(eng);
         if let Some(w) = iolog

@@ -259,14 +259,20 @@ impl JobLoop<'_, '_> {
                 .and_then(|c| c.choose(dir as usize, len, &mut self.prio_draws));
             (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.default_ioprio, 0));
             let _held = self.file_locks.as_ref().map(|l| l.hold(file_index, dir));
-            self.eng.queue(Request {
-                slot: index,
-                file: self.files[file_index],
-                offset,
-                dir,
-                buf: slot.buf(),
-                ioprio: raised.map(|r| r.0),
-            })
+            // SAFETY: the buffer is the slot's (slots.rs), and the slot is
+            // off the free list: nothing touches it until its completion
+            // is reaped and it goes back on the list. The slots outlive the
+            // engine, or are never freed if it is abandoned (`close`).
+            unsafe {
+                self.eng.queue(Request {
+                    slot: index,
+                    file: self.files[file_index],
+                    offset,
+                    dir,
+                    buf: slot.buf(),
+                    ioprio: raised.map(|r| r.0),
+                })
+            }
         };
         (queued, replay)
     }

@@ -14,6 +14,7 @@
 //! A phase that ends the turn early says whether the loop goes on
 //! (`Next::Again`) or is over (`Next::End`).
 
+mod buffers;
 mod complete;
 mod fill;
 mod finish;

@@ -4,8 +4,9 @@
 use crate::engine::caps;
 use std::io;
 
+use super::buffers::Carver;
 use super::pace::wait_until;
-use super::slots::{Carver, Slot};
+use super::slots::Slot;
 use super::{
     JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, draws_wide, errno, job_draws,
 };
@@ -97,7 +98,13 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         let trims = cfg
             .trim
             .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
-        if let Err(e) = opened.eng.register_buffers(&regions) {
+        // SAFETY: the regions are the slots' buffers, which stay put when
+        // the slots move. Wherever the engine goes with them (`Opened`
+        // before `Buffers` here and in `Ready`, `eng` before `slots` and
+        // `_region` in the `JobLoop`) it is declared first, so dropped
+        // first, and `close` never frees them if it is abandoned. A slot's
+        // buffer is touched only while it is on the free list.
+        if let Err(e) = unsafe { opened.eng.register_buffers(&regions) } {
             let text = format!("fio: registering the job's buffers failed: {e}");
             result.fail(errno(&e), "register buffers", text);
             return Err(Box::new(result));

@@ -1,27 +1,19 @@
-//! The job's I/O slots and the memory their buffers are carved from.
+//! The job's I/O slots: one I/O each, with its buffer.
 
+use super::buffers::{Buffer, Carver};
 use super::sync::SyncKind;
 use crate::engine::Dir;
 use crate::run::clock::Nanos;
 use crate::run::config::{BufferFill, JobConfig};
-use crate::run::iomem::Region;
 use crate::run::layout::fill_random;
 use crate::run::offsets::Rng;
 use crate::run::result::JobResult;
 use crate::verify::pattern::repeat_into;
 
-/// Buffer alignment: enough for O_DIRECT on any Linux block device.
-const ALIGN: usize = 4096;
-
 /// One I/O's place in the queue.
 pub(super) struct Slot {
-    /// The slot's own memory when buffers come from the heap (held only
-    /// to own it; empty when the job's region holds the buffers).
-    pub(super) _heap: Vec<u8>,
-    /// The buffer: `cap` bytes at `base`, aligned as the job asks, in
-    /// `_heap` or in the job's buffer region (which outlives the slots).
-    pub(super) base: *mut u8,
-    pub(super) cap: usize,
+    /// Room for the largest I/O.
+    mem: Buffer,
     pub(super) dir: Dir,
     pub(super) offset: u64,
     pub(super) len: usize,
@@ -52,57 +44,11 @@ pub(super) struct Slot {
     pub(super) sync: Option<SyncKind>,
 }
 
-/// Where the job's buffers are carved from: each slot's own heap memory,
-/// or one region for all.
-pub(super) struct Carver<'r> {
-    pub(super) region: Option<&'r Region>,
-    pub(super) max_len: usize,
-    /// iomem_align: each buffer starts this far past a page boundary.
-    pub(super) skew: usize,
-    /// Bytes per slot: the buffer, a page for alignment, and the skew.
-    pub(super) stride: usize,
-}
-
-impl<'r> Carver<'r> {
-    pub(super) fn new(region: Option<&'r Region>, max_len: usize, skew: usize) -> Self {
-        Carver {
-            region,
-            max_len,
-            skew,
-            stride: (max_len + ALIGN + skew).div_ceil(ALIGN) * ALIGN,
-        }
-    }
-
-    /// The memory slot `index` needs (the job's region is `stride` per
-    /// slot, page aligned).
+impl Carver<'_> {
+    /// Slot `index`, with its buffer.
     pub(super) fn slot(&self, index: usize, fill: BufferFill, rng: &mut Rng) -> Slot {
-        let (mut heap, chunk) = match self.region {
-            None => {
-                let mut heap = vec![0u8; self.max_len + ALIGN + self.skew];
-                let start = heap.as_ptr().align_offset(ALIGN);
-                let chunk = heap[start..].as_mut_ptr();
-                (heap, chunk)
-            }
-            // SAFETY: the region holds `stride` bytes for every slot.
-            Some(r) => (Vec::new(), unsafe { r.ptr.add(index * self.stride) }),
-        };
-        let filled = self.max_len + ALIGN;
-        if fill != BufferFill::Zeros {
-            if heap.is_empty() {
-                // SAFETY: `filled` <= stride bytes of this slot's chunk.
-                fill_random(
-                    unsafe { std::slice::from_raw_parts_mut(chunk, filled) },
-                    rng,
-                );
-            } else {
-                fill_random(&mut heap, rng);
-            }
-        }
         Slot {
-            _heap: heap,
-            // SAFETY: the chunk has room for the skew and the buffer.
-            base: unsafe { chunk.add(self.skew) },
-            cap: self.max_len,
+            mem: self.buffer(index, fill, rng),
             file: 0,
             dir: Dir::Read,
             offset: 0,
@@ -148,22 +94,13 @@ impl Slot {
 
     /// The whole buffer, for engines that register it.
     pub(super) fn region(&mut self) -> libc::iovec {
-        libc::iovec {
-            iov_base: self.base.cast(),
-            iov_len: self.cap,
-        }
+        self.mem.iovec()
     }
 
     /// The buffer for the current I/O.
     #[inline]
     pub(super) fn buf(&mut self) -> &mut [u8] {
-        debug_assert!(self.skip + self.len <= self.cap);
-        let skip = self.skip.min(self.cap);
-        // SAFETY: `base` points at `cap` bytes that only this slot uses,
-        // alive as long as the slot (see `Carver`), and skip + len <= cap.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.base.add(skip), self.len.min(self.cap - skip))
-        }
+        self.mem.bytes(self.skip, self.len)
     }
 
     /// After a transfer of `r` bytes: whether it fell short of the I/O

@@ -203,14 +203,20 @@ impl Pass<'_, '_> {
             }
             slot.ioprio = self.cfg.default_ioprio;
             slot.prio_index = 0;
-            match self.eng.queue(Request {
-                slot: index,
-                file: self.files[slot.file],
-                offset: slot.offset,
-                dir: Dir::Read,
-                buf: slot.buf(),
-                ioprio: None,
-            }) {
+            // SAFETY: as in the main loop's `queue`: the slot is off the
+            // free list until its completion is reaped, and the slots
+            // outlive the engine (or are never freed, if it is abandoned).
+            let queued = unsafe {
+                self.eng.queue(Request {
+                    slot: index,
+                    file: self.files[slot.file],
+                    offset: slot.offset,
+                    dir: Dir::Read,
+                    buf: slot.buf(),
+                    ioprio: None,
+                })
+            };
+            match queued {
                 Queued::Pending => {
                     slot.queued = true;
                     q.unsubmitted.push(index);
