@@ -31,7 +31,7 @@ pub fn run(argv: &[String]) -> i32 {
         Ok(code) => code,
         Err(code) => code,
     };
-    if let Some(note) = crate::run::trim_backlog::exit_note() {
+    if let Some(note) = crate::run::verification::trim_backlog::exit_note() {
         eprintln!("{note}");
     }
     code
@@ -144,7 +144,7 @@ fn answer_alone(args: &Args) -> Option<Result<i32, i32>> {
     // fio decodes the stored log named first (it reads no further
     // --inflate-log) and exits with its status, running no job.
     if let Some(file) = args.all("inflate-log").first() {
-        return Some(Ok(crate::run::log_codec::inflate_file(file)));
+        return Some(Ok(crate::run::records::log_codec::inflate_file(file)));
     }
     crate::fio_flags::act(args).map(Ok)
 }

@@ -17,8 +17,8 @@ use crate::report::num2str::{Unit, num2str};
 use crate::report::{Formats, Report};
 use crate::run::Observer;
 use crate::run::config::JobConfig;
-use crate::run::progress::{JobProgress, State};
 use crate::run::result::JobResult;
+use crate::run::status::progress::{JobProgress, State};
 use crate::stats::disk::DiskWatch;
 
 /// Where fio's informational output goes: stdout, or the `--output` file.
@@ -84,7 +84,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         None => 3,
     };
     let status = status_line(args, formats, started)?;
-    let trigger = crate::run::trigger::Trigger::from_args(args)?;
+    let trigger = crate::run::verification::trigger::Trigger::from_args(args)?;
     let every = status_interval(args)?;
     let live_setup = crate::live::setup(args, formats, every).map_err(|e| {
         eprintln!("ferrio: {e}");
@@ -99,12 +99,12 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     sink.say(&for_sink);
     // fio aborts a run that would write to a mounted device before any
     // job starts; the jobs are reported as having done nothing.
-    let aborted = crate::run::mounts::mounted_write(&jobs);
+    let aborted = crate::run::storage::mounts::mounted_write(&jobs);
     if formats.normal {
         say_version(&mut sink, args, &jobs, aborted.is_some());
     }
-    crate::run::signals::install();
-    let stop = &crate::run::signals::STOP;
+    crate::sys::signals::install();
+    let stop = &crate::sys::signals::STOP;
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
     let board = Mutex::new(Board::new(jobs.len()));
     let live = live_setup;
@@ -167,7 +167,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     // Each failed job says so, and fio's exit status counts them.
     let failed = say_failures(&results, &jobs, args, &mut sink);
     let results = crate::run::group_results(&jobs, results);
-    let signal = crate::run::signals::received();
+    let signal = crate::sys::signals::received();
     if let Some(signal) = signal {
         sink.say(&format!("\nfio: terminating on signal {signal}\n"));
     }
@@ -299,7 +299,7 @@ struct Watcher<'a> {
     jobs: &'a [JobConfig],
     progress: &'a [JobProgress],
     /// `--trigger-file`, `--trigger-timeout` and `--trigger`.
-    trigger: crate::run::trigger::Trigger,
+    trigger: crate::run::verification::trigger::Trigger,
     /// Ends every job early (the trigger sets it).
     stop: &'a AtomicBool,
     /// The trigger sent fio's own process a SIGTERM (see `starting`).
@@ -327,7 +327,7 @@ impl Interim {
             .every
             .is_some_and(|every| now.saturating_duration_since(self.last) >= every);
         let dump_file = std::env::temp_dir().join("fio-dump-status");
-        let asked = crate::run::signals::report_requested()
+        let asked = crate::sys::signals::report_requested()
             || (dump_file.exists() && std::fs::remove_file(&dump_file).is_ok());
         if timed || asked {
             self.last = now;

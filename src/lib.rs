@@ -23,10 +23,12 @@ pub mod options;
 pub mod persona;
 pub mod plan;
 pub mod profile;
+pub mod rand;
 pub mod report;
 pub mod run;
 pub mod selftest;
 pub mod stats;
+pub mod sys;
 pub mod verify;
 
 /// The C library's wording for an I/O error, as fio prints it (Rust's

@@ -13,8 +13,8 @@ use crate::metrics::Board;
 use crate::report::Formats;
 use crate::report::ndjson::{self, Interval};
 use crate::run::config::JobConfig;
-use crate::run::live::Tally;
-use crate::run::progress::JobProgress;
+use crate::run::status::live::Tally;
+use crate::run::status::progress::JobProgress;
 
 /// How often the endpoint's summaries move on when no
 /// `--status-interval` says.

@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::run::config::JobConfig;
-use crate::run::live::{Latencies, Tally};
-use crate::run::placement::used_dirs;
-use crate::run::progress::JobProgress;
+use crate::run::place::placement::used_dirs;
+use crate::run::status::live::{Latencies, Tally};
+use crate::run::status::progress::JobProgress;
 
 const DIRECTIONS: [&str; 3] = ["read", "write", "trim"];
 
@@ -314,7 +314,7 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::live::Measured;
+    use crate::run::status::live::Measured;
 
     fn job(text: &str) -> JobConfig {
         let plan = crate::plan::plan_for_test(text, &[], &[], false).unwrap();

@@ -9,7 +9,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 use super::{Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
-use crate::run::fio_rand::FioRng;
+use crate::rand::fio_rand::FioRng;
 
 /// Linux's O_DIRECT flag.
 const O_DIRECT: i32 = 0o40000;

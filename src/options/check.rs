@@ -45,8 +45,8 @@ pub fn apply(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
             ok(text())
         }
         Check::ErrorList => read(error_lists(raw).map(Value::ErrorLists)),
-        Check::NumaNodes => read(crate::run::numa::parse_nodes(raw).map(Value::NumaNodes)),
-        Check::NumaPolicy => read(crate::run::numa::MemPolicy::parse(raw).map(Value::NumaPolicy)),
+        Check::NumaNodes => read(crate::sys::numa::parse_nodes(raw).map(Value::NumaNodes)),
+        Check::NumaPolicy => read(crate::sys::numa::MemPolicy::parse(raw).map(Value::NumaPolicy)),
         Check::CpuList => match cpu_list(raw, ctx.ncpus) {
             // An empty list is kept as text: the run tells it from a list.
             Ok(_) if raw.is_empty() => ok(text()),

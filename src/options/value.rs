@@ -4,7 +4,7 @@
 use super::check::{self, SplitEntry};
 use super::def::{Check, Kind, OptDef, Word};
 use super::number::{self, SizeValue};
-use crate::run::numa::MemPolicy;
+use crate::sys::numa::MemPolicy;
 use crate::verify::pattern::DataPattern;
 
 /// A typed option value.

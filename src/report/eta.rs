@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::num2str::{Unit, num2str};
 use crate::run::config::JobConfig;
-use crate::run::progress::{JobProgress, State};
+use crate::run::status::progress::{JobProgress, State};
 
 /// fio's "ETA unknown".
 const UNKNOWN: u64 = i32::MAX as u64;

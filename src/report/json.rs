@@ -8,9 +8,9 @@ use std::time::UNIX_EPOCH;
 
 use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
-use crate::run::priority::class_and_level;
+use crate::run::pacing::steady::SteadyResult;
+use crate::run::place::priority::class_and_level;
 use crate::run::result::{DirStats, JobResult};
-use crate::run::steady::SteadyResult;
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
 

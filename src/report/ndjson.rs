@@ -8,8 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::run::config::JobConfig;
-use crate::run::live::{Latencies, Tally, TallyDir};
-use crate::run::progress::State;
+use crate::run::status::live::{Latencies, Tally, TallyDir};
+use crate::run::status::progress::State;
 
 const DIRECTIONS: [&str; 3] = ["read", "write", "trim"];
 
@@ -130,7 +130,7 @@ pub fn compact(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::live::Measured;
+    use crate::run::status::live::Measured;
 
     #[test]
     fn a_line_is_one_json_document_of_the_interval() {

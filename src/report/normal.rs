@@ -7,9 +7,9 @@ use std::fmt::Write;
 use super::num2str::{Unit, num2str};
 use super::options::Unified;
 use super::{GroupStats, Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
-use crate::run::priority::class_and_level;
+use crate::run::pacing::steady::SteadyResult;
+use crate::run::place::priority::class_and_level;
 use crate::run::result::{DirStats, JobResult, strerror};
-use crate::run::steady::SteadyResult;
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
 

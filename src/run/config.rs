@@ -5,16 +5,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::distribution::Shape;
-use super::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
-use super::logs::{LogPlan, log_name};
-use super::result::JobError;
-use super::sync_range::SyncRange;
 use crate::engine::{self, Dir, EngineOptions, caps};
 use crate::options::check::SplitEntry;
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
+use crate::rand::fio_rand::{FioRng, Purpose, SeedOptions, Seeds};
 use crate::report::options::ReportOptions;
+use crate::run::place::distribution::Shape;
+use crate::run::records::logs::{LogPlan, log_name};
+use crate::run::result::JobError;
+use crate::run::storage::sync_range::SyncRange;
 use crate::verify::checksum::Checksum;
 use crate::verify::pattern::DataPattern;
 use crate::verify::{Method, VerifySpec};
@@ -76,10 +76,10 @@ pub struct JobConfig {
     pub buffers: BufferFill,
     /// Compressible or duplicate write contents, refilled for every
     /// write; takes the place of `buffers` when set.
-    pub buffer_shape: Option<super::content::Shape>,
+    pub buffer_shape: Option<crate::run::storage::content::Shape>,
     /// dedupe_global: every job's seed, for a working set shared by all
     /// (filled in once every job is known).
-    pub dedupe_peers: Option<super::content::Peers>,
+    pub dedupe_peers: Option<crate::run::storage::content::Peers>,
     /// Remove the file when the job is done.
     pub unlink: bool,
     /// Remove the job's regular files before every loop after the first
@@ -96,7 +96,7 @@ pub struct JobConfig {
     pub group_reporting: bool,
     /// The flow this job keeps pace with (set once every job is known),
     /// and how long it sleeps when held back.
-    pub flow: Option<super::flow::FlowMember>,
+    pub flow: Option<crate::run::pacing::flow::FlowMember>,
     pub flow_sleep: Duration,
     /// latency_target (with its window, percentile and latency_run): the
     /// search for the deepest queue that meets it.
@@ -107,7 +107,7 @@ pub struct JobConfig {
     /// visits each block once, with no random map.
     pub lfsr: bool,
     /// steadystate with a non-zero ss_dur: end the job once it settles.
-    pub steady: Option<super::steady::SteadyConfig>,
+    pub steady: Option<crate::run::pacing::steady::SteadyConfig>,
     /// What fio says on stderr while setting the job up.
     pub notices: Vec<String>,
     /// What fio says on its output (stdout or --output) while reading the
@@ -140,7 +140,7 @@ pub struct JobConfig {
     pub rate_bytes: [u64; 3],
     pub rate_iops: [u64; 3],
     /// rate_min and rate_iops_min, measured over rate_cycle.
-    pub rate_floors: super::rate::Floors,
+    pub rate_floors: crate::run::pacing::rate::Floors,
     /// rate_process=poisson: exponential gaps between rate-capped I/Os.
     pub rate_poisson: bool,
     /// rate_ignore_thinktime: time spent thinking does not count against
@@ -226,7 +226,7 @@ pub struct JobConfig {
     pub verify: Option<Arc<VerifySpec>>,
     /// trim_percentage and trim_backlog, for a writer that logs its
     /// blocks for verification (see trim_backlog.rs).
-    pub trim: Option<super::trim_backlog::TrimSpec>,
+    pub trim: Option<crate::run::verification::trim_backlog::TrimSpec>,
     /// verify_state_load: fio reads the job's state file before the run
     /// even when the job does not verify (and gives up when it cannot).
     pub verify_state_load: bool,
@@ -245,7 +245,7 @@ pub struct JobConfig {
     /// zonemode=strided: the region moves along the file.
     pub zones: Option<StridedZones>,
     /// zonemode=zbd: zones with write pointers emulated in regular files.
-    pub zbd: Option<super::zbd::ZbdSpec>,
+    pub zbd: Option<crate::run::place::zbd::ZbdSpec>,
     /// Passes over the files (loops), and whether io_size was given, which
     /// decide whether a pass that ran out of offsets is followed by another.
     pub loops: u64,
@@ -273,13 +273,13 @@ pub struct JobConfig {
     pub write_iolog: Option<PathBuf>,
     /// read_iolog: the parsed log the job replays in place of its own
     /// pattern; its files are `paths`.
-    pub replay: Option<Arc<super::replay::ReplayLog>>,
+    pub replay: Option<Arc<crate::run::records::replay::ReplayLog>>,
     /// ids, CPUs, priorities and commands applied to the job's thread.
-    pub thread_setup: super::sched::ThreadSetup,
+    pub thread_setup: crate::sys::sched::ThreadSetup,
     /// The job's own I/O priority (prio/prioclass), and which I/Os are
     /// raised above it (cmdprio_*).
     pub default_ioprio: u16,
-    pub cmdprio: Option<Arc<super::priority::CmdPrio>>,
+    pub cmdprio: Option<Arc<crate::run::place::priority::CmdPrio>>,
     /// Watch the disks under the job's files (disk_util).
     pub disk_util: bool,
     /// The block I/O scheduler to switch the files' disks to (see
@@ -305,7 +305,7 @@ pub struct JobConfig {
     pub pre_read: bool,
     /// Where the I/O buffers live (mem/iomem), and how far past a page
     /// boundary each starts (iomem_align).
-    pub mem: super::iomem::MemKind,
+    pub mem: crate::run::storage::iomem::MemKind,
     /// hugepage-size: what huge page buffer memory is rounded up to.
     pub hugepage_size: usize,
     pub iomem_align: usize,
@@ -481,7 +481,7 @@ impl JobConfig {
     /// the job refused, naming the options, so nothing is silently ignored.
     #[allow(clippy::too_many_lines)] // issue 16: being split by the job-loop/config work
     pub fn from_spec(job: &JobSpec, readonly: bool) -> Result<Self, Refusal> {
-        let in_bytes = super::zone_counts::in_bytes(job);
+        let in_bytes = crate::run::place::zone_counts::in_bytes(job);
         let job: &JobSpec = &in_bytes;
         // A built-in profile's options (tiobench's `threads`, act's
         // `load`...) are accepted everywhere but only mean something to a
@@ -820,9 +820,9 @@ impl JobConfig {
         };
         let setup_failure = setup_failure.or_else(|| {
             let region = regions.first().copied().unwrap_or(size);
-            super::block_errors::setup_failure(job, region, bs[2].min())
+            crate::run::storage::block_errors::setup_failure(job, region, bs[2].min())
         });
-        if let Some(refusal) = super::block_errors::refusal(job, &pattern, &paths) {
+        if let Some(refusal) = crate::run::storage::block_errors::refusal(job, &pattern, &paths) {
             return Err(refusal);
         }
         let used = [pattern.read, pattern.write, pattern.trim];
@@ -875,7 +875,7 @@ impl JobConfig {
         let startdelay = match job.value("startdelay") {
             Some(Value::Nums([lo, hi, _])) if hi > lo => {
                 // A range: each job picks its own delay within it.
-                lo + super::offsets::Rng::new(job.number as u64).below(hi - lo + 1)
+                lo + crate::run::place::offsets::Rng::new(job.number as u64).below(hi - lo + 1)
             }
             Some(Value::Nums(v)) => v[0],
             _ => 0,
@@ -899,7 +899,7 @@ impl JobConfig {
             other => other?,
         };
         let logs_writes = verify.is_some() && pattern.write && job.flag("do_verify");
-        let trim = super::trim_backlog::TrimSpec::from_job(job, logs_writes)?;
+        let trim = crate::run::verification::trim_backlog::TrimSpec::from_job(job, logs_writes)?;
         let norandommap_note = norandommap_verify_warning(job, &bs);
         if replay.is_some() && verify.is_some() {
             return Err(Refusal(format!(
@@ -1023,11 +1023,16 @@ impl JobConfig {
             Duration::from_millis(ms.max(1))
         };
         let thread_setup =
-            super::sched::ThreadSetup::from_job(job, job.number.saturating_sub(1) as usize);
+            crate::sys::sched::ThreadSetup::from_job(job, job.number.saturating_sub(1) as usize);
         let default_ioprio = thread_setup.default_ioprio();
         let cmdprio = if kind.has(caps::KERNEL_AIO) {
-            super::priority::CmdPrio::from_job(job, default_ioprio, pattern.read, pattern.write)
-                .map_err(|e| Refusal(format!("{e}\nfio: io engine {} init failed.", job.engine)))?
+            crate::run::place::priority::CmdPrio::from_job(
+                job,
+                default_ioprio,
+                pattern.read,
+                pattern.write,
+            )
+            .map_err(|e| Refusal(format!("{e}\nfio: io engine {} init failed.", job.engine)))?
         } else {
             None
         };
@@ -1045,7 +1050,7 @@ impl JobConfig {
             allow_mounted_write: job.flag("allow_mounted_write"),
             overwrite: job.flag("overwrite"),
             pre_read: job.flag("pre_read"),
-            mem: super::iomem::MemKind::from_job(job),
+            mem: crate::run::storage::iomem::MemKind::from_job(job),
             hugepage_size: job.num("hugepage-size").unwrap_or(2 << 20) as usize,
             iomem_align: job.num("iomem_align").unwrap_or(0) as usize,
             file_append: job.flag("file_append"),
@@ -1207,7 +1212,7 @@ impl JobConfig {
             fsync_on_close: job.flag("fsync_on_close"),
             rate_bytes: per_dir(job, "rate"),
             rate_iops: per_dir(job, "rate_iops"),
-            rate_floors: super::rate::Floors {
+            rate_floors: crate::run::pacing::rate::Floors {
                 bytes: per_dir(job, "rate_min"),
                 iops: per_dir(job, "rate_iops_min"),
                 cycle_ms: job.num("rate_cycle").unwrap_or(1000),
@@ -1357,7 +1362,12 @@ pub fn merge_traces(job: &JobSpec) -> Result<(), Refusal> {
     let logs: Vec<&str> = list.split(':').collect();
     let scalars = floats("merge_blktrace_scalars");
     let iters = floats("merge_blktrace_iters");
-    match super::merge_blktrace::merge(&logs, std::path::Path::new(output), &scalars, &iters) {
+    match crate::run::records::merge_blktrace::merge(
+        &logs,
+        std::path::Path::new(output),
+        &scalars,
+        &iters,
+    ) {
         Ok(said) => {
             eprintln!("{said}");
             Ok(())
@@ -1371,8 +1381,8 @@ pub fn merge_traces(job: &JobSpec) -> Result<(), Refusal> {
 fn replay_log(
     job: &JobSpec,
     readonly: bool,
-) -> Result<Option<Arc<super::replay::ReplayLog>>, Refusal> {
-    use super::replay::{ReplayOptions, load, log_for_clone};
+) -> Result<Option<Arc<crate::run::records::replay::ReplayLog>>, Refusal> {
+    use crate::run::records::replay::{ReplayOptions, load, log_for_clone};
     merge_traces(job)?;
     let Some(Value::Text(list)) = job.value("read_iolog") else {
         return Ok(None);
@@ -1666,8 +1676,8 @@ fn buffer_shape(
     size: u64,
     compress: u32,
     dedupe: u32,
-) -> Option<super::content::Shape> {
-    use super::content::{DedupeMode, Shape};
+) -> Option<crate::run::storage::content::Shape> {
+    use crate::run::storage::content::{DedupeMode, Shape};
     let compress = if compress == 100 { 0 } else { compress };
     if compress == 0 && dedupe == 0 {
         return None;
@@ -1852,7 +1862,10 @@ fn file_service(job: &JobSpec) -> Result<FileService, Refusal> {
 
 /// zonemode=zbd's options. ferrio emulates zones in regular files only
 /// (fio's ZBD_NONE model); what it does not model is refused here.
-fn zbd_spec(job: &JobSpec, kind: &engine::Kind) -> Result<Option<super::zbd::ZbdSpec>, Refusal> {
+fn zbd_spec(
+    job: &JobSpec,
+    kind: &engine::Kind,
+) -> Result<Option<crate::run::place::zbd::ZbdSpec>, Refusal> {
     if !matches!(job.value("zonemode"), Some(Value::Word { word: "zbd", .. })) {
         return Ok(None);
     }
@@ -1903,7 +1916,7 @@ fn zbd_spec(job: &JobSpec, kind: &engine::Kind) -> Result<Option<super::zbd::Zbd
         Some(Value::Floats { values, .. }) => values.first().copied().unwrap_or(0.0),
         _ => 0.0,
     };
-    Ok(Some(super::zbd::ZbdSpec {
+    Ok(Some(crate::run::place::zbd::ZbdSpec {
         zone_size: job.num("zonesize").unwrap_or(0),
         zone_capacity: job.num("zonecapacity").unwrap_or(0),
         read_beyond_wp: job.flag("read_beyond_wp"),
@@ -2205,7 +2218,7 @@ pub struct LatencyGoal {
 }
 
 /// The steady-state criterion, when `ss_dur` turns it on.
-fn steady(job: &JobSpec) -> Option<super::steady::SteadyConfig> {
+fn steady(job: &JobSpec) -> Option<crate::run::pacing::steady::SteadyConfig> {
     let dur = job.num("steadystate_duration").unwrap_or(0);
     if dur < 1_000_000 {
         return None;
@@ -2214,7 +2227,7 @@ fn steady(job: &JobSpec) -> Option<super::steady::SteadyConfig> {
         return None;
     };
     let ramp = job.num("steadystate_ramp_time").unwrap_or(0);
-    super::steady::SteadyConfig::new(word, tail.as_deref()?, dur, ramp)
+    crate::run::pacing::steady::SteadyConfig::new(word, tail.as_deref()?, dur, ramp)
 }
 
 /// The number of the job a clone was made from: clones follow it, the

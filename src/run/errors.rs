@@ -1,8 +1,8 @@
 //! Which I/O errors a job carries on after: fio's continue_on_error
 //! kinds with their ignore_error lists.
 
-use super::config::JobConfig;
 use crate::engine::Dir;
+use crate::run::config::JobConfig;
 
 /// What becomes of a job after one of its I/Os failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

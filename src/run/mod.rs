@@ -1,64 +1,24 @@
 //! Running a plan: groups one after another, each job of a group on its
 //! own OS thread, all started together.
 
-pub mod blktrace;
-pub mod block_errors;
-pub mod cgroup;
-pub mod clock;
 pub mod config;
-pub mod content;
-pub mod depth;
-pub mod distribution;
 pub mod errors;
-pub mod file_lock;
-pub mod files;
-pub mod fill_read;
-pub mod fio_rand;
-pub mod flow;
-pub mod iolog;
-pub mod iomem;
-pub mod iosched;
 pub mod job_loop;
-pub mod latency_target;
-pub mod layout;
-pub mod lazy_open;
-pub mod lfsr;
-pub mod live;
-pub mod log_codec;
-mod log_gz;
-pub mod logs;
-pub mod merge_blktrace;
-pub mod mounts;
-pub mod numa;
 pub mod offload;
-pub mod offsets;
-pub mod placement;
-pub mod priority;
-pub mod progress;
-pub mod rate;
-pub mod replay;
+pub mod pacing;
+pub mod place;
+pub mod records;
 pub mod result;
-pub mod sampler;
-pub mod sched;
-pub mod signals;
-pub mod slowest;
-pub mod steady;
-pub mod sync_range;
-pub mod trigger;
-mod trigger_save;
-pub mod trim_backlog;
-mod verify_async;
-mod verify_trail;
-mod verifying;
-pub mod zbd;
-mod zone_counts;
+pub mod status;
+pub mod storage;
+pub mod verification;
 
 use std::sync::atomic::AtomicBool;
 
 use crate::engine::EngineOptions;
 
+use crate::run::status::progress::JobProgress;
 use config::{JobConfig, Refusal};
-use progress::JobProgress;
 use result::{JobError, JobResult};
 
 use crate::plan::Plan;
@@ -75,17 +35,17 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
             _ => None,
         })
         .last();
-    clock::use_source(match source {
-        Some("gettimeofday") => clock::Source::TimeOfDay,
-        Some("clock_gettime") => clock::Source::ClockGettime,
-        _ => clock::Source::Cpu,
+    crate::run::pacing::clock::use_source(match source {
+        Some("gettimeofday") => crate::run::pacing::clock::Source::TimeOfDay,
+        Some("clock_gettime") => crate::run::pacing::clock::Source::ClockGettime,
+        _ => crate::run::pacing::clock::Source::Cpu,
     });
     let mut jobs = plan
         .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
         .collect::<Result<Vec<_>, _>>()?;
-    steady::check_groups(&jobs)?;
-    content::share_working_sets(&mut jobs);
+    crate::run::pacing::steady::check_groups(&jobs)?;
+    crate::run::storage::content::share_working_sets(&mut jobs);
     // fio's exitall is global: one job asking for it makes every job's
     // end stop others.
     if jobs.iter().any(|j| j.exitall) {
@@ -97,8 +57,8 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .jobs()
         .map(|j| (j.num("flow_id").unwrap_or(0), j.num("flow").unwrap_or(0)))
         .collect();
-    flow::join_flows(&mut jobs, &flows);
-    zbd::share(&mut jobs);
+    crate::run::pacing::flow::join_flows(&mut jobs, &flows);
+    crate::run::place::zbd::share(&mut jobs);
     Ok(jobs)
 }
 
@@ -224,10 +184,10 @@ pub fn run(
         .iter()
         .rev()
         .find_map(|j| j.thread_setup.gtod_cpu)
-        .map(clock::GtodThread::start);
+        .map(crate::run::pacing::clock::GtodThread::start);
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
-    let run_start = clock::now();
+    let run_start = crate::run::pacing::clock::now();
     let mut start = 0;
     // Set when a job's end stopped every job (exit_what=all): the groups
     // still to come never start, and report nothing done.
@@ -243,7 +203,7 @@ pub fn run(
         if rest_stop.load(std::sync::atomic::Ordering::Relaxed) {
             results.extend(members.iter().map(JobResult::new));
             for slot in slots {
-                slot.set_state(progress::State::Done);
+                slot.set_state(crate::run::status::progress::State::Done);
             }
             start = end;
             continue;
@@ -252,7 +212,7 @@ pub fn run(
         if start == 0 {
             // fio's genesis: the run's time zero, once the first jobs'
             // files are set up (what an iolog's waits count from).
-            self::clock::genesis();
+            crate::run::pacing::clock::genesis();
             observer.starting();
         }
         announce_group(members, &laid_out, observer);
@@ -272,7 +232,7 @@ pub fn run(
         start = end;
     }
     // fio removes the control groups it made once every job is done.
-    cgroup::remove_made();
+    crate::sys::cgroup::remove_made();
     (results, disks.usage())
 }
 
@@ -295,7 +255,7 @@ fn layout_failed(cfg: &JobConfig, slot: &JobProgress, e: JobError) -> JobResult 
     drop(cfg.flow.as_ref().map(|f| f.seat()));
     let mut failed = JobResult::new(cfg);
     failed.fail(e.errno, &e.func, e.message);
-    slot.set_state(progress::State::Failed);
+    slot.set_state(crate::run::status::progress::State::Failed);
     failed
 }
 
@@ -311,7 +271,7 @@ fn lay_out_group(
 ) -> Vec<Result<(), Box<JobResult>>> {
     let mut laid_out = Vec::with_capacity(members.len());
     for (cfg, slot) in members.iter().zip(slots) {
-        slot.set_state(progress::State::SettingUp);
+        slot.set_state(crate::run::status::progress::State::SettingUp);
         let laid = lay_out_before(cfg, observer);
         // fio watches the disks once the files are in place.
         if laid.is_ok() && !laid_in_job(cfg) && watches_disks(cfg) {
@@ -352,10 +312,14 @@ fn lay_out_before(
         // zonemode=zbd: fio makes the zones from the file's size before
         // it lays the file out (and says what it rounds whatever the
         // output format).
-        None if let Err(e) = zbd::set_up(cfg, &mut |line| observer.engine_line(line)) => Err(e),
+        None if let Err(e) =
+            crate::run::place::zbd::set_up(cfg, &mut |line| observer.engine_line(line)) =>
+        {
+            Err(e)
+        }
         // create_serialize=0: the job's own thread lays them out.
         None if laid_in_job(cfg) => Ok((None, Vec::new())),
-        None => layout::lay_out(cfg).map_err(|e| layout_error(cfg, &e)),
+        None => crate::run::storage::layout::lay_out(cfg).map_err(|e| layout_error(cfg, &e)),
     }
 }
 
@@ -409,7 +373,7 @@ struct Group<'a> {
     /// Whether this group or an earlier one has a job that moves data.
     had_io_jobs: bool,
     /// When the run started (steady state's clock).
-    run_start: clock::Nanos,
+    run_start: crate::run::pacing::clock::Nanos,
 }
 
 /// The flags a group's jobs share while it runs.
@@ -433,7 +397,7 @@ impl Group<'_> {
             group_stop: AtomicBool::new(false),
             io_done: AtomicBool::new(false),
         };
-        let mut steady = steady::Checker::new(self.members, self.run_start);
+        let mut steady = crate::run::pacing::steady::Checker::new(self.members, self.run_start);
         // What the jobs that lay out their own files have to say of it,
         // by their place in the group.
         let (laid_tx, laid_rx) = std::sync::mpsc::channel::<LaidNote>();
@@ -530,7 +494,7 @@ fn job_thread(
 ) -> JobResult {
     job_loop::wait_for(waitees, stops);
     if laid_in_job(cfg) {
-        match layout::lay_out(cfg) {
+        match crate::run::storage::layout::lay_out(cfg) {
             Ok((line, warnings)) => {
                 let _ = laid_tx.send((i, line, warnings));
             }

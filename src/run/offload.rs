@@ -19,7 +19,7 @@
 //! (ferrio keeps one), and fio's total latency also holds the hand-over to
 //! a helper.
 
-use super::config::JobConfig;
+use crate::run::config::JobConfig;
 
 /// The job as the I/O loop runs it under offload: one I/O at a time.
 pub fn one_at_a_time(cfg: &JobConfig) -> JobConfig {

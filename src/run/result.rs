@@ -3,10 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::config::JobConfig;
-use super::steady::SteadyResult;
 use crate::engine::Dir;
 use crate::report::options::ReportOptions;
+use crate::run::config::JobConfig;
+use crate::run::pacing::steady::SteadyResult;
 use crate::stats::fine::FineHistogram;
 use crate::stats::{CpuUsage, Histogram, LatencyMoments, Moments};
 
@@ -318,7 +318,7 @@ pub struct JobResult {
     /// steadystate: the window of rates and whether it settled.
     pub steady: Option<SteadyResult>,
     /// The slowest I/Os and where they went (ferrio's own report).
-    pub slowest: super::slowest::Slowest,
+    pub slowest: crate::run::status::slowest::Slowest,
     /// Which connection to its storage the engine used (rbd and rados:
     /// the librados client), so jobs can tell whether they shared one.
     pub connection: Option<String>,

@@ -51,7 +51,7 @@ impl Routine {
             }
             Routine::Jhash => {
                 for _ in 0..ROUNDS {
-                    black_box(crate::run::distribution::jhash(black_box(buf)));
+                    black_box(crate::run::place::distribution::jhash(black_box(buf)));
                 }
             }
             Routine::Sha512 => {

@@ -203,7 +203,7 @@ pub(super) fn wait(fd: RawFd, events: i16) -> io::Result<()> {
 const PATIENCE_MS: i32 = 200;
 
 fn stopped() -> bool {
-    crate::run::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
+    crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Bounds each blocking call on the socket to [`PATIENCE_MS`].

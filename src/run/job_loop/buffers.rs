@@ -5,9 +5,9 @@
 //! only keeps each buffer valid and its own.
 
 use crate::run::config::BufferFill;
-use crate::run::iomem::Region;
-use crate::run::layout::fill_random;
-use crate::run::offsets::Rng;
+use crate::run::place::offsets::Rng;
+use crate::run::storage::iomem::Region;
+use crate::run::storage::layout::fill_random;
 
 /// Buffer alignment: enough for O_DIRECT on any Linux block device.
 const ALIGN: usize = 4096;

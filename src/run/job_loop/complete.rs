@@ -3,14 +3,14 @@
 use super::slots::Slot;
 use super::{Quiesce, Records};
 use crate::engine::Dir;
-use crate::run::clock::{Nanos, ms_between};
 use crate::run::config::JobConfig;
 use crate::run::errors::{self, Verdict};
-use crate::run::latency_target::{self, LatencyTarget};
-use crate::run::live::Measured;
-use crate::run::logs::Completed;
+use crate::run::pacing::clock::{Nanos, ms_between};
+use crate::run::pacing::latency_target::{self, LatencyTarget};
+use crate::run::records::logs::Completed;
 use crate::run::result::{JobResult, strerror};
-use crate::run::verifying::Verifying;
+use crate::run::status::live::Measured;
+use crate::run::verification::verifying::Verifying;
 
 /// What finishing an I/O updates, from the job loop's state: the same
 /// steps whether a synchronous engine returned the I/O or an asynchronous

@@ -5,15 +5,15 @@
 use super::pace::wait_until;
 use super::{Backlog, Io, JobLoop, Next, Phase, Turn};
 use crate::engine::Dir;
-use crate::run::clock::{self, Nanos, nanos};
+use crate::rand::fio_rand::Draws;
 use crate::run::config::JobConfig;
-use crate::run::files::FileChooser;
-use crate::run::fio_rand::Draws;
-use crate::run::iolog::IoLogWriter;
-use crate::run::lazy_open::{LazyOpen, UNOPENED};
-use crate::run::placement::Placer;
-use crate::run::replay::{Action, Replayer, Step};
+use crate::run::pacing::clock::{self, Nanos, nanos};
+use crate::run::place::files::FileChooser;
+use crate::run::place::placement::Placer;
+use crate::run::records::iolog::IoLogWriter;
+use crate::run::records::replay::{Action, Replayer, Step};
 use crate::run::result::JobResult;
+use crate::run::storage::lazy_open::{LazyOpen, UNOPENED};
 
 impl JobLoop<'_, '_> {
     /// What comes before the next I/O when the job may issue one and has

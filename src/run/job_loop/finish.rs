@@ -6,12 +6,12 @@ use super::complete::settle;
 use super::vstate::{answer_trigger, writes_issued};
 use super::{JobLoop, errno};
 use crate::engine::Dir;
-use crate::run::clock::{self, Nanos, ms_between};
-use crate::run::lazy_open::UNOPENED;
-use crate::run::progress::State;
+use crate::run::pacing::clock::{self, Nanos, ms_between};
 use crate::run::result::JobResult;
-use crate::run::trim_backlog;
-use crate::run::verify_trail;
+use crate::run::status::progress::State;
+use crate::run::storage::lazy_open::UNOPENED;
+use crate::run::verification::trim_backlog;
+use crate::run::verification::verify_trail;
 use crate::stats::CpuUsage;
 
 impl JobLoop<'_, '_> {

@@ -5,9 +5,9 @@ use super::complete::Finishing;
 use super::pace::think;
 use super::{Backlog, Io, JobLoop, Next, Phase, Turn, errno, issued};
 use crate::engine::{Dir, Queued, Request};
-use crate::run::clock::{self, ms_between};
 use crate::run::config::JobConfig;
-use crate::run::logs::{Completed, JobLogs};
+use crate::run::pacing::clock::{self, ms_between};
+use crate::run::records::logs::{Completed, JobLogs};
 use crate::run::result::JobResult;
 
 impl JobLoop<'_, '_> {

@@ -33,31 +33,31 @@ mod vstate;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::clock::{LoopClock, Nanos};
-use super::config::{ExitWhat, JobConfig};
-use super::content::Content;
-use super::depth::DepthTracker;
-use super::file_lock::FileLocks;
-use super::files::FileChooser;
-use super::fio_rand::{Draws, FioRng};
-use super::flow::Seat;
-use super::iolog::IoLogWriter;
-use super::iomem::Region;
-use super::latency_target::LatencyTarget;
-use super::lazy_open::LazyOpen;
-use super::live::Tally;
-use super::logs::JobLogs;
-use super::offsets::Rng;
-use super::placement::{Placer, rw_min_bs};
-use super::progress::{JobProgress, State};
-use super::rate::{FloorCheck, PoissonArrivals};
-use super::replay::Replayer;
-use super::result::{DirStats, JobResult};
-use super::sampler::RateSampler;
-use super::sync_range::Written;
-use super::trim_backlog::TrimBacklog;
-use super::verifying::Verifying;
 use crate::engine::{Completion, Dir, Engine, OpenMode};
+use crate::rand::fio_rand::{Draws, FioRng};
+use crate::run::config::{ExitWhat, JobConfig};
+use crate::run::pacing::clock::{LoopClock, Nanos};
+use crate::run::pacing::flow::Seat;
+use crate::run::pacing::latency_target::LatencyTarget;
+use crate::run::pacing::rate::{FloorCheck, PoissonArrivals};
+use crate::run::place::files::FileChooser;
+use crate::run::place::offsets::Rng;
+use crate::run::place::placement::{Placer, rw_min_bs};
+use crate::run::records::iolog::IoLogWriter;
+use crate::run::records::logs::JobLogs;
+use crate::run::records::replay::Replayer;
+use crate::run::result::{DirStats, JobResult};
+use crate::run::status::depth::DepthTracker;
+use crate::run::status::live::Tally;
+use crate::run::status::progress::{JobProgress, State};
+use crate::run::status::sampler::RateSampler;
+use crate::run::storage::content::Content;
+use crate::run::storage::file_lock::FileLocks;
+use crate::run::storage::iomem::Region;
+use crate::run::storage::lazy_open::LazyOpen;
+use crate::run::storage::sync_range::Written;
+use crate::run::verification::trim_backlog::TrimBacklog;
+use crate::run::verification::verifying::Verifying;
 use crate::stats::CpuUsage;
 use slots::Slot;
 
@@ -169,11 +169,11 @@ fn run_io(
     result: JobResult,
     flow: Option<&mut Seat<'_>>,
 ) -> JobResult {
-    let capped = super::fill_read::capped(cfg);
+    let capped = crate::run::storage::fill_read::capped(cfg);
     let cfg = capped.as_ref().unwrap_or(cfg);
     let offloaded;
     let cfg = if cfg.offload {
-        offloaded = super::offload::one_at_a_time(cfg);
+        offloaded = crate::run::offload::one_at_a_time(cfg);
         &offloaded
     } else {
         cfg

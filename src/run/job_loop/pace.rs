@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::Stops;
-use crate::run::clock::{self, Nanos};
+use crate::run::pacing::clock::{self, Nanos};
 
 /// Sleeps until `until`, waking for stops; false when the run was stopped
 /// or the deadline came first.

@@ -4,9 +4,9 @@
 use super::{JobLoop, Next, Phase, draws_wide, errno, issued, job_draws};
 use crate::engine::caps;
 use crate::engine::{Engine, OpenMode};
-use crate::run::clock;
 use crate::run::config::JobConfig;
-use crate::run::lazy_open::UNOPENED;
+use crate::run::pacing::clock;
+use crate::run::storage::lazy_open::UNOPENED;
 
 impl JobLoop<'_, '_> {
     /// Whether the pass's bytes are done.

@@ -6,7 +6,7 @@ use super::complete::{Finishing, note_later_error};
 use super::sync::sync_done;
 use super::{JobLoop, Next, Phase, errno};
 use crate::engine::{Completion, Dir};
-use crate::run::clock::Nanos;
+use crate::run::pacing::clock::Nanos;
 
 impl JobLoop<'_, '_> {
     /// Reap: at least one when the queue is full or nothing more will

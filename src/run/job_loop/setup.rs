@@ -11,30 +11,30 @@ use super::{
     JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, draws_wide, errno, job_draws,
 };
 use crate::engine::{self, Dir, Engine, OpenMode, WriteHintFailed};
-use crate::run::clock::{self, LoopClock, Nanos, nanos};
+use crate::rand::fio_rand::{Draws, FioRng, Purpose};
 use crate::run::config::JobConfig;
-use crate::run::content::Content;
-use crate::run::depth::DepthTracker;
-use crate::run::file_lock::FileLocks;
-use crate::run::files::FileChooser;
-use crate::run::fio_rand::{Draws, FioRng, Purpose};
-use crate::run::flow::Seat;
-use crate::run::iolog::IoLogWriter;
-use crate::run::iomem::{MemKind, Region};
-use crate::run::latency_target::LatencyTarget;
-use crate::run::lazy_open::{LazyOpen, UNOPENED};
-use crate::run::live::Tally;
-use crate::run::logs::JobLogs;
-use crate::run::offsets::Rng;
-use crate::run::placement::{Placement, Placer, rw_min_bs, used_dirs};
-use crate::run::progress::{JobProgress, State};
-use crate::run::rate::{FloorCheck, PoissonArrivals};
-use crate::run::replay::Replayer;
+use crate::run::pacing::clock::{self, LoopClock, Nanos, nanos};
+use crate::run::pacing::flow::Seat;
+use crate::run::pacing::latency_target::LatencyTarget;
+use crate::run::pacing::rate::{FloorCheck, PoissonArrivals};
+use crate::run::place::files::FileChooser;
+use crate::run::place::offsets::Rng;
+use crate::run::place::placement::{Placement, Placer, rw_min_bs, used_dirs};
+use crate::run::records::iolog::IoLogWriter;
+use crate::run::records::logs::JobLogs;
+use crate::run::records::replay::Replayer;
 use crate::run::result::JobResult;
-use crate::run::sampler::RateSampler;
-use crate::run::sync_range::Written;
-use crate::run::trim_backlog::TrimBacklog;
-use crate::run::verifying::Verifying;
+use crate::run::status::depth::DepthTracker;
+use crate::run::status::live::Tally;
+use crate::run::status::progress::{JobProgress, State};
+use crate::run::status::sampler::RateSampler;
+use crate::run::storage::content::Content;
+use crate::run::storage::file_lock::FileLocks;
+use crate::run::storage::iomem::{MemKind, Region};
+use crate::run::storage::lazy_open::{LazyOpen, UNOPENED};
+use crate::run::storage::sync_range::Written;
+use crate::run::verification::trim_backlog::TrimBacklog;
+use crate::run::verification::verifying::Verifying;
 use crate::stats::CpuUsage;
 use crate::verify::pattern::repeat_into;
 
@@ -455,7 +455,7 @@ fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engi
     }
     // fio switches the disks' scheduler once its engine is set up.
     if let Some(name) = &cfg.ioscheduler
-        && let Err((code, func, text)) = crate::run::iosched::switch(&cfg.paths, name)
+        && let Err((code, func, text)) = crate::sys::iosched::switch(&cfg.paths, name)
     {
         result.fail(code, func, text);
         return None;

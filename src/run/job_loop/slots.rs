@@ -3,11 +3,11 @@
 use super::buffers::{Buffer, Carver};
 use super::sync::SyncKind;
 use crate::engine::Dir;
-use crate::run::clock::Nanos;
 use crate::run::config::{BufferFill, JobConfig};
-use crate::run::layout::fill_random;
-use crate::run::offsets::Rng;
+use crate::run::pacing::clock::Nanos;
+use crate::run::place::offsets::Rng;
 use crate::run::result::JobResult;
+use crate::run::storage::layout::fill_random;
 use crate::verify::pattern::repeat_into;
 
 /// One I/O's place in the queue.

@@ -5,7 +5,7 @@ use std::io;
 use super::slots::Slot;
 use super::{JobLoop, Next, Phase, errno};
 use crate::engine::Engine;
-use crate::run::clock::{LoopClock, Nanos};
+use crate::run::pacing::clock::{LoopClock, Nanos};
 
 impl JobLoop<'_, '_> {
     /// Submit what is queued: a full batch, a full queue, the last I/Os,

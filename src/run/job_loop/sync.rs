@@ -4,8 +4,8 @@
 use super::slots::Slot;
 use super::{JobLoop, Next, Phase, Turn, errno};
 use crate::engine::{Dir, Queued};
-use crate::run::clock::{self, Nanos};
 use crate::run::config::JobConfig;
+use crate::run::pacing::clock::{self, Nanos};
 use crate::run::result::JobResult;
 
 impl JobLoop<'_, '_> {

@@ -3,13 +3,13 @@
 
 use super::pace::think;
 use super::{JobLoop, Next, Phase, Quiesce, Turn, issued};
-use crate::run::clock::{self, ms_between, nanos};
-use crate::run::depth::DepthTracker;
-use crate::run::latency_target;
-use crate::run::progress::State;
-use crate::run::rate;
+use crate::run::pacing::clock::{self, ms_between, nanos};
+use crate::run::pacing::latency_target;
+use crate::run::pacing::rate;
 use crate::run::result::JobResult;
-use crate::run::sampler::RateSampler;
+use crate::run::status::depth::DepthTracker;
+use crate::run::status::progress::State;
+use crate::run::status::sampler::RateSampler;
 use crate::stats::CpuUsage;
 
 impl JobLoop<'_, '_> {

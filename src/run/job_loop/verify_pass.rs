@@ -7,11 +7,11 @@ use super::submit::submit;
 use super::{JobLoop, Records, Stops, errno};
 use crate::engine::caps;
 use crate::engine::{Completion, Dir, Engine, Queued, Request};
-use crate::run::clock::{self, LoopClock, Nanos};
 use crate::run::config::JobConfig;
-use crate::run::iolog::IoLogWriter;
+use crate::run::pacing::clock::{self, LoopClock, Nanos};
+use crate::run::records::iolog::IoLogWriter;
 use crate::run::result::JobResult;
-use crate::run::verifying::Verifying;
+use crate::run::verification::verifying::Verifying;
 use crate::verify::Written;
 
 impl JobLoop<'_, '_> {

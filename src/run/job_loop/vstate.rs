@@ -2,12 +2,12 @@
 
 use super::JobLoop;
 use crate::engine::Dir;
+use crate::rand::fio_rand::Draws;
 use crate::run::config::JobConfig;
-use crate::run::fio_rand::Draws;
-use crate::run::progress::JobProgress;
 use crate::run::result::JobResult;
-use crate::run::verify_trail;
-use crate::run::verifying::Verifying;
+use crate::run::status::progress::JobProgress;
+use crate::run::verification::verify_trail;
+use crate::run::verification::verifying::Verifying;
 use crate::verify::state::{RandState, VerifyState};
 
 impl JobLoop<'_, '_> {

@@ -1,0 +1,10 @@
+//! Where each I/O goes: offsets (sequential, random map, random
+//! distributions), zones (strided, zbd) and which of a job's files.
+
+pub mod distribution;
+pub mod files;
+pub mod offsets;
+pub mod placement;
+pub mod priority;
+pub mod zbd;
+pub mod zone_counts;

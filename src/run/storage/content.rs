@@ -1,0 +1,239 @@
+//! Write-buffer contents shaped for compression and deduplication
+//! (buffer_compress_percentage, buffer_compress_chunk, dedupe_percentage,
+//! dedupe_mode, dedupe_working_set_percentage), laid out as fio lays
+//! them out, so that the data written compresses and dedupes as fio's
+//! does.
+//!
+//! A buffer is filled chunk by chunk: each chunk starts with random
+//! bytes and ends with zeros, the zeros being the compressible share.
+//! Every chunk's random bytes come from a seed drawn from a stream of
+//! seeds; a buffer that is to repeat earlier content replays a position
+//! of that stream instead of advancing it.
+
+use crate::run::place::offsets::Rng;
+
+/// How duplicate buffers pick the content they repeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DedupeMode {
+    /// The content of the next unique buffer (fio's `repeat`: a copy of
+    /// the generator's current state).
+    Repeat,
+    /// A random one of `pages` unique buffers (fio's `working_set`): the
+    /// job's first ones, or with `global` (dedupe_global) runs of the
+    /// first ones of every job in turn, starting with its own.
+    WorkingSet { pages: u64, global: bool },
+}
+
+/// The jobs whose unique buffers a global working set draws on: every
+/// job's seed, in job order, and this job's place among them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peers {
+    pub seeds: Vec<u64>,
+    pub own: usize,
+}
+
+/// Gives the jobs with a global dedupe working set the seeds of every
+/// job of the run, as fio hands them each job's generator.
+pub fn share_working_sets(jobs: &mut [crate::run::config::JobConfig]) {
+    let seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
+    for (own, job) in jobs.iter_mut().enumerate() {
+        if let Some(Shape {
+            mode: DedupeMode::WorkingSet { global: true, .. },
+            ..
+        }) = job.buffer_shape
+        {
+            job.dedupe_peers = Some(Peers {
+                seeds: seeds.clone(),
+                own,
+            });
+        }
+    }
+}
+
+/// The shape of a job's write buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Percentage of each chunk left as zeros (1 to 99).
+    pub compress: u32,
+    /// Chunk size in bytes; 0 means whole blocks of the smallest size.
+    pub chunk: usize,
+    /// Percentage of buffers that repeat earlier content (0 to 100).
+    pub dedupe: u32,
+    pub mode: DedupeMode,
+    /// The smallest write block size.
+    pub min_bs: usize,
+}
+
+impl Shape {
+    /// How many seeds one buffer of the smallest size draws.
+    fn seeds_per_block(&self) -> u64 {
+        let chunk = if self.chunk == 0 {
+            self.min_bs
+        } else {
+            self.chunk.min(self.min_bs)
+        };
+        (self.min_bs / chunk.max(1)).max(1) as u64
+    }
+}
+
+/// Fills write buffers of one job.
+pub struct Content {
+    shape: Shape,
+    /// The job's base seed, and the stream position of the next unique
+    /// buffer.
+    base: u64,
+    next: u64,
+    /// The base seeds of every job (a global working set), and this
+    /// job's place among them.
+    peer_bases: Vec<u64>,
+    own: usize,
+    /// Draws which buffers repeat, and which working-set page.
+    dedupe_draws: Rng,
+    page_draws: Rng,
+}
+
+impl Content {
+    pub fn new(shape: Shape, seed: u64, peers: Option<&Peers>) -> Self {
+        Content {
+            shape,
+            base: base_of(seed),
+            next: 0,
+            peer_bases: peers
+                .map_or_else(Vec::new, |p| p.seeds.iter().map(|&s| base_of(s)).collect()),
+            own: peers.map_or(0, |p| p.own),
+            dedupe_draws: Rng::new(mix(seed ^ 0x6465_6475_7065)),
+            page_draws: Rng::new(mix(seed ^ 0x7061_6765)),
+        }
+    }
+
+    /// Fills one write buffer.
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        let shape = self.shape;
+        // Where in the seed stream this buffer starts, and whether it
+        // moves the stream on.
+        let (base, mut position, unique) = if shape.dedupe == 100 {
+            // Every chunk of every buffer repeats the first.
+            (self.base, self.next, false)
+        } else if shape.dedupe > 0 && self.dedupe_draws.below(100) < shape.dedupe as u64 {
+            match shape.mode {
+                DedupeMode::Repeat => (self.base, self.next, false),
+                DedupeMode::WorkingSet { pages, .. } => {
+                    let page = self.page_draws.below(pages.max(1));
+                    let (base, nth) = self.working_set_page(page, pages);
+                    (base, nth * shape.seeds_per_block(), false)
+                }
+            }
+        } else {
+            (self.base, self.next, true)
+        };
+        let mut min_write = shape.min_bs;
+        let mut at = 0;
+        while at < buf.len() {
+            let left = buf.len() - at;
+            min_write = min_write.min(left);
+            let len = if shape.chunk == 0 {
+                min_write
+            } else {
+                min_write.min(shape.chunk)
+            };
+            let seed = mix(base.wrapping_add(position));
+            fill_chunk(&mut buf[at..at + len], seed, shape.compress);
+            if shape.dedupe != 100 {
+                position += 1;
+            }
+            at += len;
+        }
+        if unique {
+            self.next = position;
+        }
+    }
+
+    /// Whose unique buffer, and which one, page `page` of a working set
+    /// of `pages` holds: the job's own, or under a global working set the
+    /// pages are split in runs, one job after another.
+    fn working_set_page(&self, page: u64, pages: u64) -> (u64, u64) {
+        let jobs = self.peer_bases.len() as u64;
+        if jobs == 0 {
+            return (self.base, page);
+        }
+        let run = (pages / jobs).max(1);
+        let job = (self.own as u64 + page / run) % jobs;
+        (self.peer_bases[job as usize], page % run)
+    }
+}
+
+fn base_of(seed: u64) -> u64 {
+    mix(seed ^ 0x6275_6666_6572)
+}
+
+/// One chunk: random bytes from `seed`, then `compress` percent zeros
+/// (the random share rounded down, as fio rounds it).
+fn fill_chunk(chunk: &mut [u8], seed: u64, compress: u32) {
+    let random = chunk.len() * (100 - compress as usize) / 100;
+    let mut rng = Rng::new(seed);
+    for word in chunk[..random].chunks_mut(8) {
+        let n = word.len();
+        word.copy_from_slice(&rng.next_u64().to_le_bytes()[..n]);
+    }
+    chunk[random..].fill(0);
+}
+
+/// splitmix64's finaliser: spreads nearby seeds apart.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn shape(compress: u32, dedupe: u32, mode: DedupeMode) -> Shape {
+        Shape {
+            compress,
+            chunk: 512,
+            dedupe,
+            mode,
+            min_bs: 4096,
+        }
+    }
+
+    /// (share of zero bytes, share of blocks seen before) over `n` blocks.
+    fn measure(shape: Shape, n: usize) -> (f64, f64) {
+        let mut c = Content::new(shape, 1, None);
+        let mut buf = vec![0u8; 4096];
+        let (mut zeros, mut dups) = (0, 0);
+        let mut seen = HashSet::new();
+        for _ in 0..n {
+            buf.fill(0xaa);
+            c.fill(&mut buf);
+            zeros += buf.iter().filter(|&&b| b == 0).count();
+            dups += usize::from(!seen.insert(buf.clone()));
+        }
+        (zeros as f64 / (n * 4096) as f64, dups as f64 / n as f64)
+    }
+
+    #[test]
+    fn compress_percentage_zeroes_that_share_of_each_chunk() {
+        let (zeros, dups) = measure(shape(50, 0, DedupeMode::Repeat), 200);
+        assert!((zeros - 0.5).abs() < 0.01, "{zeros}");
+        assert_eq!(dups, 0.0);
+    }
+
+    #[test]
+    fn dedupe_percentage_repeats_that_share_of_buffers() {
+        let (_, dups) = measure(shape(0, 30, DedupeMode::Repeat), 4000);
+        assert!((dups - 0.3).abs() < 0.03, "{dups}");
+        let ws = DedupeMode::WorkingSet {
+            pages: 50,
+            global: false,
+        };
+        let (_, dups) = measure(shape(0, 40, ws), 4000);
+        assert!((dups - 0.4).abs() < 0.03, "{dups}");
+        let (_, dups) = measure(shape(0, 100, DedupeMode::Repeat), 100);
+        assert!(dups > 0.98, "{dups}");
+    }
+}

@@ -1,0 +1,40 @@
+//! fill_device on a job that only reads, without a size: fio lays each
+//! file out by writing until the device is full (an ENOSPC there ends the
+//! layout, not the job), then reads each file to the end of what it got,
+//! its region cut to the file's size.
+
+use crate::engine::Dir;
+use crate::run::config::JobConfig;
+
+/// Whether `cfg` is such a job: its files' regions have no bound.
+pub fn applies(cfg: &JobConfig) -> bool {
+    cfg.fill_device
+        && cfg.pattern.read
+        && !cfg.pattern.write
+        && cfg.size == u64::MAX / cfg.paths.len().max(1) as u64
+}
+
+/// The job with each file's region, and so its amount of I/O, cut to
+/// what the layout wrote, once the files are laid out; `None` for any
+/// other job.
+pub fn capped(cfg: &JobConfig) -> Option<JobConfig> {
+    if !applies(cfg) {
+        return None;
+    }
+    let mut capped = cfg.clone();
+    for (region, path) in capped.regions.iter_mut().zip(&cfg.paths) {
+        let len = std::fs::metadata(path).map_or(0, |m| m.len());
+        *region = (*region).min(len.saturating_sub(cfg.offset));
+    }
+    // Each file is read in whole blocks, as any pass is.
+    let bs = cfg.bs[Dir::Read as usize].min().max(1);
+    capped.pass_bytes = capped
+        .regions
+        .iter()
+        .map(|r| r / bs * bs)
+        .sum::<u64>()
+        .max(1);
+    capped.io_bytes = capped.pass_bytes.saturating_mul(cfg.loops.max(1));
+    capped.size = capped.regions.iter().copied().max().unwrap_or(0);
+    Some(capped)
+}

@@ -1,0 +1,142 @@
+//! Laying out a job's data files before it runs, as fio's extend_file
+//! does: a file that is missing or too short is removed and created
+//! again, its space reserved as `fallocate` asks; a job that reads then
+//! has it filled with random data (so that reads touch the device: a
+//! sparse file would read as zeros), while a job that only writes starts
+//! from the empty (or reserved) file.
+
+use std::fs::OpenOptions;
+use std::io;
+
+use crate::engine;
+use crate::run::config::JobConfig;
+use crate::run::place::offsets::Rng;
+
+/// Creates or extends the job's files to their offset plus size; returns
+/// the "Laying out" notice fio prints when it had to, and the warnings of
+/// a failed posix_fallocate.
+pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
+    let mut warnings = Vec::new();
+    // fio's diskless engines (null, cpuio, filecreate) lay out no file;
+    // an rbd job's file is its image,
+    // a rados job's files are objects.
+    if !cfg.kind.lays_out() {
+        return Ok((None, warnings));
+    }
+    let mut rng = Rng::new(cfg.seed ^ 0x5eed);
+    let (mut files, mut bytes) = (0u64, 0u64);
+    for (path, region) in cfg.paths.iter().zip(&cfg.regions) {
+        let needed = cfg.offset.saturating_add(*region);
+        // Files created on open are not laid out.
+        if cfg.create_on_open {
+            continue;
+        }
+        let meta = std::fs::metadata(path);
+        // Devices (and other special files) are used as they are, as in
+        // fio: their length reads as 0, which must not make them look
+        // like a short file to replace.
+        if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            continue;
+        }
+        let current = meta.map(|m| m.len()).unwrap_or(0);
+        if current >= needed {
+            continue;
+        }
+        files += 1;
+        // fio adds offset and size as they are: a fill_device job's
+        // unbounded size shows as 2^64 - 1 bytes.
+        bytes = bytes.wrapping_add(cfg.offset.wrapping_add(*region));
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        // fio fills the file with data for a reading job, and for a
+        // writing one with overwrite (unless it appends); other writing
+        // jobs start from an empty new file, appending ones keep theirs,
+        // and a trim-only job keeps what is there.
+        let write = cfg.pattern.write;
+        let fill = cfg.pattern.read || (write && cfg.overwrite && !cfg.file_append);
+        if fill || (write && !cfg.file_append) {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        let file = match OpenOptions::new()
+            .create(cfg.allow_file_create)
+            .truncate(fill)
+            .write(true)
+            .open(path)
+        {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !cfg.allow_file_create => {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "fio: file creation disallowed by allow_file_create=0",
+                ));
+            }
+            opened => opened?,
+        };
+        // fill_device reserves nothing: the writes fill the device.
+        let how = if cfg.fill_device {
+            engine::Allocation::None
+        } else {
+            cfg.fallocate
+        };
+        if let Err(e) = engine::allocate(&file, how, needed) {
+            match cfg.fallocate {
+                engine::Allocation::Posix => {
+                    warnings.push(format!("fio: posix_fallocate fails: {e}"));
+                }
+                _ => return Err(e),
+            }
+        }
+        if !fill {
+            continue;
+        }
+        // fill_device: no length is set ahead, and a full device ends the
+        // writing, not the job (which then reads what was written).
+        if !cfg.fill_device {
+            file.set_len(needed)?;
+        }
+        let mut chunk = vec![0u8; 1 << 20];
+        let mut written = 0;
+        while written < needed {
+            fill_random(&mut chunk, &mut rng);
+            let n = ((needed - written) as usize).min(chunk.len());
+            match std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written) {
+                Err(e)
+                    if cfg.fill_device
+                        && matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) =>
+                {
+                    break;
+                }
+                r => r?,
+            }
+            written += n as u64;
+        }
+        if cfg.create_fsync {
+            file.sync_all()?;
+        }
+    }
+    let notice = match files {
+        0 => None,
+        1 => Some(format!(
+            "{}: Laying out IO file (1 file / {}MiB)",
+            cfg.name,
+            bytes >> 20
+        )),
+        n => Some(format!(
+            "{}: Laying out IO files ({n} files / total {}MiB)",
+            cfg.name,
+            bytes >> 20
+        )),
+    };
+    Ok((notice, warnings))
+}
+
+/// Fills a buffer with random bytes.
+pub fn fill_random(buf: &mut [u8], rng: &mut Rng) {
+    for word in buf.chunks_mut(8) {
+        let n = word.len();
+        word.copy_from_slice(&rng.next_u64().to_le_bytes()[..n]);
+    }
+}
