@@ -1031,7 +1031,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Shell command run after the job ends",
     )
     .runs(),
-    // Switched through sysfs as fio does (see `run::iosched`).
+    // Switched through sysfs as fio does (see `sys::iosched`).
     OptDef::new(
         "ioscheduler",
         Text(&[]),

@@ -283,7 +283,7 @@ pub struct JobConfig {
     /// Watch the disks under the job's files (disk_util).
     pub disk_util: bool,
     /// The block I/O scheduler to switch the files' disks to (see
-    /// `run::iosched`); None where fio would not look for the disks
+    /// `sys::iosched`); None where fio would not look for the disks
     /// (diskless engines, disk_util=0).
     pub ioscheduler: Option<String>,
     /// Lay the files out and end, doing no I/O (create_only).
