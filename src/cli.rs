@@ -194,6 +194,11 @@ const FLAGS: &[(&str, Takes, &str)] = &[
         "ferrio: print the plan with each value's origin and lint warnings",
     ),
     (
+        "notes",
+        Takes::None,
+        "ferrio: print ferrio's notes (e.g. that the CPU, not the device, limited a result) on stderr even when it is not a terminal",
+    ),
+    (
         "demo",
         Takes::None,
         "ferrio: run the built-in default job against a temporary file",
@@ -481,6 +486,7 @@ fn closest_long_option(arg: &str) -> Option<&'static str> {
 /// Flags that fio does not have.
 const FERRIO_ONLY: &[&str] = &[
     "explain",
+    "notes",
     "demo",
     "install-alias",
     "start-at",

@@ -3,6 +3,7 @@
 //! end-of-run reports in the formats asked for, on stdout or in the
 //! `--output` file; fio's exit status.
 
+use std::io::IsTerminal;
 use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -172,9 +173,11 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         sink.say(&format!("\nfio: terminating on signal {signal}\n"));
     }
     // ferrio's own warnings, when the tool rather than the device set the
-    // pace; machine formats alone keep stderr clean (they carry them in
-    // JSON under `ferrio`).
-    if formats.normal && !crate::persona::as_fio() {
+    // pace: for a person at a terminal, or when asked with --notes. Scripts
+    // that read stderr (fio-plot's bench_fio, fio's job tests) require it
+    // empty; machine formats carry the warnings in JSON under `ferrio`.
+    let wanted = args.has("notes") || std::io::stderr().is_terminal();
+    if formats.normal && wanted && !crate::persona::as_fio() {
         say_ferrio_warnings(&results);
     }
     let last_group = jobs.iter().map(|j| j.group).max();
