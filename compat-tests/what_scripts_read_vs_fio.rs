@@ -96,3 +96,96 @@ fn a_piped_stderr_stays_empty_as_fios_and_notes_come_when_asked() {
     );
     let _ = fio();
 }
+
+/// `sh -c` with stdout sent to /dev/full, where every write fails.
+fn to_full_disk(program: &str, args: &[&str], dir: &Scratch) -> common::Outcome {
+    let command = format!("exec {program} {} >/dev/full", args.join(" "));
+    Run::tool("sh").args(["-c", &command]).in_dir(&dir.0).out()
+}
+
+#[test]
+fn a_report_that_could_not_be_written_is_an_error_unless_answering_as_fio() {
+    let dir = Scratch::new("lost");
+    let job = ["--name=j", "--ioengine=null", "--size=1m"];
+    // fio loses its report on a full disk and still exits 0, to --output
+    // and to stdout alike.
+    let mut to_file = job.to_vec();
+    to_file.push("--output=/dev/full");
+    let (want, got) = Run::new().args(&to_file).in_dir(&dir.0).both();
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(
+        (got.code, got.stderr.as_str()),
+        (
+            1,
+            "ferrio: --output=/dev/full: the report could not be written: No space left on device\n"
+        )
+    );
+    let want = to_full_disk(fio(), &job, &dir);
+    let got = to_full_disk(common::ferrio(), &job, &dir);
+    assert_eq!(want.code, 0, "fio: {}", want.stderr);
+    assert_eq!(
+        (got.code, got.stderr.as_str()),
+        (
+            1,
+            "ferrio: stdout: the report could not be written: No space left on device\n"
+        )
+    );
+    // Answering as fio (a link named fio), ferrio exits as fio does.
+    let link = dir.0.join("fio");
+    std::os::unix::fs::symlink(common::ferrio(), &link).unwrap();
+    let as_fio = to_full_disk(link.to_str().unwrap(), &job, &dir);
+    assert_eq!((as_fio.code, as_fio.stderr.as_str()), (0, ""));
+}
+
+#[test]
+fn merged_totals_past_fios_json_integers_are_refused_not_wrapped() {
+    let dir = Scratch::new("merge");
+    let doc = Run::ferrio()
+        .args([
+            "--output-format=json",
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+        ])
+        .in_dir(&dir.0)
+        .json();
+    // One instance's saved state claims 2^62 + 5 bytes read: two of them
+    // add up past 2^63 - 1, the largest integer fio's JSON holds (it
+    // writes them signed).
+    let mut big = doc.clone();
+    big["jobs"][0]["ferrio"]["state"]["read"]["bytes"] =
+        serde_json::json!(4_611_686_018_427_387_909u64);
+    let path = dir.write("big.json", &big.to_string());
+    let small = dir.write("small.json", &doc.to_string());
+    let refused = Run::ferrio()
+        .args(["merge", path.to_str().unwrap(), path.to_str().unwrap()])
+        .out();
+    assert_eq!(
+        (
+            refused.code,
+            refused.stderr.as_str(),
+            refused.stdout.as_str()
+        ),
+        (
+            1,
+            "ferrio merge: the read byte counts of the jobs add up to more than 2^63-1, the largest integer of fio's JSON; not merged\n",
+            ""
+        )
+    );
+    // Totals that fit merge, however large, and add up exactly.
+    let merged = Run::ferrio()
+        .args(["merge", path.to_str().unwrap(), small.to_str().unwrap()])
+        .ok();
+    let merged: serde_json::Value = serde_json::from_str(&merged.stdout).unwrap();
+    let all = merged["client_stats"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(all["jobname"], "All clients");
+    assert_eq!(
+        all["read"]["io_bytes"].as_u64(),
+        Some(4_611_686_018_427_387_909u64 + 1_048_576)
+    );
+}

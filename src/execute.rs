@@ -22,27 +22,79 @@ use crate::run::result::JobResult;
 use crate::run::status::progress::{JobProgress, State};
 use crate::stats::disk::DiskWatch;
 
-/// Where fio's informational output goes: stdout, or the `--output` file.
-struct Sink(Box<dyn Write>);
+/// Where fio's informational output goes: stdout, or the `--output` file;
+/// it remembers the first write that failed, so that a lost report is not
+/// a silent success.
+struct Sink {
+    out: Box<dyn Write>,
+    /// What the user calls it in an error: `stdout` or `--output=PATH`.
+    name: String,
+    /// The first write error, if the report was (partly) lost.
+    lost: Option<std::io::Error>,
+    /// The stream is one machine-read document or a stream of them
+    /// (NDJSON status lines, an HTML page): fio's free text goes to stderr
+    /// instead, where it cannot break it.
+    structured: bool,
+}
 
 impl Sink {
     fn open(args: &Args) -> Result<Sink, i32> {
-        match args.flag("output").flatten() {
+        let (out, name): (Box<dyn Write>, String) = match args.flag("output").flatten() {
             Some(path) => match std::fs::File::create(path) {
-                Ok(f) => Ok(Sink(Box::new(f))),
+                Ok(f) => (Box::new(f), format!("--output={path}")),
                 Err(e) => {
                     eprintln!("fio: output file open error: {e}");
                     eprintln!("ferrio: --output={path}: the file could not be created");
-                    Err(1)
+                    return Err(1);
                 }
             },
-            None => Ok(Sink(Box::new(std::io::stdout()))),
-        }
+            None => (Box::new(std::io::stdout()), "stdout".to_string()),
+        };
+        Ok(Sink {
+            out,
+            name,
+            lost: None,
+            structured: false,
+        })
     }
 
     fn say(&mut self, text: &str) {
-        let _ = self.0.write_all(text.as_bytes());
-        let _ = self.0.flush();
+        let written = self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush());
+        if let Err(e) = written {
+            self.lost.get_or_insert(e);
+        }
+    }
+
+    /// fio's free-text notes that may come between reports (a signal's
+    /// "terminating" line): in the stream as fio puts them, unless the
+    /// stream is structured.
+    fn note(&mut self, text: &str) {
+        if self.structured {
+            eprint!("{text}");
+        } else {
+            self.say(text);
+        }
+    }
+
+    /// The run's exit status once the report is written: fio exits as if
+    /// all went well when its report could not be written (`--output` on a
+    /// full disk); ferrio says so and fails, unless it answers as fio.
+    fn status(&mut self, code: i32) -> i32 {
+        let Some(e) = self.lost.take() else {
+            return code;
+        };
+        if crate::persona::as_fio() {
+            return code;
+        }
+        eprintln!(
+            "ferrio: {}: the report could not be written: {}",
+            self.name,
+            crate::strerror(&e)
+        );
+        code.max(1)
     }
 }
 
@@ -72,7 +124,7 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
         }
         config::merge_traces(spec).map_err(refused)?;
     }
-    Ok(0)
+    Ok(sink.status(0))
 }
 
 /// Runs every job of the plan (each checked before any I/O) and reports.
@@ -94,6 +146,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let specs: Vec<&JobSpec> = plan.jobs().collect();
     let for_sink = describe(&specs, &jobs, args)?;
     let mut sink = Sink::open(args)?;
+    sink.structured = live_setup.ndjson || formats.html;
     for info in jobs.iter().flat_map(|j| &j.info) {
         sink.say(&format!("{info}\n"));
     }
@@ -170,7 +223,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let results = crate::run::group_results(&jobs, results);
     let signal = crate::sys::signals::received();
     if let Some(signal) = signal {
-        sink.say(&format!("\nfio: terminating on signal {signal}\n"));
+        sink.note(&format!("\nfio: terminating on signal {signal}\n"));
     }
     // ferrio's own warnings, when the tool rather than the device set the
     // pace: for a person at a terminal, or when asked with --notes. Scripts
@@ -189,7 +242,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         text
     });
     let signalled = signal.is_some() || trigger_signalled;
-    Ok(failed + if signalled { 128 } else { 0 })
+    Ok(sink.status(failed + if signalled { 128 } else { 0 }))
 }
 
 /// Prepares the plan's jobs (each checked before any I/O), with
@@ -412,7 +465,7 @@ impl Observer for Watcher<'_> {
         if self.trigger.due() {
             let first = self.jobs.first().map(|j| j.group);
             for job in self.jobs.iter().filter(|j| Some(j.group) == first) {
-                self.sink.say("\nfio: terminating on signal 15\n");
+                self.sink.note("\nfio: terminating on signal 15\n");
                 self.signalled |= job.thread;
             }
             self.trigger

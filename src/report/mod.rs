@@ -241,11 +241,11 @@ fn group_stats(id: u32, results: &[JobResult]) -> GroupStats {
             let bw = bytes_per_sec(d);
             gd.min_bw = gd.min_bw.min(bw);
             gd.max_bw = gd.max_bw.max(bw);
-            gd.io_bytes += d.bytes;
+            gd.io_bytes = gd.io_bytes.saturating_add(d.bytes);
         }
     }
     for gd in &mut g.dirs {
-        gd.agg = (gd.io_bytes * 1000).checked_div(gd.max_run).unwrap_or(0);
+        gd.agg = per_second(gd.io_bytes, gd.max_run);
     }
     g
 }
@@ -301,10 +301,18 @@ pub fn share_of_group(mean_kib: f64, agg: u64) -> f64 {
 
 /// fio's bandwidth of a direction, bytes per second (0 without runtime).
 pub fn bytes_per_sec(d: &DirStats) -> u64 {
-    (d.bytes * 1000).checked_div(d.runtime_ms).unwrap_or(0)
+    per_second(d.bytes, d.runtime_ms)
 }
 
 /// fio's integer IOPS of a direction (issued I/Os over its runtime).
 pub fn iops(d: &DirStats) -> u64 {
-    (d.issued * 1000).checked_div(d.runtime_ms).unwrap_or(0)
+    per_second(d.issued, d.runtime_ms)
+}
+
+/// `count` per second over `ms` milliseconds (0 without a runtime), in
+/// 128 bits so that a count near 2^64 (a merged result) cannot overflow
+/// the scaling; a rate past u64 saturates.
+fn per_second(count: u64, ms: u64) -> u64 {
+    let rate = (u128::from(count) * 1000).checked_div(u128::from(ms));
+    rate.map_or(0, |r| u64::try_from(r).unwrap_or(u64::MAX))
 }

@@ -349,11 +349,17 @@ impl Field<'_> {
 }
 
 fn fill(text: &str, mut add: impl FnMut(usize, u64) -> Option<()>) -> Result<(), String> {
+    // A histogram's total is the sum of its buckets: one that does not fit
+    // in 64 bits is not a histogram any run wrote.
+    let mut total = 0u64;
     for pair in text.split_whitespace() {
         let (b, n) = pair
             .split_once(':')
             .and_then(|(b, n)| Some((b.parse().ok()?, n.parse().ok()?)))
             .ok_or_else(|| format!("expected bucket:count pairs, found {pair}"))?;
+        total = total
+            .checked_add(n)
+            .ok_or_else(|| format!("its bucket counts add up to more than 2^64-1 at {pair}"))?;
         add(b, n).ok_or_else(|| format!("bucket {b} does not exist"))?;
     }
     Ok(())

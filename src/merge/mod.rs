@@ -27,6 +27,8 @@ use crate::report::json::{Json, Obj, job};
 use crate::report::state::{restore, to_json};
 use crate::run::result::JobResult;
 
+mod totals;
+
 /// What `merge` was asked to do.
 #[derive(Debug, PartialEq)]
 struct Request {
@@ -121,6 +123,7 @@ fn merge_files(files: &[String]) -> Result<String, String> {
         .iter()
         .map(|f| read(f))
         .collect::<Result<Vec<_>, _>>()?;
+    totals::totals_fit(inputs.iter().flat_map(|i| &i.jobs).map(|(_, r, a)| (r, a)))?;
     let mut out = String::new();
     document(&inputs).write(&mut out, 0);
     out.push('\n');
