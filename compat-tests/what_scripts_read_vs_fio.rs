@@ -189,3 +189,74 @@ fn merged_totals_past_fios_json_integers_are_refused_not_wrapped() {
         Some(4_611_686_018_427_387_909u64 + 1_048_576)
     );
 }
+
+/// A 30 s null run with `extra` options, stopped by SIGINT a moment after
+/// its handler is in place.
+fn interrupted(program: &str, extra: &[&str], dir: &Scratch) -> common::Outcome {
+    let running = Run::tool(program)
+        .args(["--name=j", "--ioengine=null", "--rw=read", "--size=1g"])
+        .args(["--time_based", "--runtime=30"])
+        .args(extra)
+        .in_dir(&dir.0)
+        .spawn();
+    // The pid, before the signal: the run is under way once it has a
+    // handler; 1.2 s more lets an interval line or two out first.
+    let pid = running.program_pid();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert_eq!(running.signal_when_caught(libc::SIGINT), pid);
+    running.wait()
+}
+
+#[test]
+fn fios_signal_text_stays_out_of_ndjson_and_html_streams() {
+    let dir = Scratch::new("signal");
+    // Where fio's formats put it, ferrio puts it too: on stdout, before
+    // the JSON document that follows it.
+    let want = interrupted(fio(), &["--output-format=json"], &dir);
+    let got = interrupted(common::ferrio(), &["--output-format=json"], &dir);
+    let before = |o: &common::Outcome| o.stdout[..o.stdout.find('{').unwrap()].to_string();
+    assert_eq!(want.code, 128, "fio: {}", want.stderr);
+    assert_eq!((got.code, before(&got)), (want.code, before(&want)));
+    assert_eq!(before(&want), "\nfio: terminating on signal 2\n");
+
+    // NDJSON: every line of stdout is one JSON document, the report last;
+    // the signal's text is on stderr.
+    let nd = interrupted(
+        common::ferrio(),
+        &[
+            "--output-format=json",
+            "--status-format=ndjson",
+            "--status-interval=1",
+        ],
+        &dir,
+    );
+    assert_eq!(nd.code, 128, "{}", nd.stderr);
+    let lines: Vec<&str> = nd.stdout.lines().collect();
+    assert!(lines.len() >= 2, "{}", nd.stdout);
+    for line in &lines {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"));
+    }
+    assert!(lines.last().unwrap().contains("\"fio version\""));
+    assert_eq!(nd.stderr, "\nfio: terminating on signal 2\n");
+
+    // HTML to --output: the file is the page alone.
+    let page = dir.0.join("report.html");
+    let html = interrupted(
+        common::ferrio(),
+        &[
+            "--output-format=html",
+            &format!("--output={}", page.display()),
+        ],
+        &dir,
+    );
+    assert_eq!(html.code, 128, "{}", html.stderr);
+    let text = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        text.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+    assert!(text.trim_end().ends_with("</html>"));
+    assert_eq!(html.stderr, "\nfio: terminating on signal 2\n");
+}

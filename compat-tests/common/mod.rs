@@ -292,6 +292,45 @@ impl Running {
     }
 }
 
+impl Running {
+    /// The program's own pid (the child of timeout(1)), once it exists.
+    pub fn program_pid(&self) -> i32 {
+        let children = format!("/proc/{0}/task/{0}/children", self.child.id());
+        for _ in 0..2000 {
+            let text = std::fs::read_to_string(&children).unwrap_or_default();
+            if let Some(pid) = text.split_whitespace().next() {
+                return pid.parse().unwrap();
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("{}: the program never started", self.what);
+    }
+
+    /// Sends `signal` to the program itself (not its process group: group
+    /// delivery makes fio print its lines once per process), once the
+    /// program has installed a handler for it, so that the signal finds
+    /// the run under way whatever the machine's speed; returns the pid.
+    pub fn signal_when_caught(&self, signal: i32) -> i32 {
+        let pid = self.program_pid();
+        let bit = 1u64 << (signal - 1);
+        for _ in 0..4000 {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            let caught = status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+                .unwrap_or(0);
+            if caught & bit != 0 {
+                // SAFETY: kill(2) with a pid and a signal number; no memory.
+                assert_eq!(unsafe { libc::kill(pid, signal) }, 0, "kill {pid}");
+                return pid;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("{}: no handler for signal {signal} after 20 s", self.what);
+    }
+}
+
 /// The JSON document on a run's stdout (fio may print notices before it).
 pub fn json(out: &Outcome) -> serde_json::Value {
     let s = &out.stdout;
