@@ -71,6 +71,10 @@ pub mod caps {
     /// Its files are objects, sized by `size` alone, on no local disk
     /// (rados).
     pub const OBJECTS: u32 = 1 << 21;
+    /// Changes its files whatever the direction: creates, deletes or
+    /// allocates them (filecreate, filedelete, falloc), so --readonly
+    /// refuses it.
+    pub const CHANGES_FILES: u32 = 1 << 22;
 }
 
 use caps::*;
@@ -107,10 +111,10 @@ pub static KINDS: &[Kind] = &[
     line("rbd", IMAGE, rbd::make, rbd::options),
     line("rados", OBJECTS, rados::make, rados::options),
     line("ftruncate", SYNC_IO | FLAGS_ERRORS, ftruncate::make, none),
-    line("falloc", SYNC_IO | FLAGS_ERRORS, falloc::make, none),
-    line("filecreate", FILE_OPS | DISKLESS | CREATES_FILES, fileops::filecreate, none),
+    line("falloc", SYNC_IO | FLAGS_ERRORS | CHANGES_FILES, falloc::make, none),
+    line("filecreate", FILE_OPS | DISKLESS | CREATES_FILES | CHANGES_FILES, fileops::filecreate, none),
     line("filestat", FILE_OPS, fileops::filestat, fileops::stat_options),
-    line("filedelete", FILE_OPS, fileops::filedelete, none),
+    line("filedelete", FILE_OPS | CHANGES_FILES, fileops::filedelete, none),
     line("cpuio", SYNC_IO | DISKLESS | NO_IO | OWN_THINK_TIME, cpuio::make, cpuio::options),
     line("exec", SYNC_IO | DISKLESS | NO_IO, exec::make, exec::options),
     line("net", SYNC_IO | DISKLESS | BIT_BASED, net_options::make, net_options::net),

@@ -45,6 +45,9 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .map(|j| JobConfig::from_spec(j, readonly))
         .collect::<Result<Vec<_>, _>>()?;
     crate::run::pacing::steady::check_groups(&jobs)?;
+    if readonly {
+        crate::run::storage::readonly::check(&jobs)?;
+    }
     crate::run::storage::content::share_working_sets(&mut jobs);
     // fio's exitall is global: one job asking for it makes every job's
     // end stop others.

@@ -7,6 +7,7 @@
 
 use std::fs::OpenOptions;
 use std::io;
+use std::path::Path;
 
 use crate::engine;
 use crate::run::config::JobConfig;
@@ -25,23 +26,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     }
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
-    for (path, region) in cfg.paths.iter().zip(&cfg.regions) {
-        let needed = cfg.offset.saturating_add(*region);
-        // Files created on open are not laid out.
-        if cfg.create_on_open {
-            continue;
-        }
-        let meta = std::fs::metadata(path);
-        // Devices (and other special files) are used as they are, as in
-        // fio: their length reads as 0, which must not make them look
-        // like a short file to replace.
-        if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-            continue;
-        }
-        let current = meta.map(|m| m.len()).unwrap_or(0);
-        if current >= needed {
-            continue;
-        }
+    for (path, region, needed) in short_files(cfg) {
         files += 1;
         // fio adds offset and size as they are: a fill_device job's
         // unbounded size shows as 2^64 - 1 bytes.
@@ -131,6 +116,27 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         )),
     };
     Ok((notice, warnings))
+}
+
+/// The job's regular files that are missing or shorter than the job's
+/// offset plus region, which laying out would write: (path, region, the
+/// length needed). Files created on open, devices and other special
+/// files (whose length reads as 0) are used as they are, as in fio.
+pub fn short_files(cfg: &JobConfig) -> impl Iterator<Item = (&Path, &u64, u64)> {
+    let laid = cfg.kind.lays_out() && !cfg.create_on_open;
+    cfg.paths
+        .iter()
+        .zip(&cfg.regions)
+        .filter(move |_| laid)
+        .filter_map(|(path, region)| {
+            let needed = cfg.offset.saturating_add(*region);
+            let meta = std::fs::metadata(path);
+            if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+                return None;
+            }
+            let current = meta.map(|m| m.len()).unwrap_or(0);
+            (current < needed).then_some((path.as_path(), region, needed))
+        })
 }
 
 /// Fills a buffer with random bytes.

@@ -10,4 +10,5 @@ pub mod iomem;
 pub mod layout;
 pub mod lazy_open;
 pub mod mounts;
+pub mod readonly;
 pub mod sync_range;

@@ -18,23 +18,37 @@ pub fn mounted_write(jobs: &[JobConfig]) -> Option<String> {
             .filter(|j| j.pattern.write && !j.allow_mounted_write)
     };
     writers().next()?;
-    let table = std::fs::read_to_string(MTAB).unwrap_or_default();
-    let mounted = |path: &Path| {
-        let name = path.to_string_lossy();
-        table
-            .lines()
-            .filter_map(|l| l.split_whitespace().next())
-            .any(|fsname| unescape(fsname) == name)
-    };
+    let mounted = mounted_devices();
     writers()
         .flat_map(|j| &j.paths)
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()) && mounted(p))
+        .find(|p| device_number(p).is_some_and(|dev| mounted.contains(&dev)))
         .map(|p| {
             format!(
                 "fio: {} appears mounted, and 'allow_mounted_write' isn't set. Aborting.",
                 p.display()
             )
         })
+}
+
+/// The device numbers of the block devices the mount table names. fio
+/// compares the names as written, so `/dev/disk/by-id/...` or
+/// `/dev/../dev/loop0` for a mounted `/dev/loop0` passes its guard;
+/// comparing the devices themselves catches every name of one.
+fn mounted_devices() -> Vec<u64> {
+    let table = std::fs::read_to_string(MTAB).unwrap_or_default();
+    table
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter_map(|fsname| device_number(Path::new(&unescape(fsname))))
+        .collect()
+}
+
+/// The device number of the block device at `path` (after symbolic
+/// links), if it is one.
+fn device_number(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    meta.file_type().is_block_device().then(|| meta.rdev())
 }
 
 /// The mount table writes blanks and backslashes in names as octal
