@@ -220,10 +220,16 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let trigger_signalled = watcher.signalled;
     // Each failed job says so, and fio's exit status counts them.
     let failed = say_failures(&results, &jobs, args, &mut sink);
+    let stopped_in_setup = results.iter().filter(|r| r.stopped_in_setup).count();
     let results = crate::run::group_results(&jobs, results);
     let signal = crate::sys::signals::received();
     if let Some(signal) = signal {
         sink.note(&format!("\nfio: terminating on signal {signal}\n"));
+        // fio's main process ends a job process still setting up with
+        // SIGTERM, and that process says so too.
+        for _ in 0..stopped_in_setup {
+            sink.note("\nfio: terminating on signal 15\n");
+        }
     }
     // ferrio's own warnings, when the tool rather than the device set the
     // pace: for a person at a terminal, or when asked with --notes. Scripts

@@ -200,6 +200,7 @@ pub fn restore(job: &Value) -> Result<(JobResult, [u64; 3]), String> {
         error: None,
         carried_on: false,
         warn_direct: false,
+        stopped_in_setup: false,
         syncs: field.int("syncs")?,
         sync_lat: parse_latency_moments(&field.text("sync_lat")?)?,
         sync_hist,

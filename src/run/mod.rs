@@ -211,12 +211,20 @@ pub fn run(
             start = end;
             continue;
         }
+        let stopped_before = crate::run::storage::layout::stopped();
         let laid_out = lay_out_group(members, slots, &mut disks, observer);
         if start == 0 {
             // fio's genesis: the run's time zero, once the first jobs'
             // files are set up (what an iolog's waits count from).
             crate::run::pacing::clock::genesis();
             observer.starting();
+        }
+        // A stop during this group's layout: fio starts none of its
+        // jobs, which report nothing done.
+        if !stopped_before && crate::run::storage::layout::stopped() {
+            results.extend(members.iter().map(JobResult::new));
+            start = end;
+            continue;
         }
         announce_group(members, &laid_out, observer);
         let group = Group {
@@ -273,11 +281,14 @@ fn lay_out_group(
     observer: &mut dyn Observer,
 ) -> Vec<Result<(), Box<JobResult>>> {
     let mut laid_out = Vec::with_capacity(members.len());
+    let stopped_before = crate::run::storage::layout::stopped();
     for (cfg, slot) in members.iter().zip(slots) {
         slot.set_state(crate::run::status::progress::State::SettingUp);
         let laid = lay_out_before(cfg, observer);
-        // fio watches the disks once the files are in place.
-        if laid.is_ok() && !laid_in_job(cfg) && watches_disks(cfg) {
+        // fio watches the disks once the files are in place (not after a
+        // stop cut this layout short).
+        let cut = !stopped_before && crate::run::storage::layout::stopped();
+        if laid.is_ok() && !cut && !laid_in_job(cfg) && watches_disks(cfg) {
             for path in &cfg.paths {
                 disks.watch(path);
             }

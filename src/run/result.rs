@@ -288,6 +288,10 @@ pub struct JobResult {
     /// fio's warning about a first direct I/O that failed is due for
     /// an error the job carried on after.
     pub warn_direct: bool,
+    /// A stop (SIGINT, SIGTERM) interrupted the job's setup while it
+    /// waited (a net listener for its peer): no error, but fio's job
+    /// process says it was terminated.
+    pub stopped_in_setup: bool,
     /// fsync calls issued (fdatasync calls are timed but not counted
     /// here, as in fio's report).
     pub syncs: u64,
@@ -341,6 +345,7 @@ impl JobResult {
             error: None,
             carried_on: false,
             warn_direct: false,
+            stopped_in_setup: false,
             syncs: 0,
             sync_lat: LatencyMoments::default(),
             sync_hist: Histogram::default(),

@@ -200,7 +200,7 @@ pub(super) fn wait(fd: RawFd, events: i16) -> io::Result<()> {
 /// How long a socket call blocks before the engine looks whether the run
 /// was stopped (a peer that never comes must not hold a job forever
 /// against SIGINT/SIGTERM).
-const PATIENCE_MS: i32 = 200;
+const PATIENCE_MS: i32 = 50;
 
 fn stopped() -> bool {
     crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)

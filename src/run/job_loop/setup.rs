@@ -494,6 +494,13 @@ fn open_files(
                     result.fail(*code, "fcntl write hint", String::new());
                     return None;
                 }
+                // A wait in the open (a net listener's) cut by a stop is
+                // no error: the job ends with nothing done, as fio's.
+                let stopped = crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed);
+                if stopped && e.kind() == std::io::ErrorKind::Interrupted {
+                    result.stopped_in_setup = true;
+                    return None;
+                }
                 let func = format!("open({})", path.display());
                 result.fail(errno(&e), &func, format!("fio: {func}: {e}"));
                 return None;

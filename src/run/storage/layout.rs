@@ -27,6 +27,11 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
     for (path, region, needed) in short_files(cfg) {
+        // A stop (SIGINT, SIGTERM) ends the layout: no further file is
+        // started, as fio stops.
+        if stopped() {
+            break;
+        }
         files += 1;
         // fio adds offset and size as they are: a fill_device job's
         // unbounded size shows as 2^64 - 1 bytes.
@@ -85,6 +90,11 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         let mut chunk = vec![0u8; 1 << 20];
         let mut written = 0;
         while written < needed {
+            // fio ends a layout cut by a stop within a chunk or so and
+            // removes the file it left half written.
+            if stopped() {
+                break;
+            }
             fill_random(&mut chunk, &mut rng);
             let n = ((needed - written) as usize).min(chunk.len());
             match std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written) {
@@ -97,6 +107,13 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
                 r => r?,
             }
             written += n as u64;
+        }
+        // Cut by a stop (a full device under fill_device also ends early,
+        // and keeps what it wrote).
+        if written < needed && stopped() {
+            drop(file);
+            std::fs::remove_file(path)?;
+            break;
         }
         if cfg.create_fsync {
             file.sync_all()?;
@@ -137,6 +154,11 @@ pub fn short_files(cfg: &JobConfig) -> impl Iterator<Item = (&Path, &u64, u64)> 
             let current = meta.map(|m| m.len()).unwrap_or(0);
             (current < needed).then_some((path.as_path(), region, needed))
         })
+}
+
+/// Whether the run was asked to stop (SIGINT, SIGTERM) while laying out.
+pub fn stopped() -> bool {
+    crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Fills a buffer with random bytes.
