@@ -75,3 +75,47 @@ fn parse_only_agrees_with_fio_on_every_corpus_file() {
 fn showcmd_agrees_with_fio_on_every_corpus_file() {
     check_all("--showcmd");
 }
+
+/// `--parse-only` of one option on the command line, fio beside ferrio:
+/// the same status, stdout and fio lines on stderr.
+fn agree_on(option: &str) -> Result<(), String> {
+    let args = ["--parse-only", "--name=j", option];
+    let (want, got) = Run::new().args(args).both();
+    if (want.code, &want.stdout, &want.stderr) == (got.code, &got.stdout, &fio_part(&got.stderr)) {
+        return Ok(());
+    }
+    Err(format!("{option}: fio {want:?}\nferrio {got:?}"))
+}
+
+#[test]
+fn zoned_distributions_are_read_with_fios_rules() {
+    // fio 3.33's split rules: access shares kept in 8 bits (300 is 44),
+    // size shares as atoi capped at 100 (0 or none: shared out), entries
+    // without a size, sums checked before missing shares are filled, and
+    // each of its messages.
+    let values = [
+        "zoned:60/10:30/20:10/70",
+        "zoned:50/10:30/20",
+        "zoned:60/10:50/20",
+        "zoned:1k/10",
+        "zoned:-1/10:101/90",
+        "zoned:300/50:44/50",
+        "zoned:255/10:100/90",
+        "zoned:60/0:40/100",
+        "zoned:60:40",
+        "zoned:100",
+        "zoned:60/x:40/y",
+        "zoned:x/10",
+        "zoned: 60/10:40/90 ",
+        "zoned:18446744073709551615/1:1/99",
+        "zoned_abs:60/1m:40/2m",
+        "zoned_abs:60/1m:30/2m",
+        "zoned_abs:60/x:40/2m",
+        "zoned_abs:18446744073709551615/1:1/99",
+    ];
+    let failures: Vec<String> = values
+        .iter()
+        .filter_map(|v| agree_on(&format!("--random_distribution={v}")).err())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

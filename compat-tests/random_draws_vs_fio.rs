@@ -77,6 +77,11 @@ fn every_io_goes_where_fio_sends_it() {
         "rw=randrw\nsize=4m\nbs=4k,16k\nrandom_distribution=zipf:1.1",
         "rw=randread\nsize=4m\nrandom_distribution=zoned:60/10:30/20:10/70",
         "rw=randread\nsize=4m\nrandom_distribution=zoned_abs:60/512k:40/3m",
+        // fio's split rules: sizes not given are shared out, a size of 0
+        // counts as not given, an access share is kept in 8 bits.
+        "rw=randread\nsize=4m\nrandom_distribution=zoned:60:40",
+        "rw=randread\nsize=4m\nrandom_distribution=zoned:60/0:30:10/50",
+        "rw=randread\nsize=4m\nrandom_distribution=zoned:300/50:56/50",
         "rw=randread\nsize=4m\nfilename=some/dir/../data\nrandom_distribution=zipf:1.2",
     ];
     for case in cases {

@@ -98,6 +98,19 @@ pub fn substitute_env(text: &str, env: &Environment) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MathError(pub String);
 
+/// What [`MathError`] says of a result past 128 bits.
+const TOO_LARGE: &str = "cannot compute expression: result too large";
+
+impl MathError {
+    /// Whether the expression had a value, only too large to hold: bc
+    /// computes it without a word (it has no limit), and fio then fails
+    /// the option only because the value does not fit, saying no more
+    /// than that it failed parsing it.
+    pub fn is_too_large(&self) -> bool {
+        self.0 == TOO_LARGE
+    }
+}
+
 /// Replaces the keywords and, when one was found and the value has an
 /// operator, computes the value as `bc` would.
 pub fn replace_keywords(text: &str, env: &Environment) -> Result<String, MathError> {
@@ -212,7 +225,7 @@ impl Parser {
     }
 
     fn overflow() -> MathError {
-        MathError("cannot compute expression: result too large".to_string())
+        MathError(TOO_LARGE.to_string())
     }
 
     fn sum(&mut self) -> Result<i128, MathError> {
@@ -243,7 +256,8 @@ impl Parser {
             v = match op {
                 '*' => v.checked_mul(r).ok_or_else(Self::overflow)?,
                 '/' => v.checked_div(r).ok_or_else(Self::overflow)?,
-                _ => v.checked_rem(r).ok_or_else(Self::overflow)?,
+                // Only i128::MIN % -1 has no checked remainder; bc's is 0.
+                _ => v.checked_rem(r).unwrap_or(0),
             };
         }
         Ok(v)

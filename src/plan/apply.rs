@@ -248,7 +248,10 @@ impl State {
                 match replace_keywords(&substitute_env(&p.text, &input.env), &input.env) {
                     Ok(t) => t,
                     Err(e) => {
-                        errors.add_failed(&p.text, p.location, vec![e.0], None, vec![]);
+                        // bc says why it could not compute, but not of a
+                        // value it computed that is only too large.
+                        let said = if e.is_too_large() { vec![] } else { vec![e.0] };
+                        errors.add_failed(&p.text, p.location, said, None, vec![]);
                         continue;
                     }
                 }

@@ -1558,47 +1558,17 @@ fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
             deviation: value.unwrap_or(0.0),
             center,
         },
-        "zoned" => {
-            let parts: Vec<&str> = tail.splitn(3, ',').collect();
-            let zones = |text: &str| -> Vec<(u32, u32)> {
-                text.split(':')
-                    .filter_map(|z| z.split_once('/'))
-                    .filter_map(|(a, s)| Some((a.trim().parse().ok()?, s.trim().parse().ok()?)))
-                    .collect()
-            };
-            let read = zones(parts[0]);
-            let write = parts.get(1).map_or(read.clone(), |p| zones(p));
-            let trim = parts.get(2).map_or(write.clone(), |p| zones(p));
-            Shape::Zoned([read, write, trim])
-        }
-        "zoned_abs" => {
+        // Checked when the option was read, with the same rules.
+        "zoned" | "zoned_abs" => {
             let kb_base = job.num("kb_base").unwrap_or(1024);
-            let parts: Vec<&str> = tail.splitn(3, ',').collect();
-            let zones = |text: &str| -> Result<Vec<(u32, u64)>, Refusal> {
-                text.split(':')
-                    .filter(|z| !z.trim().is_empty())
-                    .map(|z| {
-                        let bad = || {
-                            Refusal(format!(
-                                "job '{}': random_distribution=zoned_abs: expected \
-                                 access%/size pairs, found '{z}'",
-                                job.name
-                            ))
-                        };
-                        let (a, s) = z.split_once('/').ok_or_else(bad)?;
-                        let access = a.trim().parse().map_err(|_| bad())?;
-                        let size = match crate::options::number::size(s.trim(), kb_base) {
-                            Some(crate::options::number::SizeValue::Bytes(b)) => b,
-                            _ => return Err(bad()),
-                        };
-                        Ok((access, size))
-                    })
-                    .collect()
-            };
-            let read = zones(parts[0])?;
-            let write = parts.get(1).map_or(Ok(read.clone()), |p| zones(p))?;
-            let trim = parts.get(2).map_or(Ok(write.clone()), |p| zones(p))?;
-            Shape::ZonedAbs([read, write, trim])
+            let absolute = *word == "zoned_abs";
+            let zones = crate::options::check::parse_zoned(tail, absolute, kb_base)
+                .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))?;
+            if absolute {
+                Shape::ZonedAbs(zones)
+            } else {
+                Shape::Zoned(zones.map(|d| d.into_iter().map(|(a, s)| (a, s as u32)).collect()))
+            }
         }
         other => {
             return Err(Refusal(format!(
