@@ -109,7 +109,11 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             result.fail(errno(&e), "register buffers", text);
             return Err(Box::new(result));
         }
-        let placer = Placer::new(cfg, &opened.lens);
+        // A random map that cannot be allocated ends the job as fio's
+        // ends, with its message and no error code.
+        let Some(placer) = Placer::new(cfg, &opened.lens, &mut |line| progress.say(line)) else {
+            return Err(Box::new(result));
+        };
         let real_sizes = real_sizes(cfg);
         let chooser = FileChooser::new(cfg, opened.files.len());
         // Random offsets without a map never run out.
