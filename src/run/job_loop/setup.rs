@@ -6,7 +6,7 @@ use std::io;
 
 use super::buffers::Carver;
 use super::pace::wait_until;
-use super::slots::Slot;
+use super::slots::{Slot, fills_buffers};
 use super::{
     JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, draws_wide, errno, job_draws,
 };
@@ -30,13 +30,12 @@ use crate::run::status::progress::{JobProgress, State};
 use crate::run::status::sampler::RateSampler;
 use crate::run::storage::content::Content;
 use crate::run::storage::file_lock::FileLocks;
-use crate::run::storage::iomem::{MemKind, Region};
+use crate::run::storage::iomem::Region;
 use crate::run::storage::lazy_open::{LazyOpen, UNOPENED};
 use crate::run::storage::sync_range::Written;
 use crate::run::verification::trim_backlog::TrimBacklog;
 use crate::run::verification::verifying::Verifying;
 use crate::stats::CpuUsage;
-use crate::verify::pattern::repeat_into;
 
 /// The job's engine and files, as it opens them before its buffers.
 struct Opened {
@@ -507,7 +506,10 @@ fn open_files(
     Some(files)
 }
 
-/// The job's buffers: made once, filled as the job's buffer options ask.
+/// The job's buffers: one region for all of them, made once, its pages
+/// untouched until each slot's first I/O fills them (see
+/// `Slot::first_use`). Memory that is not to be had fails the job as
+/// fio's fails (err=12 for the heap's), never the process.
 fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
     // A replay's buffers fit the largest I/O of its log.
     let max_len = match &cfg.replay {
@@ -517,25 +519,29 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
             .max()
             .unwrap_or(4096),
     } as usize;
-    let mut rng = Rng::new(cfg.seed);
+    let no_memory = |result: &mut JobResult| {
+        result.fail(libc::ENOMEM, "iomem allocation", String::new());
+        None
+    };
+    let Some(total) =
+        Carver::stride(max_len, cfg.iomem_align).and_then(|s| s.checked_mul(cfg.iodepth))
+    else {
+        return no_memory(result);
+    };
     // Declared before the slots, so that it outlives them.
-    let region = match &cfg.mem {
-        MemKind::Malloc => None,
-        kind => {
-            let stride = Carver::new(None, max_len, cfg.iomem_align).stride;
-            match Region::new(kind, stride * cfg.iodepth, cfg.hugepage_size) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    result.fail(e.errno, &e.func, e.message);
-                    return None;
-                }
-            }
+    let region = match Region::new(&cfg.mem, total, cfg.hugepage_size) {
+        Ok(r) => r,
+        Err(e) => {
+            result.fail(e.errno, &e.func, e.message);
+            return None;
         }
     };
-    let carver = Carver::new(region.as_ref(), max_len, cfg.iomem_align);
-    let mut slots: Vec<Slot> = (0..cfg.iodepth)
-        .map(|i| carver.slot(i, cfg.buffers, &mut rng))
-        .collect();
+    let Some(mut slots) = crate::run::storage::alloc::with_capacity(cfg.iodepth) else {
+        return no_memory(result);
+    };
+    let carver = Carver::new(&region, max_len, cfg.iomem_align);
+    let fresh = fills_buffers(cfg);
+    slots.extend((0..cfg.iodepth).map(|i| carver.slot(i, fresh)));
     let mut content = cfg
         .buffer_shape
         .map(|shape| Content::new(shape, cfg.seed, cfg.dedupe_peers.as_ref()));
@@ -543,22 +549,16 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
         && cfg.pattern.write
     {
         // fio fills every buffer of a writing job once before the first
-        // I/O, from the same generator: those draws are not written.
-        for slot in &mut slots {
-            slot.len = max_len;
-            content.fill(slot.buf());
-        }
-    }
-    if let Some(p) = &cfg.buffer_pattern {
-        for slot in &mut slots {
-            slot.len = max_len;
-            repeat_into(p, slot.buf());
+        // I/O, from the same generator: those draws are not written
+        // (each write is filled afresh), so they are only drawn.
+        for _ in 0..cfg.iodepth {
+            content.skip(max_len);
         }
     }
     Some(Buffers {
         max_len,
-        rng,
-        region,
+        rng: Rng::new(cfg.seed),
+        region: Some(region),
         slots,
         content,
     })

@@ -108,6 +108,19 @@ impl Content {
 
     /// Fills one write buffer.
     pub fn fill(&mut self, buf: &mut [u8]) {
+        self.advance(buf.len(), Some(buf));
+    }
+
+    /// Draws what filling a buffer of `len` bytes draws, writing nothing
+    /// (fio's fill of every buffer before the first I/O, whose bytes no
+    /// write keeps).
+    pub fn skip(&mut self, len: usize) {
+        self.advance(len, None);
+    }
+
+    /// One buffer of `len` bytes: its chunks' seeds drawn, and written
+    /// into `buf` when there is one.
+    fn advance(&mut self, len: usize, mut buf: Option<&mut [u8]>) {
         let shape = self.shape;
         // Where in the seed stream this buffer starts, and whether it
         // moves the stream on.
@@ -128,20 +141,22 @@ impl Content {
         };
         let mut min_write = shape.min_bs;
         let mut at = 0;
-        while at < buf.len() {
-            let left = buf.len() - at;
+        while at < len {
+            let left = len - at;
             min_write = min_write.min(left);
-            let len = if shape.chunk == 0 {
+            let chunk = if shape.chunk == 0 {
                 min_write
             } else {
                 min_write.min(shape.chunk)
             };
-            let seed = mix(base.wrapping_add(position));
-            fill_chunk(&mut buf[at..at + len], seed, shape.compress);
+            if let Some(buf) = buf.as_deref_mut() {
+                let seed = mix(base.wrapping_add(position));
+                fill_chunk(&mut buf[at..at + chunk], seed, shape.compress);
+            }
             if shape.dedupe != 100 {
                 position += 1;
             }
-            at += len;
+            at += chunk;
         }
         if unique {
             self.next = position;
