@@ -57,6 +57,32 @@ struct Buffers {
     region: Option<Region>,
     slots: Vec<Slot>,
     content: Option<Content>,
+    queues: Queues,
+}
+
+/// The loop's lists of slots, each with room for the whole depth so that
+/// the loop never grows them.
+struct Queues {
+    free: Vec<usize>,
+    done: Vec<crate::engine::Completion>,
+    requeued: Vec<usize>,
+    unsubmitted: Vec<usize>,
+}
+
+impl Queues {
+    /// The lists for `depth` slots, all free; `None` when the memory is
+    /// not to be had.
+    fn new(depth: usize) -> Option<Queues> {
+        use crate::run::storage::alloc::with_capacity;
+        let mut free = with_capacity(depth)?;
+        free.extend((0..depth).rev());
+        Some(Queues {
+            free,
+            done: with_capacity(depth)?,
+            requeued: with_capacity(depth)?,
+            unsubmitted: with_capacity(depth)?,
+        })
+    }
 }
 
 /// What the job has made before its start delay, for the loop to hold.
@@ -92,8 +118,18 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         };
         let draws = job_draws(cfg);
         let prio_draws = cfg.seeds.generator(Purpose::PrioCmds, false);
-        let regions: Vec<libc::iovec> = bufs.slots.iter_mut().map(Slot::region).collect();
-        let verifying = Verifying::new(cfg);
+        let Some(mut regions) = crate::run::storage::alloc::with_capacity(bufs.slots.len()) else {
+            eprintln!("fio: failed setting up IO queues");
+            return Err(Box::new(result));
+        };
+        regions.extend(bufs.slots.iter_mut().map(Slot::region));
+        let verifying = match Verifying::new(cfg) {
+            Ok(v) => v,
+            Err(message) => {
+                eprintln!("{message}");
+                return Err(Box::new(result));
+            }
+        };
         let trims = cfg
             .trim
             .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
@@ -205,10 +241,10 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             slots: bufs.slots,
             _region: bufs.region,
             content: bufs.content,
-            free: (0..cfg.iodepth).rev().collect(),
-            done: Vec::with_capacity(cfg.iodepth),
-            requeued: Vec::with_capacity(cfg.iodepth),
-            unsubmitted: Vec::with_capacity(cfg.iodepth),
+            free: bufs.queues.free,
+            done: bufs.queues.done,
+            requeued: bufs.queues.requeued,
+            unsubmitted: bufs.queues.unsubmitted,
             in_flight: 0,
             held: None,
             verifying,
@@ -519,6 +555,16 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
             .max()
             .unwrap_or(4096),
     } as usize;
+    // What fio says when its lists of I/Os, its I/O units or their
+    // buffers cannot be had (only the last with an error code).
+    let Some(queues) = Queues::new(cfg.iodepth) else {
+        eprintln!("fio: failed setting up IO queues");
+        return None;
+    };
+    let Some(mut slots) = crate::run::storage::alloc::with_capacity(cfg.iodepth) else {
+        eprintln!("fio: unable to allocate aligned memory");
+        return None;
+    };
     let no_memory = |result: &mut JobResult| {
         result.fail(libc::ENOMEM, "iomem allocation", String::new());
         None
@@ -535,9 +581,6 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
             result.fail(e.errno, &e.func, e.message);
             return None;
         }
-    };
-    let Some(mut slots) = crate::run::storage::alloc::with_capacity(cfg.iodepth) else {
-        return no_memory(result);
     };
     let carver = Carver::new(&region, max_len, cfg.iomem_align);
     let fresh = fills_buffers(cfg);
@@ -561,6 +604,7 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
         region: Some(region),
         slots,
         content,
+        queues,
     })
 }
 
