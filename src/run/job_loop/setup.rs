@@ -633,7 +633,11 @@ fn pre_read(cfg: &JobConfig) -> io::Result<()> {
         if file.metadata()?.file_type().is_char_device() {
             continue;
         }
-        let mut buf = vec![0u8; bs.min(region).max(1) as usize];
+        let len = bs.min(region).max(1) as usize;
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(len)
+            .map_err(|_| io::Error::from_raw_os_error(libc::ENOMEM))?;
+        buf.resize(len, 0);
         let mut at = cfg.offset;
         let end = cfg.offset.saturating_add(region);
         while at < end {

@@ -232,6 +232,34 @@ mod tests {
     }
 
     #[test]
+    fn skipping_a_buffer_draws_what_filling_it_draws() {
+        for s in [
+            shape(50, 30, DedupeMode::Repeat),
+            shape(
+                0,
+                40,
+                DedupeMode::WorkingSet {
+                    pages: 8,
+                    global: false,
+                },
+            ),
+        ] {
+            let (mut filled, mut skipped) = (Content::new(s, 3, None), Content::new(s, 3, None));
+            let mut buf = vec![0u8; 4096];
+            for _ in 0..20 {
+                filled.fill(&mut buf);
+                skipped.skip(4096);
+            }
+            let mut other = vec![0u8; 4096];
+            for _ in 0..20 {
+                filled.fill(&mut buf);
+                skipped.fill(&mut other);
+                assert_eq!(buf, other);
+            }
+        }
+    }
+
+    #[test]
     fn compress_percentage_zeroes_that_share_of_each_chunk() {
         let (zeros, dups) = measure(shape(50, 0, DedupeMode::Repeat), 200);
         assert!((zeros - 0.5).abs() < 0.01, "{zeros}");
