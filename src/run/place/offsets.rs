@@ -145,8 +145,12 @@ impl RandomMap {
         from
     }
 
-    /// Every block unused again, in the map's own memory.
+    /// Every block unused again, in the map's own memory (a map still
+    /// unused is left as it is, its pages untouched).
     pub fn reset(&mut self) {
+        if self.used == 0 {
+            return;
+        }
         self.bits.fill(0);
         self.full.fill(0);
         self.used = 0;
@@ -178,6 +182,19 @@ mod tests {
             assert!(map.is_exhausted());
             assert_eq!(map.next_free_after(0), None);
         }
+    }
+
+    #[test]
+    fn a_reset_map_hands_out_every_block_again() {
+        let mut map = RandomMap::new(70).unwrap();
+        map.reset();
+        assert_eq!(map.claim(0, 70), 70);
+        assert!(map.is_exhausted());
+        map.reset();
+        assert!(!map.is_exhausted() && !map.is_used(69));
+        assert_eq!(map.next_free_after(69), Some(0));
+        assert_eq!(map.claim(64, 10), 6);
+        assert!(RandomMap::new(1 << 62).is_none());
     }
 
     #[test]
