@@ -574,7 +574,8 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
     else {
         return no_memory(result);
     };
-    // Declared before the slots, so that it outlives them.
+    // Every slot's buffer; the slots only point into it, and it goes
+    // with them into the loop.
     let region = match Region::new(&cfg.mem, total, cfg.hugepage_size) {
         Ok(r) => r,
         Err(e) => {

@@ -84,8 +84,9 @@ impl Slot {
     /// Before the slot's first I/O: its whole buffer filled as the job's
     /// buffers start (buffer_pattern, else random bytes from the job's
     /// generator, drawn in the order the slots are first used). Filling
-    /// here rather than at the start leaves a deep queue's memory
-    /// untouched until it is used, as fio's is.
+    /// here rather than at the start leaves the memory of a deep queue's
+    /// slots untouched until they are used (fio fills a writing job's
+    /// buffers at its start, and never those of a job that only reads).
     #[cold]
     pub(super) fn first_use(&mut self, cfg: &JobConfig, rng: &mut Rng) {
         self.fresh = false;
