@@ -103,35 +103,48 @@ fn error_line(stdout: &str) -> Option<String> {
 
 #[test]
 fn buffers_beyond_an_address_space_limit_fail_the_job_with_enomem() {
-    // 100000 buffers of 64 KiB: 6.5 GB, past the limit.
-    let args = [
-        "--name=j",
-        "--ioengine=null",
-        "--rw=randread",
-        "--size=1m",
-        "--iodepth=100000",
-        "--bs=64k",
-        "--output-format=json",
-    ];
-    let want = limited(fio(), &args);
-    let got = limited(ferrio(), &args);
-    assert_eq!(
-        error_line(&want.stdout).as_deref(),
-        Some(", err=12/func=iomem allocation, error=Cannot allocate memory"),
-        "{}",
-        want.stdout
-    );
-    assert_eq!(
-        error_line(&got.stdout),
-        error_line(&want.stdout),
-        "{}\n{}",
-        got.stdout,
-        got.stderr
-    );
-    assert_eq!((got.code, &got.stderr), (want.code, &want.stderr));
-    let (w, g) = (json(&want), json(&got));
-    assert_eq!(w["jobs"][0]["error"], 12);
-    assert_eq!(g["jobs"][0]["error"], w["jobs"][0]["error"]);
+    // 100000 buffers of 64 KiB: 6.5 GB, past the limit, from the heap
+    // (fio's malloc), a mapping and a shared memory segment.
+    for (mem, func) in [
+        (None, "iomem allocation"),
+        (Some("--mem=mmap"), "mmap"),
+        (Some("--mem=shm"), "shmat"),
+    ] {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=1m",
+            "--iodepth=100000",
+            "--bs=64k",
+            "--output-format=json",
+        ];
+        args.extend(mem);
+        let want = limited(fio(), &args);
+        let got = limited(ferrio(), &args);
+        let line = format!(", err=12/func={func}, error=Cannot allocate memory");
+        assert_eq!(
+            error_line(&want.stdout).as_deref(),
+            Some(line.as_str()),
+            "{}",
+            want.stdout
+        );
+        assert_eq!(
+            error_line(&got.stdout),
+            error_line(&want.stdout),
+            "{mem:?}\n{}\n{}",
+            got.stdout,
+            got.stderr
+        );
+        assert_eq!(
+            (got.code, &got.stderr),
+            (want.code, &want.stderr),
+            "{mem:?}"
+        );
+        let (w, g) = (json(&want), json(&got));
+        assert_eq!(w["jobs"][0]["error"], 12);
+        assert_eq!(g["jobs"][0]["error"], w["jobs"][0]["error"]);
+    }
 }
 
 /// The peak resident memory, in KiB, of `program` on `args`, as
