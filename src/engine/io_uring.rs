@@ -97,6 +97,12 @@ impl Uring {
             iov_base: std::ptr::null_mut(),
             iov_len: 0,
         };
+        // A depth whose memory is not to be had fails the job (ENOMEM).
+        let mut iovecs = Vec::new();
+        iovecs
+            .try_reserve_exact(depth)
+            .map_err(|_| io::Error::from_raw_os_error(libc::ENOMEM))?;
+        iovecs.resize(depth, iovec);
         Ok(Uring {
             ring,
             files: FileTable::default(),
@@ -104,7 +110,7 @@ impl Uring {
             options,
             registered_files: None,
             buffers_registered: false,
-            iovecs: IoVecs(vec![iovec; depth]),
+            iovecs: IoVecs(iovecs),
             queued: 0,
             depth,
             deferred: 0,

@@ -94,6 +94,15 @@ impl Libaio {
     /// A context for `depth` I/Os; `polled` and `from_ring` as fio's
     /// iodepth_batch_complete_min=0 and userspace_reap.
     pub fn new(depth: usize, polled: bool, from_ring: bool) -> io::Result<Self> {
+        // The depth's control blocks and events: a depth whose memory is
+        // not to be had fails the job (ENOMEM), not the process.
+        let no_memory = |_| io::Error::from_raw_os_error(libc::ENOMEM);
+        let (mut iocbs, mut pending, mut events) = (Vec::new(), Vec::new(), Vec::new());
+        iocbs.try_reserve_exact(depth).map_err(no_memory)?;
+        pending.try_reserve_exact(depth).map_err(no_memory)?;
+        events.try_reserve_exact(depth).map_err(no_memory)?;
+        iocbs.resize(depth, Iocb::default());
+        events.resize(depth, IoEvent::default());
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the new context into `ctx`.
         let r = unsafe {
@@ -109,9 +118,9 @@ impl Libaio {
         Ok(Libaio {
             ctx,
             files: FileTable::default(),
-            iocbs: vec![Iocb::default(); depth],
-            pending: Vec::with_capacity(depth),
-            events: vec![IoEvent::default(); depth],
+            iocbs,
+            pending,
+            events,
             in_flight: 0,
             polled,
             from_ring,

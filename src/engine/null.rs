@@ -17,12 +17,18 @@ pub struct Null {
 }
 
 impl Null {
-    pub fn new(depth: usize) -> Self {
-        Null {
+    /// An engine for `depth` I/Os; a depth whose lists cannot be had is
+    /// an ENOMEM for the job, not an abort.
+    pub fn new(depth: usize) -> io::Result<Self> {
+        let no_memory = |_| io::Error::from_raw_os_error(libc::ENOMEM);
+        let (mut queued, mut in_flight) = (Vec::new(), Vec::new());
+        queued.try_reserve_exact(depth).map_err(no_memory)?;
+        in_flight.try_reserve_exact(depth).map_err(no_memory)?;
+        Ok(Null {
             depth,
-            queued: Vec::with_capacity(depth),
-            in_flight: Vec::with_capacity(depth),
-        }
+            queued,
+            in_flight,
+        })
     }
 }
 
@@ -74,5 +80,5 @@ impl Engine for Null {
 
 /// The table's maker.
 pub fn make(depth: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    Ok(Box::new(Null::new(depth)))
+    Ok(Box::new(Null::new(depth)?))
 }

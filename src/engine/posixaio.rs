@@ -39,15 +39,23 @@ pub struct PosixAio {
 unsafe impl Send for PosixAio {}
 
 impl PosixAio {
-    pub fn new(depth: usize) -> Self {
+    /// An engine for `depth` I/Os; a depth whose control blocks cannot
+    /// be had is an ENOMEM for the job, not an abort.
+    pub fn new(depth: usize) -> io::Result<Self> {
         // SAFETY: an all-zero aiocb is a valid, idle control block.
         let idle: libc::aiocb = unsafe { std::mem::zeroed() };
-        PosixAio {
+        let no_memory = |_| io::Error::from_raw_os_error(libc::ENOMEM);
+        let (mut blocks, mut in_flight) = (Vec::new(), Vec::new());
+        blocks.try_reserve_exact(depth).map_err(no_memory)?;
+        in_flight.try_reserve_exact(depth).map_err(no_memory)?;
+        blocks.resize(depth, idle);
+        in_flight.resize(depth, false);
+        Ok(PosixAio {
             files: FileTable::default(),
-            blocks: vec![idle; depth].into_boxed_slice(),
-            in_flight: vec![false; depth],
+            blocks: blocks.into_boxed_slice(),
+            in_flight,
             pending: 0,
-        }
+        })
     }
 
     /// Moves every finished I/O to `done`; returns how many
@@ -209,5 +217,5 @@ impl Engine for PosixAio {
 
 /// The table's maker.
 pub fn make(depth: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    Ok(Box::new(PosixAio::new(depth)))
+    Ok(Box::new(PosixAio::new(depth)?))
 }

@@ -418,8 +418,6 @@ pub static OPTIONS: &[OptDef] = &[
         Random,
         "Carry on without a random map if it cannot be allocated",
     )
-    // ferrio's random map is allocated whole or not at all (an allocation
-    // failure aborts), so carrying on without one never arises.
     .runs()
     .def("0")
     .parent("norandommap"),

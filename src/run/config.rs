@@ -172,6 +172,12 @@ pub struct JobConfig {
     /// write_hint, when set: the RWH_WRITE_LIFE_* value for each file.
     pub write_hint: Option<u64>,
     pub random_map: bool,
+    /// softrandommap: a random map that cannot be allocated leaves the
+    /// job without one instead of ending it.
+    pub soft_random_map: bool,
+    /// random_generator was set (fio then only warns of a file too large
+    /// for the 32-bit generator, without moving to the 64-bit one).
+    pub random_generator_set: bool,
     /// How random offsets are spread over the file.
     pub distribution: Shape,
     /// Per direction, the share of a random workload's I/Os that are
@@ -1133,6 +1139,8 @@ impl JobConfig {
             },
             blockalign: per_dir(job, "ba"),
             random_map: !job.flag("norandommap") && !aligned_apart,
+            soft_random_map: job.flag("softrandommap"),
+            random_generator_set: job.setting("random_generator").is_some(),
             distribution: distribution(job)?,
             percentage_random: match job.value("percentage_random") {
                 Some(Value::Nums(v)) => v.map(|p| p.min(100)),

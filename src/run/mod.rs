@@ -146,6 +146,16 @@ fn tell_layouts(
     }
 }
 
+/// Prints what the group's jobs said in their setup, as fio prints it
+/// from their threads (on stdout, whatever the output format).
+fn tell_lines(slots: &[JobProgress], observer: &mut dyn Observer) {
+    for slot in slots {
+        for line in slot.take_lines() {
+            observer.engine_line(&line);
+        }
+    }
+}
+
 /// What the caller sees of a run while it goes on.
 pub trait Observer {
     /// fio's progress lines (laying out files).
@@ -445,6 +455,7 @@ impl Group<'_> {
                         .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
                 tell_layouts(&laid_rx, self.members, disks, observer);
+                tell_lines(self.slots, observer);
                 observer.tick(disks);
                 let mut nap = TICK;
                 if let Some(checker) = &mut steady {
@@ -455,6 +466,7 @@ impl Group<'_> {
                 std::thread::sleep(nap);
             }
             tell_layouts(&laid_rx, self.members, disks, observer);
+            tell_lines(self.slots, observer);
             handles
                 .into_iter()
                 .zip(self.members)

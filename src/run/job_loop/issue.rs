@@ -145,6 +145,9 @@ impl JobLoop<'_, '_> {
             intended,
         } = io;
         let slot = &mut self.slots[index];
+        if slot.fresh {
+            slot.first_use(cfg, &mut self.rng);
+        }
         slot.file = file_index;
         slot.dir = dir;
         slot.offset = offset;

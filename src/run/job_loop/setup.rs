@@ -6,7 +6,7 @@ use std::io;
 
 use super::buffers::Carver;
 use super::pace::wait_until;
-use super::slots::Slot;
+use super::slots::{Slot, fills_buffers};
 use super::{
     JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, draws_wide, errno, job_draws,
 };
@@ -30,13 +30,12 @@ use crate::run::status::progress::{JobProgress, State};
 use crate::run::status::sampler::RateSampler;
 use crate::run::storage::content::Content;
 use crate::run::storage::file_lock::FileLocks;
-use crate::run::storage::iomem::{MemKind, Region};
+use crate::run::storage::iomem::Region;
 use crate::run::storage::lazy_open::{LazyOpen, UNOPENED};
 use crate::run::storage::sync_range::Written;
 use crate::run::verification::trim_backlog::TrimBacklog;
 use crate::run::verification::verifying::Verifying;
 use crate::stats::CpuUsage;
-use crate::verify::pattern::repeat_into;
 
 /// The job's engine and files, as it opens them before its buffers.
 struct Opened {
@@ -58,6 +57,32 @@ struct Buffers {
     region: Option<Region>,
     slots: Vec<Slot>,
     content: Option<Content>,
+    queues: Queues,
+}
+
+/// The loop's lists of slots, each with room for the whole depth so that
+/// the loop never grows them.
+struct Queues {
+    free: Vec<usize>,
+    done: Vec<crate::engine::Completion>,
+    requeued: Vec<usize>,
+    unsubmitted: Vec<usize>,
+}
+
+impl Queues {
+    /// The lists for `depth` slots, all free; `None` when the memory is
+    /// not to be had.
+    fn new(depth: usize) -> Option<Queues> {
+        use crate::run::storage::alloc::with_capacity;
+        let mut free = with_capacity(depth)?;
+        free.extend((0..depth).rev());
+        Some(Queues {
+            free,
+            done: with_capacity(depth)?,
+            requeued: with_capacity(depth)?,
+            unsubmitted: with_capacity(depth)?,
+        })
+    }
 }
 
 /// What the job has made before its start delay, for the loop to hold.
@@ -93,8 +118,18 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         };
         let draws = job_draws(cfg);
         let prio_draws = cfg.seeds.generator(Purpose::PrioCmds, false);
-        let regions: Vec<libc::iovec> = bufs.slots.iter_mut().map(Slot::region).collect();
-        let verifying = Verifying::new(cfg);
+        let Some(mut regions) = crate::run::storage::alloc::with_capacity(bufs.slots.len()) else {
+            eprintln!("fio: failed setting up IO queues");
+            return Err(Box::new(result));
+        };
+        regions.extend(bufs.slots.iter_mut().map(Slot::region));
+        let verifying = match Verifying::new(cfg) {
+            Ok(v) => v,
+            Err(message) => {
+                eprintln!("{message}");
+                return Err(Box::new(result));
+            }
+        };
         let trims = cfg
             .trim
             .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
@@ -109,7 +144,11 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             result.fail(errno(&e), "register buffers", text);
             return Err(Box::new(result));
         }
-        let placer = Placer::new(cfg, &opened.lens);
+        // A random map that cannot be allocated ends the job as fio's
+        // ends, with its message and no error code.
+        let Some(placer) = Placer::new(cfg, &opened.lens, &mut |line| progress.say(line)) else {
+            return Err(Box::new(result));
+        };
         let real_sizes = real_sizes(cfg);
         let chooser = FileChooser::new(cfg, opened.files.len());
         // Random offsets without a map never run out.
@@ -202,10 +241,10 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             slots: bufs.slots,
             _region: bufs.region,
             content: bufs.content,
-            free: (0..cfg.iodepth).rev().collect(),
-            done: Vec::with_capacity(cfg.iodepth),
-            requeued: Vec::with_capacity(cfg.iodepth),
-            unsubmitted: Vec::with_capacity(cfg.iodepth),
+            free: bufs.queues.free,
+            done: bufs.queues.done,
+            requeued: bufs.queues.requeued,
+            unsubmitted: bufs.queues.unsubmitted,
             in_flight: 0,
             held: None,
             verifying,
@@ -510,7 +549,10 @@ fn open_files(
     Some(files)
 }
 
-/// The job's buffers: made once, filled as the job's buffer options ask.
+/// The job's buffers: one region for all of them, made once, its pages
+/// untouched until each slot's first I/O fills them (see
+/// `Slot::first_use`). Memory that is not to be had fails the job as
+/// fio's fails (err=12 for the heap's), never the process.
 fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
     // A replay's buffers fit the largest I/O of its log.
     let max_len = match &cfg.replay {
@@ -520,25 +562,37 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
             .max()
             .unwrap_or(4096),
     } as usize;
-    let mut rng = Rng::new(cfg.seed);
-    // Declared before the slots, so that it outlives them.
-    let region = match &cfg.mem {
-        MemKind::Malloc => None,
-        kind => {
-            let stride = Carver::new(None, max_len, cfg.iomem_align).stride;
-            match Region::new(kind, stride * cfg.iodepth, cfg.hugepage_size) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    result.fail(e.errno, &e.func, e.message);
-                    return None;
-                }
-            }
+    // What fio says when its lists of I/Os, its I/O units or their
+    // buffers cannot be had (only the last with an error code).
+    let Some(queues) = Queues::new(cfg.iodepth) else {
+        eprintln!("fio: failed setting up IO queues");
+        return None;
+    };
+    let Some(mut slots) = crate::run::storage::alloc::with_capacity(cfg.iodepth) else {
+        eprintln!("fio: unable to allocate aligned memory");
+        return None;
+    };
+    let no_memory = |result: &mut JobResult| {
+        result.fail(libc::ENOMEM, "iomem allocation", String::new());
+        None
+    };
+    let Some(total) =
+        Carver::stride(max_len, cfg.iomem_align).and_then(|s| s.checked_mul(cfg.iodepth))
+    else {
+        return no_memory(result);
+    };
+    // Every slot's buffer; the slots only point into it, and it goes
+    // with them into the loop.
+    let region = match Region::new(&cfg.mem, total, cfg.hugepage_size) {
+        Ok(r) => r,
+        Err(e) => {
+            result.fail(e.errno, &e.func, e.message);
+            return None;
         }
     };
-    let carver = Carver::new(region.as_ref(), max_len, cfg.iomem_align);
-    let mut slots: Vec<Slot> = (0..cfg.iodepth)
-        .map(|i| carver.slot(i, cfg.buffers, &mut rng))
-        .collect();
+    let carver = Carver::new(&region, max_len, cfg.iomem_align);
+    let fresh = fills_buffers(cfg);
+    slots.extend((0..cfg.iodepth).map(|i| carver.slot(i, fresh)));
     let mut content = cfg
         .buffer_shape
         .map(|shape| Content::new(shape, cfg.seed, cfg.dedupe_peers.as_ref()));
@@ -546,24 +600,19 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
         && cfg.pattern.write
     {
         // fio fills every buffer of a writing job once before the first
-        // I/O, from the same generator: those draws are not written.
-        for slot in &mut slots {
-            slot.len = max_len;
-            content.fill(slot.buf());
-        }
-    }
-    if let Some(p) = &cfg.buffer_pattern {
-        for slot in &mut slots {
-            slot.len = max_len;
-            repeat_into(p, slot.buf());
+        // I/O, from the same generator: those draws are not written
+        // (each write is filled afresh), so they are only drawn.
+        for _ in 0..cfg.iodepth {
+            content.skip(max_len);
         }
     }
     Some(Buffers {
         max_len,
-        rng,
-        region,
+        rng: Rng::new(cfg.seed),
+        region: Some(region),
         slots,
         content,
+        queues,
     })
 }
 
@@ -592,7 +641,11 @@ fn pre_read(cfg: &JobConfig) -> io::Result<()> {
         if file.metadata()?.file_type().is_char_device() {
             continue;
         }
-        let mut buf = vec![0u8; bs.min(region).max(1) as usize];
+        let len = bs.min(region).max(1) as usize;
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(len)
+            .map_err(|_| io::Error::from_raw_os_error(libc::ENOMEM))?;
+        buf.resize(len, 0);
         let mut at = cfg.offset;
         let end = cfg.offset.saturating_add(region);
         while at < end {

@@ -42,13 +42,18 @@ pub(super) struct Slot {
     /// A periodic sync queued like an I/O, on the engines that flush
     /// asynchronously.
     pub(super) sync: Option<SyncKind>,
+    /// The buffer still holds the region's untouched zero pages and is
+    /// to be filled as the job's buffers start before its first I/O.
+    pub(super) fresh: bool,
 }
 
 impl Carver<'_> {
-    /// Slot `index`, with its buffer.
-    pub(super) fn slot(&self, index: usize, fill: BufferFill, rng: &mut Rng) -> Slot {
+    /// Slot `index`, with its buffer; `fresh`: whether it is to be filled
+    /// before its first I/O.
+    pub(super) fn slot(&self, index: usize, fresh: bool) -> Slot {
         Slot {
-            mem: self.buffer(index, fill, rng),
+            mem: self.buffer(index),
+            fresh,
             file: 0,
             dir: Dir::Read,
             offset: 0,
@@ -67,7 +72,32 @@ impl Carver<'_> {
     }
 }
 
+/// Whether a job's buffers are filled before their first I/O, as fio
+/// fills the buffers of a job that writes (random bytes, or
+/// buffer_pattern) and leaves those of a job that only reads untouched.
+pub(super) fn fills_buffers(cfg: &JobConfig) -> bool {
+    let writes = cfg.pattern.write || cfg.replay.as_ref().is_some_and(|log| log.writes);
+    writes && (cfg.buffer_pattern.is_some() || cfg.buffers != BufferFill::Zeros)
+}
+
 impl Slot {
+    /// Before the slot's first I/O: its whole buffer filled as the job's
+    /// buffers start (buffer_pattern, else random bytes from the job's
+    /// generator, drawn in the order the slots are first used). Filling
+    /// here rather than at the start leaves the memory of a deep queue's
+    /// slots untouched until they are used (fio fills a writing job's
+    /// buffers at its start, and never those of a job that only reads).
+    #[cold]
+    pub(super) fn first_use(&mut self, cfg: &JobConfig, rng: &mut Rng) {
+        self.fresh = false;
+        let cap = self.mem.iovec().iov_len;
+        let whole = self.mem.bytes(0, cap);
+        match &cfg.buffer_pattern {
+            Some(p) => repeat_into(p, whole),
+            None => fill_random(whole, rng),
+        }
+    }
+
     /// Prepares a write buffer as the job's buffer options ask.
     pub(super) fn prepare_write(&mut self, cfg: &JobConfig, rng: &mut Rng, serial: u64) {
         let offset = self.offset;

@@ -101,10 +101,22 @@ impl Pass<'_, '_> {
             "io_u_sync_complete"
         };
         let depth = self.slots.len();
+        use crate::run::storage::alloc::with_capacity;
+        let (Some(mut free), Some(unsubmitted), Some(done)) = (
+            with_capacity(depth),
+            with_capacity(depth),
+            with_capacity(depth),
+        ) else {
+            // The pass's own lists of the depth's reads.
+            let text = "fio: failed setting up IO queues".to_string();
+            self.result.fail(libc::ENOMEM, "verify", text);
+            return;
+        };
+        free.extend((0..depth).rev());
         let mut q = Reads {
-            free: (0..depth).rev().collect(),
-            unsubmitted: Vec::with_capacity(depth),
-            done: Vec::with_capacity(depth),
+            free,
+            unsubmitted,
+            done,
             next: 0,
             in_flight: 0,
             // Where the pass ends: the last block, or where a loaded verify

@@ -2,6 +2,8 @@
 //! blocks drawn without repeats through a random map until every block has
 //! been used once (fio's default), or with repeats (`norandommap`).
 
+use crate::run::storage::alloc::zeroed_words;
+
 /// A small, fast generator (xorshift64*), seeded per job so runs repeat.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
@@ -40,23 +42,31 @@ pub struct RandomMap {
 }
 
 impl RandomMap {
-    pub fn new(blocks: u64) -> Self {
-        let words = blocks.div_ceil(64) as usize;
+    /// A map of `blocks` unused blocks, or `None` when its memory is not
+    /// to be had (fio then fails the job, or with softrandommap runs it
+    /// without a map).
+    pub fn new(blocks: u64) -> Option<Self> {
+        let words = usize::try_from(blocks.div_ceil(64)).ok()?;
         let mut map = RandomMap {
             blocks,
             used: 0,
-            bits: vec![0; words],
-            full: vec![0; words.div_ceil(64)],
+            bits: zeroed_words(words)?,
+            full: zeroed_words(words.div_ceil(64))?,
         };
-        // Bits past the last block count as used.
+        map.mark_tail();
+        Some(map)
+    }
+
+    /// Bits past the last block count as used.
+    fn mark_tail(&mut self) {
+        let blocks = self.blocks;
         if !blocks.is_multiple_of(64) {
-            let last = words - 1;
-            map.bits[last] = !0u64 << (blocks % 64);
-            if map.bits[last] == !0 {
-                map.full[last / 64] |= 1 << (last % 64);
+            let last = self.bits.len() - 1;
+            self.bits[last] = !0u64 << (blocks % 64);
+            if self.bits[last] == !0 {
+                self.full[last / 64] |= 1 << (last % 64);
             }
         }
-        map
     }
 
     pub fn is_exhausted(&self) -> bool {
@@ -135,8 +145,16 @@ impl RandomMap {
         from
     }
 
+    /// Every block unused again, in the map's own memory (a map still
+    /// unused is left as it is, its pages untouched).
     pub fn reset(&mut self) {
-        *self = RandomMap::new(self.blocks);
+        if self.used == 0 {
+            return;
+        }
+        self.bits.fill(0);
+        self.full.fill(0);
+        self.used = 0;
+        self.mark_tail();
     }
 }
 
@@ -147,7 +165,7 @@ mod tests {
     #[test]
     fn every_block_is_used_once_before_any_repeats() {
         for blocks in [1u64, 63, 64, 65, 1000, 4096, 5000] {
-            let mut map = RandomMap::new(blocks);
+            let mut map = RandomMap::new(blocks).unwrap();
             let mut rng = Rng::new(blocks);
             let mut seen = vec![false; blocks as usize];
             for _ in 0..blocks {
@@ -164,6 +182,19 @@ mod tests {
             assert!(map.is_exhausted());
             assert_eq!(map.next_free_after(0), None);
         }
+    }
+
+    #[test]
+    fn a_reset_map_hands_out_every_block_again() {
+        let mut map = RandomMap::new(70).unwrap();
+        map.reset();
+        assert_eq!(map.claim(0, 70), 70);
+        assert!(map.is_exhausted());
+        map.reset();
+        assert!(!map.is_exhausted() && !map.is_used(69));
+        assert_eq!(map.next_free_after(69), Some(0));
+        assert_eq!(map.claim(64, 10), 6);
+        assert!(RandomMap::new(1 << 62).is_none());
     }
 
     #[test]

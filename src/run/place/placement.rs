@@ -46,10 +46,76 @@ pub struct Placement {
 /// from the random map (so the I/O may be shortened to free blocks).
 type Pick = (u64, bool);
 
+/// What fio says as it sets up each file's random offsets: that the file
+/// has more blocks than its 32-bit generator reaches, and what became of
+/// a random map it could not allocate.
+pub struct MapNotes<'s> {
+    /// Prints a line on stdout (fio's log_info).
+    say: &'s mut dyn FnMut(String),
+    /// fio moved the job to its 64-bit generator for an earlier file.
+    switched: bool,
+}
+
+impl MapNotes<'_> {
+    /// fio's check of `blocks` against the 32-bit Tausworthe generator:
+    /// it moves a job that did not choose a generator to the 64-bit one
+    /// (which ferrio's draws follow on their own), and only notes it.
+    fn check_generator(&mut self, cfg: &JobConfig, path: &Path, blocks: u64) {
+        let tausworthe = !cfg.wide_draws && !cfg.lfsr && !self.switched;
+        if blocks <= u64::from(u32::MAX) || !tausworthe {
+            return;
+        }
+        (self.say)(format!(
+            "fio: file {} exceeds 32-bit tausworthe random generator.",
+            path.display()
+        ));
+        if cfg.random_generator_set {
+            (self.say)(
+                "fio: Use the random_generator= option to switch to lfsr or tausworthe64."
+                    .to_string(),
+            );
+        } else {
+            (self.say)(
+                "fio: Switching to tausworthe64. Use the random_generator= option to get rid \
+                 of this warning."
+                    .to_string(),
+            );
+            self.switched = true;
+        }
+    }
+
+    /// The file's random map of `blocks` blocks: `Some(None)` when it
+    /// could not be allocated and softrandommap runs the job without one,
+    /// `None` when the job ends (as fio's, with no error code).
+    fn map(&mut self, cfg: &JobConfig, path: &Path, blocks: u64) -> Option<Option<RandomMap>> {
+        if let Some(map) = RandomMap::new(blocks) {
+            return Some(Some(map));
+        }
+        if cfg.soft_random_map {
+            (self.say)(format!(
+                "fio: file {} failed allocating random map. Running job without.",
+                path.display()
+            ));
+            return Some(None);
+        }
+        eprintln!(
+            "fio: failed allocating random map. If running a large number of jobs, try the \
+             'norandommap' option or set 'softrandommap'. Or give a larger --alloc-size to fio."
+        );
+        None
+    }
+}
+
 impl Placement {
     /// The positions in a region of `io_size` bytes of the file at
-    /// `path`, `file_len` bytes long.
-    pub fn new(cfg: &JobConfig, path: &Path, io_size: u64, file_len: u64) -> Self {
+    /// `path`, `file_len` bytes long; `None` when its random map could
+    /// not be allocated and the job is to end (fio's message said so).
+    pub fn new(
+        cfg: &JobConfig,
+        path: &Path,
+        (io_size, file_len): (u64, u64),
+        notes: &mut MapNotes<'_>,
+    ) -> Option<Self> {
         let index = cfg.paths.iter().position(|p| p == path).unwrap_or(0);
         let zbd = ZbdFile::new(cfg, index, io_size);
         // zbd: a writing job's region is whole zones.
@@ -86,21 +152,27 @@ impl Placement {
         // map has a bit per smallest block size of the job.
         let map_unit = rw_min_bs(cfg);
         let uniform = cfg.pattern.random && distribution.is_uniform();
+        let draw_span = match &cfg.zones {
+            Some(z) => z.range,
+            None => io_size.min(file_len),
+        };
+        if cfg.pattern.random {
+            notes.check_generator(cfg, path, draw_span / map_unit);
+        }
         let lfsr = (uniform && cfg.lfsr).then(|| {
             let blocks = io_size.min(file_len) / map_unit;
             Lfsr::new(blocks, cfg.seeds.seed(Purpose::Block))
         });
-        let map =
-            (uniform && cfg.random_map && lfsr.is_none()).then(|| RandomMap::new(span / map_unit));
-        let draw_span = match &cfg.zones {
-            Some(z) => z.range,
-            None => io_size.min(file_len),
+        let map = if uniform && cfg.random_map && lfsr.is_none() {
+            notes.map(cfg, path, span / map_unit)?
+        } else {
+            None
         };
         let blocks = [0, 1, 2].map(|d| {
             let min = cfg.bs[d].min();
             draw_span.saturating_sub(min.saturating_sub(align[d])) / align[d]
         });
-        Placement {
+        Some(Placement {
             start,
             first_start: start,
             io_size,
@@ -113,7 +185,7 @@ impl Placement {
             align,
             blocks,
             zbd,
-        }
+        })
     }
 
     /// Whether random offsets go through a random map (fio verifies such
@@ -265,22 +337,30 @@ pub struct Placer {
 }
 
 impl Placer {
-    /// `file_lens`: each file's length.
-    pub fn new(cfg: &JobConfig, file_lens: &[u64]) -> Self {
-        Placer {
+    /// `file_lens`: each file's length; `say` prints a line on stdout.
+    /// `None` when a file's random map could not be allocated (see
+    /// [`MapNotes`]).
+    pub fn new(cfg: &JobConfig, file_lens: &[u64], say: &mut dyn FnMut(String)) -> Option<Self> {
+        let mut notes = MapNotes {
+            say,
+            switched: false,
+        };
+        Some(Placer {
             files: cfg
                 .paths
                 .iter()
                 .zip(file_lens)
                 .zip(&cfg.regions)
-                .map(|((path, &len), &io_size)| Placement::new(cfg, path, io_size, len))
-                .collect(),
+                .map(|((path, &len), &io_size)| {
+                    Placement::new(cfg, path, (io_size, len), &mut notes)
+                })
+                .collect::<Option<_>>()?,
             // So that the first I/O gets a new offset.
             until_new_offset: 1,
             zone_bytes: 0,
             busy_ok: false,
             zbd: ZbdJob::default(),
-        }
+        })
     }
 
     /// Every file back to the start of its region, for a new pass.
@@ -504,7 +584,7 @@ mod tests {
     /// Offsets of up to `n` reads of 4k on one file of `file_len` bytes,
     /// until the file is done.
     fn offsets_in(cfg: &JobConfig, file_len: u64, n: usize) -> Vec<u64> {
-        let mut placer = Placer::new(cfg, &[file_len]);
+        let mut placer = Placer::new(cfg, &[file_len], &mut |_| {}).unwrap();
         let mut draws = crate::run::job_loop::job_draws(cfg);
         (0..n)
             .map_while(|_| placer.next(cfg, 0, Dir::Read, &mut draws))

@@ -71,6 +71,9 @@ pub struct JobProgress {
     pub terminate: AtomicBool,
     /// The trigger's request for the job's verify state.
     pub vstate: crate::run::verification::trigger_save::StateRequest,
+    /// Lines the job's setup prints on fio's stdout whatever the output
+    /// format (its random map's notes), for the main thread to print.
+    lines: Mutex<Vec<String>>,
 }
 
 impl JobProgress {
@@ -115,6 +118,22 @@ impl JobProgress {
             *slot = Some(result);
         }
         self.wanted.store(false, Ordering::Relaxed);
+    }
+
+    /// Gives the main thread a line to print on stdout (from the job's
+    /// setup, never its I/O loop).
+    pub fn say(&self, line: String) {
+        if let Ok(mut lines) = self.lines.lock() {
+            lines.push(line);
+        }
+    }
+
+    /// The lines said since the last call.
+    pub fn take_lines(&self) -> Vec<String> {
+        self.lines
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default()
     }
 
     /// The latest copy handed over.

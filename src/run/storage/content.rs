@@ -108,6 +108,19 @@ impl Content {
 
     /// Fills one write buffer.
     pub fn fill(&mut self, buf: &mut [u8]) {
+        self.advance(buf.len(), Some(buf));
+    }
+
+    /// Draws what filling a buffer of `len` bytes draws, writing nothing
+    /// (fio's fill of every buffer before the first I/O, whose bytes no
+    /// write keeps).
+    pub fn skip(&mut self, len: usize) {
+        self.advance(len, None);
+    }
+
+    /// One buffer of `len` bytes: its chunks' seeds drawn, and written
+    /// into `buf` when there is one.
+    fn advance(&mut self, len: usize, mut buf: Option<&mut [u8]>) {
         let shape = self.shape;
         // Where in the seed stream this buffer starts, and whether it
         // moves the stream on.
@@ -128,20 +141,22 @@ impl Content {
         };
         let mut min_write = shape.min_bs;
         let mut at = 0;
-        while at < buf.len() {
-            let left = buf.len() - at;
+        while at < len {
+            let left = len - at;
             min_write = min_write.min(left);
-            let len = if shape.chunk == 0 {
+            let chunk = if shape.chunk == 0 {
                 min_write
             } else {
                 min_write.min(shape.chunk)
             };
-            let seed = mix(base.wrapping_add(position));
-            fill_chunk(&mut buf[at..at + len], seed, shape.compress);
+            if let Some(buf) = buf.as_deref_mut() {
+                let seed = mix(base.wrapping_add(position));
+                fill_chunk(&mut buf[at..at + chunk], seed, shape.compress);
+            }
             if shape.dedupe != 100 {
                 position += 1;
             }
-            at += len;
+            at += chunk;
         }
         if unique {
             self.next = position;
@@ -214,6 +229,34 @@ mod tests {
             dups += usize::from(!seen.insert(buf.clone()));
         }
         (zeros as f64 / (n * 4096) as f64, dups as f64 / n as f64)
+    }
+
+    #[test]
+    fn skipping_a_buffer_draws_what_filling_it_draws() {
+        for s in [
+            shape(50, 30, DedupeMode::Repeat),
+            shape(
+                0,
+                40,
+                DedupeMode::WorkingSet {
+                    pages: 8,
+                    global: false,
+                },
+            ),
+        ] {
+            let (mut filled, mut skipped) = (Content::new(s, 3, None), Content::new(s, 3, None));
+            let mut buf = vec![0u8; 4096];
+            for _ in 0..20 {
+                filled.fill(&mut buf);
+                skipped.skip(4096);
+            }
+            let mut other = vec![0u8; 4096];
+            for _ in 0..20 {
+                filled.fill(&mut buf);
+                skipped.fill(&mut other);
+                assert_eq!(buf, other);
+            }
+        }
     }
 
     #[test]

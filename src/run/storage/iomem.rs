@@ -1,7 +1,9 @@
 //! Where a job's I/O buffers live (fio's `mem`/`iomem`): the heap, a
 //! System V shared memory segment, or a mapping (anonymous or of a
-//! file, optionally shared or on huge pages). Apart from the heap, one
-//! region holds every buffer of the job, as in fio.
+//! file, optionally shared or on huge pages). One region holds every
+//! buffer of the job, as in fio; the heap's is an anonymous mapping, as
+//! malloc makes one of that size, whose pages the kernel gives (zeroed)
+//! only as they are first touched.
 
 use std::io;
 use std::path::PathBuf;
@@ -78,8 +80,8 @@ fn error(func: &str, e: io::Error, note: Option<&str>) -> JobError {
 }
 
 impl Region {
-    /// `len` bytes of `kind` memory (not for [`MemKind::Malloc`], whose
-    /// buffers each slot owns).
+    /// `len` bytes of `kind` memory. The heap's failure is fio's
+    /// (ENOMEM from "iomem allocation").
     /// Huge page memory is rounded up to `hugepage` bytes with fio's mask
     /// arithmetic (so a size of 0 asks for nothing, which the kernel
     /// refuses, as under fio).
@@ -87,7 +89,30 @@ impl Region {
         let mask = hugepage.wrapping_sub(1);
         let round_huge = |n: usize| n.wrapping_add(mask) & !mask;
         match kind {
-            MemKind::Malloc => unreachable!("heap buffers are per slot"),
+            MemKind::Malloc => {
+                // SAFETY: a new private anonymous mapping of `len` bytes,
+                // owned by the region.
+                let ptr = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        len.max(1),
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_ANONYMOUS | libc::MAP_PRIVATE,
+                        -1,
+                        0,
+                    )
+                };
+                if ptr == libc::MAP_FAILED {
+                    let e = io::Error::from_raw_os_error(libc::ENOMEM);
+                    return Err(error("iomem allocation", e, None));
+                }
+                Ok(Region {
+                    ptr: ptr.cast(),
+                    len: len.max(1),
+                    shm_id: None,
+                    unlink: None,
+                })
+            }
             MemKind::Shm { huge } => {
                 let len = if *huge { round_huge(len) } else { len };
                 let mut flags = libc::IPC_CREAT | 0o600;

@@ -1,7 +1,9 @@
 //! The job's files and memory: layout before the run, opening and
 //! closing (openfiles), locks, mounted-device guards, buffer memory and
-//! buffer contents.
+//! buffer contents, and the fallible allocation of what a job sizes from
+//! its options.
 
+pub mod alloc;
 pub mod block_errors;
 pub mod content;
 pub mod file_lock;

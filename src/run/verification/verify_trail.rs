@@ -23,24 +23,31 @@ pub struct Trail {
     /// draw of fio's reseeded offset generator.
     pub replayed: u64,
     depth: usize,
-    /// Per file: offsets of the latest completed writes, and the slot the
-    /// next one goes to.
-    rings: Vec<Vec<u64>>,
+    files: usize,
+    /// Per file, `depth` words in turn: offsets of the latest completed
+    /// writes; and per file the slot the next one goes to.
+    rings: Vec<u64>,
     next: Vec<usize>,
 }
 
 impl Trail {
-    pub fn new(depth: usize, files: usize) -> Self {
+    /// The trail of a job of `files` files at `depth`; `None` when its
+    /// memory is not to be had (fio's "failed to alloc write comp data").
+    /// The rings are zeroed pages until written.
+    pub fn new(depth: usize, files: usize) -> Option<Self> {
         let depth = depth.max(1);
-        Trail {
+        let mut next = crate::run::storage::alloc::with_capacity(files)?;
+        next.resize(files, 0);
+        Some(Trail {
             issued: 0,
             completed: 0,
             reads_done: 0,
             replayed: 0,
             depth,
-            rings: vec![vec![0; depth]; files],
-            next: vec![0; files],
-        }
+            files,
+            rings: crate::run::storage::alloc::zeroed_words(depth.checked_mul(files)?)?,
+            next,
+        })
     }
 
     /// fio's reset_all_stats (at the end of ramp_time, and for a latency
@@ -55,8 +62,8 @@ impl Trail {
     /// A write at `offset` of `file` completed.
     pub fn completed(&mut self, file: usize, offset: u64) {
         self.completed += 1;
-        if let (Some(ring), Some(next)) = (self.rings.get_mut(file), self.next.get_mut(file)) {
-            ring[*next] = offset;
+        if let Some(next) = self.next.get_mut(file) {
+            self.rings[file * self.depth + *next] = offset;
             *next = (*next + 1) % self.depth;
         }
     }
@@ -66,8 +73,8 @@ impl Trail {
     /// (counting the whole job's writes, not the file's), newest first.
     pub fn state(&self, cfg: &JobConfig, rand: RandState) -> VerifyState {
         let listed = (self.completed as usize).min(self.depth);
-        let mut comps = Vec::with_capacity(listed * self.rings.len());
-        for (file, ring) in self.rings.iter().enumerate() {
+        let mut comps = Vec::with_capacity(listed * self.files);
+        for (file, ring) in self.rings.chunks(self.depth).enumerate() {
             let mut j = self.next[file];
             for _ in 0..listed {
                 j = if j == 0 { self.depth - 1 } else { j - 1 };
@@ -76,7 +83,7 @@ impl Trail {
         }
         VerifyState {
             comps,
-            ..unlisted(cfg, self.rings.len() as u32, self.issued, rand)
+            ..unlisted(cfg, self.files as u32, self.issued, rand)
         }
     }
 }

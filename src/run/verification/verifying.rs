@@ -9,6 +9,7 @@ use crate::verify::{Block, VerifySpec, Written};
 
 use crate::rand::fio_rand::{FioRng, Purpose};
 use crate::run::config::JobConfig;
+use crate::run::storage::alloc::with_capacity;
 use crate::run::verification::verify_async::Offload;
 use crate::run::verification::verify_trail::Trail;
 
@@ -55,9 +56,17 @@ pub struct Verifying<'a> {
     fake_io: bool,
 }
 
+/// What fio says when it cannot allocate a verifying job's record of
+/// its latest writes (the job then ends, with no error code).
+pub const NO_TRAIL: &str = "fio: failed to alloc write comp data";
+
 impl<'a> Verifying<'a> {
-    pub fn new(cfg: &'a JobConfig) -> Option<Self> {
-        let shared = cfg.verify.as_ref()?;
+    /// The job's verification, if it verifies; `Err` when the memory it
+    /// sizes from the job is not to be had (see [`NO_TRAIL`]).
+    pub fn new(cfg: &'a JobConfig) -> Result<Option<Self>, &'static str> {
+        let Some(shared) = cfg.verify.as_ref() else {
+            return Ok(None);
+        };
         let spec = shared.as_ref();
         let names: Arc<[String]> = cfg.paths.iter().map(|p| p.display().to_string()).collect();
         let offload = (spec.offload_threads > 0).then(|| {
@@ -74,7 +83,7 @@ impl<'a> Verifying<'a> {
             .generator(Purpose::Verify, crate::run::job_loop::draws_wide(cfg));
         let draws_seeds = spec.pattern.is_none();
         let fake_io = cfg.kind.has(crate::engine::caps::FAKE_IO);
-        Some(Verifying {
+        Ok(Some(Verifying {
             spec,
             seeds: fresh.clone(),
             fresh,
@@ -87,8 +96,10 @@ impl<'a> Verifying<'a> {
                 && spec.method.header_size() > 0
                 && !fake_io,
             expected: Vec::new(),
-            written: Vec::with_capacity(blocks.min(1 << 22)),
-            complete: Vec::with_capacity(blocks.min(1 << 22)),
+            // Room for the pass's writes up front where it can be had;
+            // else the log grows as they come, as fio's does.
+            written: with_capacity(blocks.min(1 << 22)).unwrap_or_default(),
+            complete: with_capacity(blocks.min(1 << 22)).unwrap_or_default(),
             list: VecDeque::new(),
             tree: BTreeMap::new(),
             batch: 0,
@@ -96,9 +107,9 @@ impl<'a> Verifying<'a> {
             dropped: Vec::with_capacity(8),
             names,
             offload,
-            trail: Trail::new(cfg.iodepth, cfg.paths.len()),
+            trail: Trail::new(cfg.iodepth, cfg.paths.len()).ok_or(NO_TRAIL)?,
             fake_io,
-        })
+        }))
     }
 
     /// The next seed from fio's verify_state: two draws multiplied, as
