@@ -119,3 +119,27 @@ fn zoned_distributions_are_read_with_fios_rules() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn an_unset_variable_is_named_after_fios_lines() {
+    let job = "[global]\nfilename=${FERRIO_TEST_NEVER_SET}\nsize=1m\n[j]\nrw=read\n";
+    let (want, got) = Run::new()
+        .arg("--parse-only")
+        .job(job)
+        .env("FERRIO_TEST_NEVER_SET_EITHER", "1")
+        .both();
+    assert_eq!((got.code, &got.stdout), (want.code, &want.stdout));
+    assert_eq!(fio_part(&got.stderr), want.stderr);
+    assert_eq!(want.code, 1, "{}", want.stderr);
+    let explained: Vec<&str> = got
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ferrio: "))
+        .collect();
+    assert_eq!(explained.len(), 1, "{}", got.stderr);
+    assert!(
+        explained[0].ends_with("(${FERRIO_TEST_NEVER_SET} is not set in the environment)"),
+        "{}",
+        explained[0]
+    );
+}

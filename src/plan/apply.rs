@@ -244,6 +244,11 @@ impl State {
         let mut errors = PlanError::collector(&self.name, expand);
         let mut unknown: Vec<(usize, String, String, Option<String>)> = Vec::new();
         for (i, p) in pending.iter().enumerate() {
+            let unset = if expand {
+                unset_vars(&p.text, &input.env)
+            } else {
+                Vec::new()
+            };
             let text = if expand {
                 match replace_keywords(&substitute_env(&p.text, &input.env), &input.env) {
                     Ok(t) => t,
@@ -252,6 +257,7 @@ impl State {
                         // value it computed that is only too large.
                         let said = if e.is_too_large() { vec![] } else { vec![e.0] };
                         errors.add_failed(&p.text, p.location, said, None, vec![]);
+                        errors.explain_unset(p.location, &unset);
                         continue;
                     }
                 }
@@ -264,6 +270,7 @@ impl State {
                 continue;
             };
             self.parse_into(def, p, value, input, &mut errors, notes);
+            errors.explain_unset(p.location, &unset);
         }
         if !unknown.is_empty() {
             let engine = self.engine();
@@ -332,4 +339,20 @@ fn split(text: &str) -> (String, Option<String>) {
 /// An option line's priority, looked up from its unexpanded key.
 fn prio_of(text: &str) -> i8 {
     options::find(&split(text).0).map_or(0, |o| o.prio)
+}
+
+/// The `${NAME}`s of `text` that the environment does not set.
+fn unset_vars(text: &str, env: &crate::jobfile::expand::Environment) -> Vec<String> {
+    let mut unset = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        if !env.vars.contains_key(name) && !unset.iter().any(|n| n == name) {
+            unset.push(name.to_string());
+        }
+        rest = &after[end + 1..];
+    }
+    unset
 }

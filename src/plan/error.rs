@@ -221,6 +221,29 @@ pub(super) struct Collector {
 }
 
 impl Collector {
+    /// Says, after the first problem when it lies at `location`, which
+    /// `${VAR}` of its text the environment does not set: fio substitutes
+    /// nothing for it, so the value it complains of is not the one the
+    /// job file shows.
+    pub(super) fn explain_unset(&mut self, location: Option<&Location>, unset: &[String]) {
+        let Some(e) = self
+            .error
+            .as_mut()
+            .filter(|e| e.location.as_ref() == location)
+        else {
+            return;
+        };
+        if unset.is_empty() || e.detail.contains("is not set in the environment") {
+            return;
+        }
+        let names: Vec<String> = unset.iter().map(|n| format!("${{{n}}}")).collect();
+        let verb = if names.len() == 1 { "is" } else { "are" };
+        e.detail.push_str(&format!(
+            " ({} {verb} not set in the environment)",
+            names.join(", ")
+        ));
+    }
+
     fn push(
         &mut self,
         location: Option<&Location>,
@@ -267,13 +290,19 @@ impl Collector {
                 .any(|d| !d.engines.is_empty() && d.matches(name));
         let named = if engine_option { key } else { text };
         let failed = format!("fio: failed parsing {named}");
-        let mut stderr: Vec<String> = messages
-            .iter()
-            .map(|m| match m.strip_prefix("fio: failed parsing ") {
-                Some(_) if engine_option => failed.clone(),
-                _ => m.clone(),
-            })
-            .collect();
+        // fio names the option as the job file wrote it, before ${VAR}
+        // was substituted (the value parse saw the substituted text), and
+        // once.
+        let mut stderr: Vec<String> = Vec::new();
+        for m in &messages {
+            let line = match m.strip_prefix("fio: failed parsing ") {
+                Some(_) => failed.clone(),
+                None => m.clone(),
+            };
+            if line != failed || !stderr.contains(&failed) {
+                stderr.push(line);
+            }
+        }
         if !stderr.contains(&failed) {
             stderr.push(failed);
         }
