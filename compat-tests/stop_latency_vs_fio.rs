@@ -385,3 +385,30 @@ fn every_wait_ends_on_a_stop_with_fios_report() {
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// The run's own stop wakes a wait too: a job ending with `exitall` ends
+/// its group, the one thinking for 30 s included, as fio's does (fio's
+/// sleeps watch the terminate flag that exitall sets).
+#[test]
+fn exitall_wakes_a_job_that_thinks() {
+    let job = "[a]\nioengine=null\nrw=read\nsize=64k\nruntime=2\ntime_based\nexitall\n\
+               [b]\nioengine=null\nrw=read\nsize=64k\nthinktime=30s\n";
+    let timed = |run: common::Run| {
+        let began = Instant::now();
+        let out = run.arg("--output-format=json").job(job).limit(LIMIT).out();
+        (began.elapsed(), out)
+    };
+    let ((fio_took, want), (took, got)) = std::thread::scope(|s| {
+        let want = s.spawn(|| timed(common::Run::fio()));
+        let got = timed(common::Run::ferrio());
+        (want.join().unwrap(), got)
+    });
+    assert_eq!(got.code, want.code, "{}", got.stderr);
+    // a runs 2 s; b's 30 s sleep must end with it.
+    assert!(
+        took < Duration::from_secs(12),
+        "ferrio took {took:?} (fio {fio_took:?})"
+    );
+    let b = |out: &common::Outcome| jobs(&common::json(out))[1].clone();
+    assert_eq!(b(&got), b(&want));
+}
