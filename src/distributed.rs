@@ -54,9 +54,9 @@ pub fn parse_start_at(text: &str) -> Result<SystemTime, String> {
         .ok_or_else(|| format!("--start-at={text}: the time is out of range"))
 }
 
-/// Sleeps until the wall clock reaches `at` (at once for a past instant).
-/// Sleeps are cut short near the end so that a late wake-up of the
-/// scheduler does not delay the start.
+/// Sleeps until the wall clock reaches `at` (at once for a past instant)
+/// or a stop signal comes. Sleeps are cut short near the end so that a
+/// late wake-up of the scheduler does not delay the start.
 pub fn wait_until(at: SystemTime) {
     while let Ok(left) = at.duration_since(SystemTime::now()) {
         if left.is_zero() {
@@ -67,7 +67,9 @@ pub fn wait_until(at: SystemTime) {
         } else {
             left.min(Duration::from_micros(200))
         };
-        std::thread::sleep(nap);
+        if !crate::sys::signals::sleep_or_stop(nap, || false) {
+            break;
+        }
     }
 }
 

@@ -130,6 +130,9 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
 /// Runs every job of the plan (each checked before any I/O) and reports.
 pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let started = Instant::now();
+    // Before the jobs are prepared: preparing may wait (for a Ceph
+    // cluster's monitors), and a stop must end that wait too.
+    crate::sys::signals::install();
     let jobs = prepare(plan, args)?;
     let formats = Formats::from_flags(&args.flags);
     let terse_version = match args.flag("terse-version").flatten() {
@@ -157,7 +160,6 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     if formats.normal {
         say_version(&mut sink, args, &jobs, aborted.is_some());
     }
-    crate::sys::signals::install();
     let stop = &crate::sys::signals::STOP;
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
     let board = Mutex::new(Board::new(jobs.len()));

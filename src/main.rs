@@ -8,5 +8,16 @@ fn main() {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    std::process::exit(ferrio::app::run(&argv));
+    let code = ferrio::app::run(&argv);
+    if ferrio::ceph::abandoned() {
+        // A stop left a thread inside librados' connect: exit(3) would
+        // run librados' destructors under it, so the output is flushed
+        // and the process ends at once.
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // SAFETY: _exit ends the process; nothing runs after it.
+        unsafe { libc::_exit(code) };
+    }
+    std::process::exit(code);
 }

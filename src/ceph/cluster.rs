@@ -3,7 +3,10 @@
 //! clones.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use super::sys;
 use super::{Apis, CephError, Pool, apis, c_text, check};
@@ -140,10 +143,7 @@ impl Cluster {
         for (option, value) in options.settings {
             cluster.set(option, value)?;
         }
-        // SAFETY: a created, configured handle.
-        let connected = unsafe { (api.rados.rados_connect)(handle) };
-        check(connected.into(), "rados_connect", "the cluster's monitors")?;
-        Ok(Arc::new(cluster))
+        connect_or_stop(cluster).map(Arc::new)
     }
 
     /// A connection for `key` that every caller with the same key shares
@@ -203,6 +203,67 @@ impl Cluster {
             cluster: Arc::clone(self),
             ioctx,
         }))
+    }
+}
+
+/// Set once a connection was left behind by a stop: its thread may still
+/// be inside librados, so the process must end without running
+/// librados' exit-time destructors under it ([`abandoned`]).
+static ABANDONED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a stop left a connection attempt running (the process should
+/// then end with `_exit`, after flushing its output).
+pub fn abandoned() -> bool {
+    ABANDONED.load(Ordering::Relaxed)
+}
+
+/// How often a wait for the monitors looks for a stop signal.
+const CONNECT_POLL: Duration = Duration::from_millis(20);
+
+/// rados_connect on a thread of its own, waited for in short slices: an
+/// unreachable monitor holds librados for `client_mount_timeout`, and a
+/// stop signal must end the run long before that. A stopped wait leaves
+/// the thread to finish (it then shuts the handle down itself) and fails
+/// with EINTR.
+fn connect_or_stop(cluster: Cluster) -> Result<Cluster, CephError> {
+    let failed = |errno, subject: &str| CephError::Call {
+        call: "rados_connect",
+        subject: subject.to_string(),
+        errno,
+    };
+    if crate::sys::signals::stopping() {
+        return Err(failed(libc::EINTR, "the cluster's monitors"));
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new()
+        .name("rados-connect".into())
+        .spawn(move || {
+            // SAFETY: a created, configured handle, used by this thread
+            // alone until it is sent back.
+            let code = unsafe { (cluster.api.rados.rados_connect)(cluster.handle) };
+            // Nobody waits any more after a stop: the handle is then
+            // dropped (shut down) here.
+            let _ = tx.send((cluster, code));
+        });
+    if spawned.is_err() {
+        return Err(failed(libc::EAGAIN, "a thread to connect on"));
+    }
+    loop {
+        if crate::sys::signals::stopping() {
+            ABANDONED.store(true, Ordering::Relaxed);
+            return Err(failed(libc::EINTR, "the cluster's monitors"));
+        }
+        match rx.recv_timeout(CONNECT_POLL) {
+            Ok((cluster, code)) => {
+                check(code.into(), "rados_connect", "the cluster's monitors")?;
+                return Ok(cluster);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            // The thread ended without an answer (it panicked).
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(failed(libc::EIO, "the cluster's monitors"));
+            }
+        }
     }
 }
 

@@ -128,7 +128,7 @@ fn check(code: i64, call: &'static str, subject: &str) -> Result<(), CephError> 
     }
 }
 
-pub use cluster::{Cluster, ConnectOptions, Timeouts};
+pub use cluster::{Cluster, ConnectOptions, Timeouts, abandoned};
 pub use completion::{CompletionQueue, Finished};
 pub use image::{Image, ImageInfo, ImageIo};
 pub use pool::{ObjectIo, Pool, WriteOp};

@@ -149,7 +149,9 @@ impl Engine for CpuIo {
         match self.options.mode {
             Mode::Noop => {
                 let until = Instant::now() + Duration::from_micros(self.options.cycle_us.into());
-                while Instant::now() < until {
+                // A long chunk (cpuchunks is up to 71 minutes) ends
+                // early on a stop signal.
+                while Instant::now() < until && !crate::sys::signals::stopping() {
                     std::hint::spin_loop();
                 }
             }

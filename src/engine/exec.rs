@@ -13,6 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
+use crate::sys::signals::sleep_or_stop;
 
 /// How long the engine waits in each I/O, and thinks after it.
 const POLL: Duration = Duration::from_millis(50);
@@ -158,13 +159,15 @@ impl Engine for Exec {
             self.start();
             return Queued::Done(0);
         };
-        std::thread::sleep(POLL);
+        sleep_or_stop(POLL, || false);
         if started.elapsed() > Duration::from_micros(self.options.runtime_us)
             && let Some(child) = &self.child
         {
             // SAFETY: kill only sends a signal to the program's process.
             unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-            std::thread::sleep(Duration::from_secs(self.options.grace_secs));
+            // A stop signal cuts the grace short: the job ends, and the
+            // program is killed with it (Drop).
+            sleep_or_stop(Duration::from_secs(self.options.grace_secs), || false);
         }
         Queued::Done(0)
     }

@@ -329,14 +329,11 @@ impl JobLoop<'_, '_> {
                     ..
                 }),
             ) => {
-                // The recorded gap before this I/O (fio waits as
-                // it hands out the I/O).
-                if let Some(rp) = &mut self.replayer
-                    && !rp.take(&|| stop.any())
-                {
-                    self.free.push(index);
-                    self.clock = clock::now();
-                    return Err(Next::Again);
+                // The recorded gap before this I/O: fio waits as it
+                // hands out the I/O, and hands it out even when a stop
+                // cuts the wait short (the job ends after it).
+                if let Some(rp) = &mut self.replayer {
+                    rp.take(&|| stop.any());
                 }
                 Ok((file, offset, len))
             }

@@ -339,7 +339,7 @@ impl JobLoop<'_, '_> {
             .then(|| self.eng.think_time())
             .flatten()
         {
-            think(std::time::Duration::ZERO, pause);
+            think(std::time::Duration::ZERO, pause, self.stop);
             self.clock = clock::now();
         }
         Next::Again

@@ -102,7 +102,7 @@ pub fn wait_for(waitees: &[&JobProgress], stops: Stops<'_>) {
             .iter()
             .any(|p| !matches!(p.state(), State::Done | State::Failed | State::Killed))
     {
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        crate::sys::signals::sleep_or_stop(std::time::Duration::from_millis(5), || stops.any());
     }
 }
 

@@ -112,11 +112,12 @@ impl JobLoop<'_, '_> {
         let cfg = self.cfg;
         let stop = self.stop;
         let data_only = kind == SyncKind::Data;
+        // As for an I/O, a stop that cuts the recorded gap short still
+        // lets the sync go (fio's log hands it out after the wait).
         if let Some(rp) = &mut self.replayer
             && replayed.is_some()
-            && !rp.take(&|| stop.any())
         {
-            return Next::Again;
+            rp.take(&|| stop.any());
         }
         let before = clock::now();
         // Like fio, sync the file the next I/O would go to

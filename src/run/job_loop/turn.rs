@@ -113,7 +113,10 @@ impl JobLoop<'_, '_> {
         let mut now = self.clock;
         if !cfg.think_iotime.is_zero() {
             now = clock::now();
-            let period = cfg.think_iotime + cfg.think_spin + cfg.think_sleep;
+            let period = cfg
+                .think_iotime
+                .saturating_add(cfg.think_spin)
+                .saturating_add(cfg.think_sleep);
             if now.saturating_sub(self.think.last_time) >= nanos(period) {
                 stall = true;
             } else {
@@ -256,13 +259,14 @@ impl JobLoop<'_, '_> {
         self.draining = false;
         match q {
             Quiesce::Flow => {
-                std::thread::sleep(cfg.flow_sleep);
+                let stop = self.stop;
+                crate::sys::signals::sleep_or_stop(cfg.flow_sleep, || stop.any());
                 self.clock = clock::now();
                 Err(Next::Again)
             }
             Quiesce::Depth => Ok(()),
             Quiesce::Think(d) => {
-                let thought = think(cfg.think_spin, cfg.think_sleep);
+                let thought = think(cfg.think_spin, cfg.think_sleep, self.stop);
                 // The next I/O starts once the job has thought:
                 // thinking is no part of its latency.
                 self.clock = clock::now();

@@ -484,8 +484,9 @@ fn sleep_until(until: Nanos, stopped: &dyn Fn() -> bool) -> bool {
         if now >= until {
             return true;
         }
-        let left = Duration::from_nanos(until - now).min(Duration::from_millis(100));
-        std::thread::sleep(left);
+        if !crate::sys::signals::sleep_or_stop(Duration::from_nanos(until - now), stopped) {
+            return false;
+        }
     }
 }
 
