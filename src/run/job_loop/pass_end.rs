@@ -125,7 +125,12 @@ impl JobLoop<'_, '_> {
         }
         if let Some(v) = &mut self.verifying {
             let rest = v.rest();
-            self.verify_moved += rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
+            let moved = rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
+            self.verify_moved += moved;
+            self.verify_ios += rest.len() as u64;
+            if v.spec.replay {
+                self.replayed_bytes += moved;
+            }
             let began = clock::now();
             self.read_back(&rest);
             self.clock = clock::now();
