@@ -4,7 +4,10 @@
 
 mod common;
 
-use common::{Run, json, parallel};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{Run, Scratch, ferrio, fio, json, parallel};
 
 /// A verifying psync job over 16 blocks, with `extra` options.
 fn verify_job(rw: &str, extra: &str) -> String {
@@ -101,5 +104,97 @@ fn experimental_verify_under_time_based_writes_all_runtime_as_fio_does() {
         }
         let first = |o: &common::Outcome| o.stdout.lines().next().map(str::to_string);
         assert_eq!(first(&got), first(&want), "{rw}");
+    }
+}
+
+/// The processes under `pid` (fio runs each job in a process of its own;
+/// ferrio in a thread), all generations.
+fn descendants(pid: u32) -> Vec<u32> {
+    let path = format!("/proc/{pid}/task/{pid}/children");
+    let children: Vec<u32> = std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let mut all = children.clone();
+    all.extend(children.into_iter().flat_map(descendants));
+    all
+}
+
+/// Whether process `pid` holds `file` open.
+fn holds_open(pid: u32, file: &Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten()
+        .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == file))
+}
+
+/// Runs `tool` on a 2 s time-based job over an existing 1 MiB file and
+/// removes the file once the job holds it open and 700 ms have passed.
+fn run_while_deleted(tool: &str, rw: &str) -> (common::Outcome, bool) {
+    let dir = Scratch::new("deleted");
+    let data = dir.0.join("data");
+    std::fs::write(&data, vec![7u8; 1 << 20]).unwrap();
+    let data = data.canonicalize().unwrap();
+    let job = format!(
+        "[d]\nioengine=psync\nfilename=data\nsize=1m\nbs=4k\nrw={rw}\nruntime=2\ntime_based\n"
+    );
+    let run = Run::tool(tool)
+        .arg("--output-format=json")
+        .job(&job)
+        .in_dir(&dir.0)
+        .limit(Duration::from_secs(60))
+        .spawn();
+    let began = Instant::now();
+    let mut held = false;
+    while !held && began.elapsed() < Duration::from_secs(20) {
+        held = descendants(run.child.id())
+            .into_iter()
+            .any(|pid| holds_open(pid, &data));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(held, "{tool} {rw}: the job never opened its file");
+    std::thread::sleep(Duration::from_millis(700));
+    std::fs::remove_file(&data).unwrap();
+    let out = run.wait();
+    (out, data.exists())
+}
+
+#[test]
+fn a_file_deleted_during_a_time_based_run_is_used_to_the_end_as_fio_does() {
+    let cases: Vec<(&str, &str)> = ["write", "read", "randwrite", "randread"]
+        .into_iter()
+        .flat_map(|rw| [(fio(), rw), (ferrio(), rw)])
+        .collect();
+    let seen = parallel(&cases, |(tool, rw)| run_while_deleted(tool, rw));
+    for (pair, runs) in cases.chunks(2).zip(seen.chunks(2)) {
+        let rw = pair[0].1;
+        // (status, error, I/Os in the job's direction > 0, runtime >= the
+        // whole 2 s, the file there again, stderr)
+        let shape = |(out, exists): &(common::Outcome, bool)| {
+            let doc = json(out);
+            let job = &doc["jobs"][0];
+            let dir = if rw.contains("write") {
+                "write"
+            } else {
+                "read"
+            };
+            (
+                out.code,
+                job["error"].as_u64(),
+                job[dir]["total_ios"].as_u64() > Some(0),
+                job["job_runtime"].as_u64() >= Some(1990),
+                *exists,
+                out.stderr.clone(),
+            )
+        };
+        let (want, got) = (shape(&runs[0]), shape(&runs[1]));
+        assert_eq!(
+            want,
+            (0, Some(0), true, true, false, String::new()),
+            "fio {rw}"
+        );
+        assert_eq!(got, want, "{rw}");
     }
 }
