@@ -198,3 +198,76 @@ fn a_file_deleted_during_a_time_based_run_is_used_to_the_end_as_fio_does() {
         assert_eq!(got, want, "{rw}");
     }
 }
+
+/// A trace with each process id (fio's pid, then ferrio's) made `PID`.
+fn without_pids(trace: &str) -> String {
+    trace
+        .split("parse    ")
+        .map(|piece| {
+            let digits = piece.len() - piece.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits > 0 {
+                format!("PID{}", &piece[digits..])
+            } else {
+                piece.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("parse    ")
+}
+
+#[test]
+fn debug_parse_prints_fios_trace_of_the_options_read() {
+    let files = [
+        // Sections, a global one, numjobs, per-direction values.
+        "[global]\nioengine=null\nsize=1m\n\n[a]\nrw=randread\nbs=4k\n\n[b]\nrw=write\nbs=8k\nnumjobs=2\n",
+        // Comments, blanks around `=`, a flag, times, a list of floats,
+        // kb_base, shares of the size, a last line without its newline.
+        "; note\n[global]\n  bs = 4k , 8k  # tail\n# c2\nruntime=2\nthinktime=10ms\ntime_based\nrate=1m,2m\npercentile_list=50:99.5\nverify=md5\n\n[x]\nioengine=null\nkb_base=1000\nsize=50%\nio_size=1g\noffset=10%\nfilesize=1m\nbsrange=1k-4k\nbssplit=4k/60:8k/40\nrw=randrw\nrwmixread=70\ndirect=0\nrate_iops=100,200",
+        // A variable put in.
+        "[v]\nioengine=null\nsize=${TRACE_SIZE}\nrw=read\n",
+    ];
+    for (i, text) in files.iter().enumerate() {
+        let (want, got) = Run::new()
+            .args(["--debug=parse", "--parse-only"])
+            .env("TRACE_SIZE", "2m")
+            .job(text)
+            .both();
+        assert_eq!(want.code, 0, "fio, file {i}: {}", want.stderr);
+        assert!(
+            want.stdout
+                .contains("__handle_option=ioengine, type=OPT_STR_STORE, ptr=null\n")
+        );
+        assert_eq!(got.code, want.code, "file {i}: {}", got.stderr);
+        assert_eq!(
+            without_pids(&got.stdout),
+            without_pids(&want.stdout),
+            "file {i}"
+        );
+        assert_eq!(got.stderr, want.stderr, "file {i}");
+    }
+    // Job options on the command line.
+    let args = [
+        "--debug=parse",
+        "--parse-only",
+        "--name=c",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=read",
+        "--iodepth=4",
+    ];
+    let (want, got) = Run::new().args(args).both();
+    assert_eq!(want.code, 0, "{}", want.stderr);
+    assert_eq!(without_pids(&got.stdout), without_pids(&want.stdout));
+    // The run's other traces are not ferrio's: it says so, naming what
+    // to use instead, and runs nothing.
+    let io = Run::ferrio()
+        .args(["--debug=io", "--name=c", "--ioengine=null", "--size=1m"])
+        .out();
+    assert_eq!(io.code, 1);
+    assert!(
+        io.stderr
+            .contains("ferrio: --debug=io: ferrio traces only the parse area"),
+        "{}",
+        io.stderr
+    );
+}
