@@ -223,6 +223,8 @@ fn debug_parse_prints_fios_trace_of_the_options_read() {
         // Comments, blanks around `=`, a flag, times, a list of floats,
         // kb_base, shares of the size, a last line without its newline.
         "; note\n[global]\n  bs = 4k , 8k  # tail\n# c2\nruntime=2\nthinktime=10ms\ntime_based\nrate=1m,2m\npercentile_list=50:99.5\nverify=md5\n\n[x]\nioengine=null\nkb_base=1000\nsize=50%\nio_size=1g\noffset=10%\nfilesize=1m\nbsrange=1k-4k\nbssplit=4k/60:8k/40\nrw=randrw\nrwmixread=70\ndirect=0\nrate_iops=100,200",
+        // What the callbacks of worded options trace.
+        "[z]\nioengine=null\nsize=1m\nrandom_distribution=zoned:60/10:40/90\nsteadystate=iops:100\n[z2]\nioengine=null\nsize=1m\nrandom_distribution=zoned_abs:60/10k:40/1m\nss=bw:10m\n[z3]\nioengine=null\nsize=1m\nss=iops_slope:0.5%\n",
         // A variable put in.
         "[v]\nioengine=null\nsize=${TRACE_SIZE}\nrw=read\n",
     ];

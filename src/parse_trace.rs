@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::jobfile::expand::{Environment, replace_keywords, substitute_env};
 use crate::jobfile::line::trim;
 use crate::options::def::{Kind, OptDef};
+use crate::options::number::{self, SizeValue};
 use crate::options::value::{ParseContext, Value, parse};
 use crate::plan::CmdOption;
 
@@ -216,6 +217,15 @@ impl Trace<'_> {
                 self.say(&line);
             }
         }
+        if let Some(Value::Word {
+            word,
+            tail: Some(tail),
+        }) = &read
+        {
+            for line in callback_lines(def.name, word, tail, self.kb_base) {
+                self.say(&line);
+            }
+        }
     }
 }
 
@@ -295,4 +305,65 @@ fn percent_name(option: &str) -> Option<&'static str> {
         "offset_increment" => "offset_increment_percent",
         _ => return None,
     })
+}
+
+/// What the callbacks of fio's worded options trace: the zones of a
+/// zoned random distribution (for each direction), and a steady state's
+/// threshold.
+fn callback_lines(option: &str, word: &str, tail: &str, kb_base: u64) -> Vec<String> {
+    match (option, word) {
+        ("random_distribution", "zoned" | "zoned_abs") => {
+            zone_lines(word == "zoned", tail, kb_base)
+        }
+        ("steadystate", _) => {
+            let line = if let Some((pct, _)) = tail.split_once('%') {
+                number::c_float(pct.trim_end())
+                    .map(|v| format!("set steady state threshold to {v:.6}%\n"))
+            } else if word.starts_with("iops") {
+                number::c_float(tail)
+                    .map(|v| format!("set steady state IOPS threshold to {v:.6}\n"))
+            } else {
+                match number::size(tail, kb_base) {
+                    Some(SizeValue::Bytes(b)) => {
+                        Some(format!("set steady state BW threshold to {}\n", b as i64))
+                    }
+                    _ => None,
+                }
+            };
+            line.into_iter().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The zones of a zoned distribution as fio lists them, the same for
+/// each direction: each one's share of the accesses and of the range (a
+/// percentage, or bytes for zoned_abs).
+fn zone_lines(percent: bool, tail: &str, kb_base: u64) -> Vec<String> {
+    let zones: Option<Vec<(i32, u64)>> = tail
+        .split(':')
+        .map(|z| {
+            let (share, of) = z.split_once('/')?;
+            let of = if percent {
+                u64::from(number::c_int(of)? as u32)
+            } else {
+                match number::size(of, kb_base)? {
+                    SizeValue::Bytes(b) => b,
+                    SizeValue::Percent(_) => return None,
+                }
+            };
+            Some((number::c_int(share)?, of))
+        })
+        .collect();
+    let Some(zones) = zones else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for dir in 0..3 {
+        lines.push(format!("zone ddir {dir} (nr={}): \n", zones.len()));
+        for (i, (share, of)) in zones.iter().enumerate() {
+            lines.push(format!("\t{i}: {}/{of}\n", *share as u32));
+        }
+    }
+    lines
 }
