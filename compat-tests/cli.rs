@@ -214,7 +214,7 @@ fn debug_lists_fios_areas_and_refuses_traces() {
     refused(&["--debug=io", "--name=a", "--parse-only"], "--explain");
     refused(
         &["--debug=all", "--name=a", "--parse-only"],
-        "no debug traces",
+        "only the parse area",
     );
 }
 

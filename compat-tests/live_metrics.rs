@@ -10,6 +10,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{Run, Scratch, ferrio, fio};
@@ -273,6 +275,103 @@ fn openmetrics_endpoint_counts_up_during_a_run() {
         refused.stderr
     );
     assert!(refused.stdout.is_empty(), "{}", refused.stdout);
+}
+
+/// A client that sends a request's first line and then one byte of a
+/// header every half second, never ending its head, until `stop`.
+fn trickle(addr: String, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let Ok(mut stream) = TcpStream::connect(&addr) else {
+            return;
+        };
+        let _ = write!(stream, "GET /metrics HTTP/1.1\r\nX-Slow: ");
+        while !stop.load(Ordering::Relaxed) && stream.write_all(b"a").is_ok() {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    })
+}
+
+#[test]
+fn slow_and_idle_clients_block_neither_scrapes_nor_the_runs_end() {
+    let s = Scratch::new("slowclients");
+    let runtime = Duration::from_secs(4);
+    s.write(
+        "job.fio",
+        "[scraped]\nioengine=null\nsize=1g\nrw=read\nrate_iops=1000\nruntime=4\ntime_based\n",
+    );
+    let began = Instant::now();
+    let mut run = Run::ferrio()
+        .args([
+            "--output-format=json",
+            "--metrics-listen=127.0.0.1:0",
+            "job.fio",
+        ])
+        .limit(Duration::from_secs(60))
+        .in_dir(&s.0)
+        .spawn();
+    let mut err = BufReader::new(run.child.stderr.take().unwrap());
+    let mut first_line = String::new();
+    err.read_line(&mut first_line).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let addr = first_line
+        .trim()
+        .strip_prefix("ferrio: OpenMetrics at http://")
+        .and_then(|a| a.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("{first_line}"))
+        .to_string();
+    // A crowd of connections that never send anything (more than the
+    // endpoint serves at once), then a client trickling its request.
+    let idle: Vec<TcpStream> = (0..100)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let trickler = trickle(addr.clone(), stop.clone());
+    std::thread::sleep(Duration::from_millis(300));
+    // Meanwhile a plain scrape is answered at once, twice.
+    for _ in 0..2 {
+        let mut scrape = TcpStream::connect(&addr).unwrap();
+        scrape
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let asked = Instant::now();
+        write!(scrape, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+        let mut text = String::new();
+        let read = scrape.read_to_string(&mut text);
+        let took = asked.elapsed();
+        assert!(read.is_ok(), "scrape unanswered after {took:?}: {read:?}");
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
+        parse_openmetrics(text.split_once("\r\n\r\n").unwrap().1);
+        assert!(took < Duration::from_secs(3), "scrape took {took:?}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // A connection that never finishes its request is closed by the
+    // endpoint (2 s from its accept), not held for the run.
+    let mut last = idle.last().unwrap();
+    last.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut byte = [0u8; 1];
+    let closed = last.read(&mut byte);
+    assert!(
+        matches!(closed, Ok(0)),
+        "idle client not closed: {closed:?}"
+    );
+    // The run ends at its runtime, the trickler still trickling and the
+    // idle connections still open.
+    let grace = Duration::from_secs(3);
+    while run.child.try_wait().unwrap().is_none() && began.elapsed() < runtime + grace {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ended = run.child.try_wait().unwrap().is_some();
+    let lasted = began.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    drop(idle);
+    trickler.join().unwrap();
+    let out = run.wait();
+    assert!(
+        ended,
+        "still running {lasted:?} after its start ({runtime:?} runtime)"
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(common::json(&out)["jobs"][0]["read"]["total_ios"].as_u64() > Some(0));
 }
 
 /// An ext4 file system in a loop-mounted image, frozen on demand: the

@@ -885,7 +885,8 @@ fn options_set_to_their_defaults_run_as_in_fio() {
     assert_eq!(ios(&got, 0, "read"), ios(&want, 0, "read"));
     // Set to anything else, a combination ferrio does not run is still
     // refused, by name.
-    let refused = format!("{job}experimental_verify=1\nverify=crc32c\nrw=write\nloops=2\n");
+    let refused =
+        format!("{job}experimental_verify=1\nverify=crc32c\nrw=randwrite\nrandrepeat=0\n");
     let (_, got) = run_both(&refused, |_| {});
     assert_eq!(got.code, 1);
     assert!(got.stderr.contains("experimental_verify"), "{}", got.stderr);

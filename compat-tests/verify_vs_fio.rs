@@ -468,7 +468,7 @@ fn blocks_written_more_than_once_are_verified_as_fio_does() {
 fn verify_setups_ferrio_cannot_run_yet_are_refused() {
     for options in [
         "rw=randrw;verify=md5;experimental_verify=1",
-        "rw=write;verify=md5;experimental_verify=1;loops=2",
+        "rw=write;verify=md5;experimental_verify=1;iodepth=2",
         "rw=randwrite;verify=md5;experimental_verify=1;randrepeat=0",
     ] {
         let dir = Scratch::new("verifyrefuse");

@@ -189,6 +189,15 @@ fn make_plan(
         showcmd: args.has("showcmd"),
         max_jobs: max_jobs(args)?,
     };
+    // fio traces its reading as it goes, before what the jobs say.
+    if crate::parse_trace::enabled() {
+        out(&crate::parse_trace::trace(
+            &input.files,
+            &input.cmdline,
+            &input.env,
+            parse_only,
+        ));
+    }
     let plan = match plan::plan(&input) {
         Ok(p) => p,
         Err(e) => {

@@ -70,7 +70,7 @@ const FLAGS: &[(&str, Takes, &str)] = &[
     (
         "debug",
         Takes::Required,
-        "help lists fio's debug areas; ferrio has no debug traces, so an area is refused (see --explain)",
+        "help lists fio's debug areas; parse prints fio's trace of the options read; other areas are refused (see --explain)",
     ),
     (
         "parse-only",

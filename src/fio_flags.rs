@@ -53,8 +53,10 @@ pub fn act(args: &Args) -> Option<i32> {
 }
 
 /// `--debug=LIST`. fio lists its areas for `help`; it names each word of
-/// the list it does not know, and goes on. A real area (or `all`) would
-/// turn on fio's traces, which ferrio does not have: that is refused.
+/// the list it does not know, and goes on. `parse` turns on fio's trace
+/// of the job files and options read (see parse_trace.rs), which fio's
+/// tests and scripts read. Any other area (or `all`) would turn on fio's
+/// traces of the run, which ferrio does not have: that is refused.
 /// `job:N` only chooses whose traces are shown, so on its own it is
 /// accepted as fio accepts it.
 fn debug(list: &str) -> Option<i32> {
@@ -73,6 +75,10 @@ fn debug(list: &str) -> Option<i32> {
                 Some((_, n)) => println!("fio: set debug jobno {}", c_atoi(n)),
                 None => eprintln!("fio: missing job number"),
             },
+            Some(&"parse") => {
+                println!("fio: set debug option parse");
+                crate::parse_trace::enable();
+            }
             Some(_) => traced.push(word),
             None => eprintln!("fio: debug mask {word} not found"),
         }
@@ -81,7 +87,8 @@ fn debug(list: &str) -> Option<i32> {
         return None;
     }
     eprintln!(
-        "ferrio: --debug={}: ferrio has no debug traces; to see what a job does, use \
+        "ferrio: --debug={}: ferrio traces only the parse area (--debug=parse); to see \
+         what a job does, use \
          --explain (the plan, with where each value came from), write_iolog=FILE (every \
          I/O issued) or write_lat_log=NAME with log_offset=1 (each I/O's offset and latency)",
         traced.join(",")

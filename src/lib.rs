@@ -20,6 +20,7 @@ pub mod live;
 pub mod merge;
 pub mod metrics;
 pub mod options;
+pub mod parse_trace;
 pub mod persona;
 pub mod plan;
 pub mod profile;

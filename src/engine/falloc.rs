@@ -38,6 +38,9 @@ impl Engine for Falloc {
         Ok(self.files.push(file))
     }
 
+    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
+        self.files.get(file).map(super::drop_pages_of)
+    }
     fn close(&mut self, file: usize) {
         self.files.close(file);
     }

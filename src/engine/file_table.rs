@@ -26,6 +26,11 @@ impl FileTable {
         }
     }
 
+    /// The file behind `handle`, if it is open.
+    pub fn get(&self, handle: usize) -> Option<&File> {
+        self.files.get(handle)?.as_ref()
+    }
+
     /// The files still open, in handle order.
     pub fn open(&self) -> impl Iterator<Item = &File> {
         self.files.iter().flatten()

@@ -259,6 +259,9 @@ impl Engine for Uring {
         Ok(self.files.push(open_file(path, mode)?))
     }
 
+    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
+        self.files.get(file).map(super::drop_pages_of)
+    }
     fn close(&mut self, file: usize) {
         // A registered file is taken out of the ring's table too, or the
         // ring would keep it open.

@@ -148,6 +148,9 @@ impl Engine for Libaio {
         Ok(self.files.push(open_file(path, mode)?))
     }
 
+    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
+        self.files.get(file).map(super::drop_pages_of)
+    }
     fn close(&mut self, file: usize) {
         self.files.close(file);
     }

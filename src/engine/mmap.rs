@@ -57,6 +57,10 @@ impl Engine for Mmap {
         "mmap"
     }
 
+    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
+        self.files.get(file).map(|m| super::drop_pages_of(&m.file))
+    }
+
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
         let file = open_file(path, mode)?;
         let len = file.metadata()?.len() as usize;

@@ -277,6 +277,14 @@ pub trait Engine: Send {
     fn invalidate(&mut self, path: &Path) -> io::Result<()> {
         drop_cached_pages(path)
     }
+    /// Drops what is cached of the open file `file` through the engine's
+    /// own descriptor, as fio's invalidate does on its fd when a
+    /// time-based job starts its files over without reopening them: a
+    /// file removed meanwhile is still there for the job. `None` from an
+    /// engine that keeps no descriptors; the caller goes by the path.
+    fn invalidate_open(&mut self, _file: usize) -> Option<io::Result<()>> {
+        None
+    }
     /// Waits until at least `min` in-flight I/Os have finished and appends
     /// up to `max` finished ones to `done` (fio's getevents). Engines that
     /// complete each I/O inside `queue` never have any.
@@ -392,8 +400,12 @@ fn discard(fd: i32, offset: u64, len: usize) -> i64 {
 /// Drops a file's cached pages (fio's `invalidate`, which fio applies
 /// whenever it opens a job's file: at the start and at every new pass).
 pub fn drop_cached_pages(path: &Path) -> io::Result<()> {
+    drop_pages_of(&std::fs::File::open(path)?)
+}
+
+/// Drops the cached pages of an open file, through its descriptor.
+pub fn drop_pages_of(file: &std::fs::File) -> io::Result<()> {
     use std::os::fd::AsRawFd;
-    let file = std::fs::File::open(path)?;
     // SAFETY: posix_fadvise only advises the kernel about an open file.
     let r = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
     if r == 0 {

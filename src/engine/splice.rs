@@ -144,6 +144,10 @@ impl Engine for Splice {
         Ok(self.files.len() - 1)
     }
 
+    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
+        self.files.get(file).map(super::drop_pages_of)
+    }
+
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let fd = self.files[req.file].as_raw_fd();
         let r = match req.dir {

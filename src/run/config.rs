@@ -2034,11 +2034,12 @@ fn cfg_time_based(job: &JobSpec) -> bool {
 /// experimental_verify: ferrio replays the writes it issued, which is what
 /// fio's reseeded generators draw again, except where fio's replay would
 /// draw something else: fresh random offsets (randrepeat=0), a skewed
-/// distribution whose state fio does not reset, draws past the writes
+/// distribution whose state fio does not reset, and draws past the writes
 /// (fio stops on bytes completed, so at a depth above one it goes on
 /// drawing offsets, and may issue more reads than writes, while reads are
-/// in flight), and the later loops that fio's counting of the replayed
-/// reads as writes disturbs.
+/// in flight). Loops, io_size, number_ios and time_based run as in fio:
+/// the replayed reads count among the writes issued, and the bytes
+/// verified over the whole job (see `Verifying::rest`).
 fn replay_supported(job: &JobSpec, rw: &Pattern) -> Result<(), &'static str> {
     // fio's replay draws the job's reads again too, counting them in its
     // read/write mix as it goes: what it turns into reads is not simply
@@ -2062,16 +2063,6 @@ fn replay_supported(job: &JobSpec, rw: &Pattern) -> Result<(), &'static str> {
     }
     if rw.random && job.setting("percentage_random").is_some() {
         return Err("with percentage_random");
-    }
-    // fio counts each replayed read as a write issued, against the job's
-    // size: a later loop is cut short or skipped and its writes numbered
-    // past what the replay expects.
-    if job.num("loops").unwrap_or(1) > 1
-        || job.flag("time_based")
-        || job.setting("io_size").is_some()
-        || job.setting("number_ios").is_some()
-    {
-        return Err("with loops, time_based, io_size or number_ios");
     }
     if job.num("iodepth").unwrap_or(1) > 1 {
         return Err("at an iodepth above 1");

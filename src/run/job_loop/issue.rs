@@ -171,6 +171,7 @@ impl JobLoop<'_, '_> {
         // Backlog reads are not part of the job's amount of I/O.
         if backlog.is_some() && !resumed {
             self.verify_moved += len;
+            self.verify_ios += 1;
         }
         if backlog.is_none() && !resumed {
             work[dir as usize].0 += 1;

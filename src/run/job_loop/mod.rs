@@ -250,6 +250,14 @@ struct JobLoop<'a, 'f> {
     verify_reseeded: bool,
     /// Bytes read by verify_backlog and the verify passes.
     verify_moved: u64,
+    /// Reads issued by verify_backlog and the verify passes between
+    /// loops: fio's number_ios counts every I/O the job completes, these
+    /// too.
+    verify_ios: u64,
+    /// experimental_verify: bytes of the replayed reads between loops,
+    /// which fio counts among the writes issued (each is drawn as the
+    /// write it repeats), against the job's bytes for all its loops.
+    replayed_bytes: u64,
     /// The time spent in verify passes between loops.
     verify_spent: Nanos,
 
@@ -422,8 +430,8 @@ impl JobLoop<'_, '_> {
         !self.stop.any()
             && !self.finished
             && self.deadline.is_none_or(|d| self.clock < d)
-            && (cfg.time_based || bytes < self.budget)
-            && cfg.number_ios.is_none_or(|n| ios < n)
+            && (cfg.time_based || bytes + self.replayed_bytes < self.budget)
+            && cfg.number_ios.is_none_or(|n| ios + self.verify_ios < n)
             && !(self.traits.exit_on_io_done && self.stop.io_done.load(Ordering::Relaxed))
     }
 

@@ -125,7 +125,12 @@ impl JobLoop<'_, '_> {
         }
         if let Some(v) = &mut self.verifying {
             let rest = v.rest();
-            self.verify_moved += rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
+            let moved = rest.iter().map(|w| u64::from(w.len)).sum::<u64>();
+            self.verify_moved += moved;
+            self.verify_ios += rest.len() as u64;
+            if v.spec.replay {
+                self.replayed_bytes += moved;
+            }
             let began = clock::now();
             self.read_back(&rest);
             self.clock = clock::now();
@@ -176,8 +181,16 @@ impl JobLoop<'_, '_> {
             return Next::End;
         }
         if cfg.invalidate && !cfg.kind.has(caps::FAKE_IO) {
-            for path in &cfg.paths {
-                if let Err(e) = self.eng.invalidate(path) {
+            for (path, &file) in cfg.paths.iter().zip(self.files.iter()) {
+                // A time-based job starts its files over without
+                // reopening them: fio drops their pages through the
+                // descriptors it holds, so a file removed meanwhile goes
+                // on being read and written, as it does in fio. Otherwise
+                // fio opens the files again, by name.
+                let held = (cfg.time_based && file != UNOPENED)
+                    .then(|| self.eng.invalidate_open(file))
+                    .flatten();
+                if let Err(e) = held.unwrap_or_else(|| self.eng.invalidate(path)) {
                     let path = path.display();
                     let text = format!("fio: invalidating {path}: {e}");
                     self.result.fail(errno(&e), "invalidate_cache", text);

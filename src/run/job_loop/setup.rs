@@ -253,6 +253,8 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             last_was_read: false,
             verify_reseeded: false,
             verify_moved: 0,
+            verify_ios: 0,
+            replayed_bytes: 0,
             verify_spent: 0,
             out_of_offsets: false,
             finished: false,

@@ -54,6 +54,11 @@ pub struct Verifying<'a> {
     pub trail: Trail,
     /// The engine moves no data (null): like fio, pass every check.
     fake_io: bool,
+    /// experimental_verify: the bytes the job's replays have read, over
+    /// all its loops (fio's bytes_verified, never reset between loops),
+    /// and the smallest block of the job (fio's rw_min_bs).
+    replay_verified: u64,
+    min_bs: u64,
 }
 
 /// What fio says when it cannot allocate a verifying job's record of
@@ -109,6 +114,8 @@ impl<'a> Verifying<'a> {
             offload,
             trail: Trail::new(cfg.iodepth, cfg.paths.len()).ok_or(NO_TRAIL)?,
             fake_io,
+            replay_verified: 0,
+            min_bs: crate::run::place::placement::rw_min_bs(cfg),
         }))
     }
 
@@ -305,14 +312,31 @@ impl<'a> Verifying<'a> {
 
     fn unchecked_blocks(&mut self) -> Vec<Written> {
         if self.spec.replay {
-            let all = std::mem::take(&mut self.written);
+            let mut all = std::mem::take(&mut self.written);
             self.forget();
+            self.replay_within_loop(&mut all);
             return all;
         }
         let mut rest: Vec<Written> = self.tree.values().map(|&p| self.written[p]).collect();
         rest.extend(self.list.iter().map(|&p| self.written[p]));
         self.forget();
         rest
+    }
+
+    /// experimental_verify: fio's replay reads while the bytes verified
+    /// so far in the whole job, and a smallest block more, stay within
+    /// what this loop wrote; as that count runs over the loops, a later
+    /// loop's pass reads only what its writes exceed the earlier passes
+    /// by (nothing, when its loops are alike). Its first writes, drawn
+    /// again, are the blocks it reads.
+    fn replay_within_loop(&mut self, writes: &mut Vec<Written>) {
+        let wrote: u64 = writes.iter().map(|w| u64::from(w.len)).sum();
+        let mut n = 0;
+        while n < writes.len() && self.replay_verified + self.min_bs <= wrote {
+            self.replay_verified += u64::from(writes[n].len);
+            n += 1;
+        }
+        writes.truncate(n);
     }
 
     /// Drops the log (fio's prune_io_piece_log at each loop's start).

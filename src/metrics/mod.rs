@@ -1,9 +1,10 @@
 //! `--metrics-listen ADDR`: an OpenMetrics text endpoint that Prometheus
-//! can scrape while jobs run. A plain blocking listener on its own
-//! thread answers one request at a time; it reads only what the jobs
-//! already publish (their progress atomics, and the summaries the main
-//! thread posts on the [`Board`] once per interval), so a scrape never
-//! touches a job's I/O loop.
+//! can scrape while jobs run. [`server`] answers the clients on a thread
+//! of its own, none able to hold up another or the run's end; what it
+//! serves is built here from what the jobs already publish (their
+//! progress atomics, and the summaries the main thread posts on the
+//! [`Board`] once per interval), so a scrape never touches a job's I/O
+//! loop.
 //!
 //! Served: per job and direction, counters of completed bytes and I/Os;
 //! per job, a gauge of the I/Os in flight; per job and direction,
@@ -12,12 +13,13 @@
 //! authentication, so it listens on loopback addresses only unless
 //! `--metrics-allow-remote` is given.
 
+mod server;
+
 use std::fmt::Write as _;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+
+pub use server::serve;
 
 use crate::run::config::JobConfig;
 use crate::run::place::placement::used_dirs;
@@ -126,71 +128,6 @@ pub struct Sources<'a> {
     pub jobs: &'a [JobConfig],
     pub progress: &'a [JobProgress],
     pub board: &'a Mutex<Board>,
-}
-
-/// Answers scrapes until `done` is set (the run is over).
-pub fn serve(listener: TcpListener, from: &Sources<'_>, done: &AtomicBool) {
-    while !done.load(Ordering::Relaxed) {
-        match listener.accept() {
-            Ok((stream, _)) => answer(stream, from),
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
-        }
-    }
-}
-
-/// One request: GET (or HEAD) of `/metrics` or `/` gets the exposition;
-/// any other path 404, any other method 405. A client that stalls is
-/// dropped after a second, so that it cannot hold up the next.
-fn answer(mut stream: TcpStream, from: &Sources<'_>) {
-    let timeout = Some(Duration::from_secs(1));
-    if stream.set_nonblocking(false).is_err()
-        || stream.set_read_timeout(timeout).is_err()
-        || stream.set_write_timeout(timeout).is_err()
-    {
-        return;
-    }
-    let Some(head) = read_head(&mut stream) else {
-        return;
-    };
-    let request = head.lines().next().unwrap_or("");
-    let mut words = request.split_whitespace();
-    let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or("");
-    let (status, kind, body) = match (method, path) {
-        ("GET" | "HEAD", "/metrics" | "/") => (
-            "200 OK",
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            exposition(from),
-        ),
-        ("GET" | "HEAD", _) => ("404 Not Found", "text/plain", "not found\n".to_string()),
-        _ => (
-            "405 Method Not Allowed",
-            "text/plain",
-            "only GET\n".to_string(),
-        ),
-    };
-    let mut response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    if method != "HEAD" {
-        response += &body;
-    }
-    let _ = stream.write_all(response.as_bytes());
-}
-
-/// The request line and headers, up to the blank line (at most 16 KiB).
-fn read_head(stream: &mut TcpStream) -> Option<String> {
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        let n = stream.read(&mut buf).ok()?;
-        if n == 0 || head.len() > 16 << 10 {
-            break;
-        }
-        head.extend_from_slice(&buf[..n]);
-    }
-    Some(String::from_utf8_lossy(&head).into_owned())
 }
 
 /// The OpenMetrics text of the run as it stands.
