@@ -27,19 +27,22 @@ fn ios_and_runtime(out: &Outcome) -> (u64, u64) {
 /// thinktime_blocks_type: counting issued I/Os pauses after every 10th of
 /// 100; counting completions (the null engine at depth 8 completes each
 /// I/O one step late) misses the pause after the last. The number of
-/// pauses shows in the runtime, 30 ms each.
+/// pauses shows in the runtime, 100 ms each: counted whole (the runtime
+/// over 100 ms, rounded down), a loaded machine's oversleeping would have
+/// to add up to a whole pause to change it (with 30 ms pauses, rounded,
+/// 9 pauses overslept by 26 ms in all read as 10 on a busy machine).
 #[test]
 fn thinktime_blocks_type_counts_pauses_as_fio() {
     let pair = Pair::new("think-type");
     for (kind, depth) in [("issue", 8), ("complete", 8), ("complete", 1)] {
         let job = format!(
             "[a]\nioengine=null\nsize=1m\nnumber_ios=100\niodepth={depth}\n\
-             thinktime=30ms\nthinktime_blocks=10\nthinktime_blocks_type={kind}\n"
+             thinktime=100ms\nthinktime_blocks=10\nthinktime_blocks_type={kind}\n"
         );
         let (want, got) = pair.run_alike(&job, JSON);
         let (want, got) = (ios_and_runtime(&want), ios_and_runtime(&got));
         assert_eq!(want.0, got.0, "{job}");
-        let pauses = |ms: u64| (ms + 15) / 30;
+        let pauses = |ms: u64| ms / 100;
         assert_eq!(pauses(want.1), pauses(got.1), "{job}: {want:?} {got:?}");
     }
 }
