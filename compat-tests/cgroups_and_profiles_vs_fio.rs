@@ -139,8 +139,17 @@ fn the_job_runs_in_its_group_which_goes_afterwards() {
 fn cgroup_weight_is_written_or_fails_as_for_fio() {
     // Where the kernel has no blkio.weight (no CFQ), fio's job fails as
     // it opens that file; elsewhere the group carries the weight.
-    let fio_side = cgroup_run(fio(), "weight", &["--cgroup_weight=500"]);
-    let ferrio_side = cgroup_run(ferrio(), "weight", &["--cgroup_weight=500"]);
+    // Where it fails, each tool makes the group and removes it at once,
+    // with no task in it and no weight: whether the watcher catches the
+    // empty group in that moment is the machine's timing (seen for ferrio
+    // and not for fio on a loaded machine), so such a glimpse counts as
+    // not seen; a task or a weight in it is compared.
+    let settled = |(code, error, seen, left, context): (i32, i64, Option<Seen>, bool, String)| {
+        let seen = seen.filter(|s| s.tasks > 0 || s.main_task || s.weight.is_some());
+        (code, error, seen, left, context)
+    };
+    let fio_side = settled(cgroup_run(fio(), "weight", &["--cgroup_weight=500"]));
+    let ferrio_side = settled(cgroup_run(ferrio(), "weight", &["--cgroup_weight=500"]));
     assert_eq!(ferrio_side, fio_side);
 }
 

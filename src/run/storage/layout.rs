@@ -26,6 +26,11 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     }
     let mut rng = Rng::new(cfg.seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
+    // Only a stop that comes during this layout cuts it: a run already
+    // stopping (a trigger fired in an earlier group) lays out the files its
+    // jobs will open, as before.
+    let stopping = stopped();
+    let stopped = || stopped() && !stopping;
     for (path, region, needed) in short_files(cfg) {
         // A stop (SIGINT, SIGTERM) ends the layout: no further file is
         // started, as fio stops.
