@@ -50,6 +50,52 @@ fn ios(doc: &Value, dir: &str) -> u64 {
     doc["jobs"][0][dir]["total_ios"].as_u64().unwrap()
 }
 
+/// The side-by-side runs of [`held_at_depth_8`], per tool.
+const RUNS: usize = 5;
+
+/// How many of a posixaio job's I/Os finish together at depth 8 depends
+/// on when glibc's helper threads run, which a busy machine shifts for
+/// both tools alike. Measured beside the other builds of a loaded 2-core
+/// machine (load 7), 20 runs of fio 3.33 issued 94.9 to 99.8 % of their
+/// I/Os at the full depth (15 of them 99.2 or more, a few delayed runs
+/// lower), the rest at 4 and below; 26 of ferrio's, 91.7 to 99.8. A
+/// single pair of runs can thus differ by fio's whole spread. So both
+/// tools run [`RUNS`] times, interleaved, and each bucket's median over
+/// ferrio's runs (which one delayed run does not move) must lie within
+/// the range of fio's runs here and now, widened by fio's measured
+/// single-run spread, 5 points. Submission is one I/O per call in both:
+/// that map is exact.
+fn held_at_depth_8(job: &str, label: &str) {
+    let (mut want, mut got) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let (w, g) = Run::new().args(JSON).job(job).both_json();
+        assert_eq!(ios(&g, "read"), ios(&w, "read"), "{label}");
+        assert_eq!(
+            g["jobs"][0]["iodepth_submit"], w["jobs"][0]["iodepth_submit"],
+            "{label}: submit"
+        );
+        want.push(distributions(&w, 0.0));
+        got.push(distributions(&g, 0.0));
+    }
+    let spread = |runs: &[HashMap<(String, String), f64>], key: &(String, String)| {
+        let mut v: Vec<f64> = runs
+            .iter()
+            .map(|r| r.get(key).copied().unwrap_or(0.0))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        (v[0], v[v.len() / 2], v[v.len() - 1])
+    };
+    let keys: std::collections::BTreeSet<&(String, String)> =
+        want.iter().chain(&got).flat_map(HashMap::keys).collect();
+    for key in keys {
+        let ((low, _, high), (_, b, _)) = (spread(&want, key), spread(&got, key));
+        assert!(
+            (low - 5.0..=high + 5.0).contains(&b),
+            "{label}: {key:?}: fio's runs {low} to {high}, ferrio's median {b}\nfio {want:?}\nferrio {got:?}"
+        );
+    }
+}
+
 #[test]
 fn posixaio_holds_the_depth_as_fio_does() {
     for depth in [1, 8, 32] {
@@ -57,23 +103,19 @@ fn posixaio_holds_the_depth_as_fio_does() {
             "[j]\nioengine=posixaio\nrw=randread\nbs=4k\nsize=16m\ndirect=1\niodepth={depth}\n"
         );
         let label = format!("depth {depth}");
-        if depth < 32 {
-            // How many I/Os finish together depends on the timing of
-            // glibc's helper threads, which a busy machine shifts for both
-            // tools alike: the distributions must agree in one of three
-            // side-by-side runs.
-            let mut last = String::new();
-            let agreed = (0..3).any(|_| {
-                let (want, got) = Run::new().args(JSON).job(&job).both_json();
-                assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
-                let outcome =
-                    std::panic::catch_unwind(|| close_distributions(&want, &got, 1.0, 3.0, &label));
-                if let Err(e) = &outcome {
-                    last = e.downcast_ref::<String>().cloned().unwrap_or_default();
-                }
-                outcome.is_ok()
-            });
-            assert!(agreed, "{label}: no run of three agreed; last: {last}");
+        if depth == 1 {
+            // One I/O in flight at a time: every map is exact.
+            let (want, got) = Run::new().args(JSON).job(&job).both_json();
+            assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
+            assert_eq!(
+                distributions(&got, 0.0),
+                distributions(&want, 0.0),
+                "{label}"
+            );
+            continue;
+        }
+        if depth == 8 {
+            held_at_depth_8(&job, &label);
             continue;
         }
         let (want, got) = Run::new().args(JSON).job(&job).both_json();
