@@ -972,10 +972,10 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     let info = cluster.tool("rbd", &["info", "rbd/block-device1"]);
     assert!(info.contains("size 1 GiB"), "{info}");
 
-    // Every daemon listens on loopback only: each of the three has at
-    // least one listening socket (mon.a its msgr2 and v1 ports, osd.0
-    // and mgr.x theirs), so a daemon missing from ss's list (or an ss
-    // that printed nothing) checks nothing and fails.
+    // Every daemon listens on loopback only. Each of the three (mon.a,
+    // mgr.x, osd.0) listens on some TCP port, so each must own at least
+    // one line of ss's list: a missing ss, or a list without a daemon's
+    // sockets, would otherwise check nothing.
     let listeners = bounded(10, "ss", &["-Hltnp"], &[]);
     assert!(
         listeners.status.success(),
