@@ -50,51 +50,94 @@ fn ios(doc: &Value, dir: &str) -> u64 {
     doc["jobs"][0][dir]["total_ios"].as_u64().unwrap()
 }
 
-#[test]
-fn posixaio_holds_the_depth_as_fio_does() {
-    for depth in [1, 8, 32] {
-        let job = format!(
-            "[j]\nioengine=posixaio\nrw=randread\nbs=4k\nsize=16m\ndirect=1\niodepth={depth}\n"
+/// The side-by-side runs of [`within_fios_spread`], per tool.
+const RUNS: usize = 5;
+
+/// A figure of one run: (name, value, how far beyond fio's range of runs
+/// ferrio's median may lie).
+type Figure = (String, f64, f64);
+
+/// How many of a posixaio job's I/Os finish together depends on when
+/// glibc's helper threads run, which a busy machine shifts for both tools
+/// alike, and a run delayed that way lands far from the others: a single
+/// pair of runs can differ by fio's whole spread. So both tools run
+/// [`RUNS`] times, interleaved; submission, one I/O per call in both, is
+/// exact in every run; and each figure's median over ferrio's runs (which
+/// one delayed run does not move) must lie within the range of fio's runs
+/// here and now, widened by fio's measured spread of that figure (given
+/// with the figures, by [`posixaio_holds_the_depth_as_fio_does`]).
+fn within_fios_spread(job: &str, label: &str, figures: impl Fn(&Value) -> Vec<Figure>) {
+    let (mut want, mut got) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let (w, g) = Run::new().args(JSON).job(job).both_json();
+        assert_eq!(ios(&g, "read"), ios(&w, "read"), "{label}");
+        assert_eq!(
+            g["jobs"][0]["iodepth_submit"], w["jobs"][0]["iodepth_submit"],
+            "{label}: submit"
         );
-        let label = format!("depth {depth}");
-        if depth < 32 {
-            // How many I/Os finish together depends on the timing of
-            // glibc's helper threads, which a busy machine shifts for both
-            // tools alike: the distributions must agree in one of three
-            // side-by-side runs.
-            let mut last = String::new();
-            let agreed = (0..3).any(|_| {
-                let (want, got) = Run::new().args(JSON).job(&job).both_json();
-                assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
-                let outcome =
-                    std::panic::catch_unwind(|| close_distributions(&want, &got, 1.0, 3.0, &label));
-                if let Err(e) = &outcome {
-                    last = e.downcast_ref::<String>().cloned().unwrap_or_default();
-                }
-                outcome.is_ok()
-            });
-            assert!(agreed, "{label}: no run of three agreed; last: {last}");
-            continue;
-        }
-        let (want, got) = Run::new().args(JSON).job(&job).both_json();
-        assert_eq!(ios(&got, "read"), ios(&want, "read"), "{label}");
-        // At depth 32 glibc serves one file's requests in order, and the
-        // reaper sleeps on the first unfinished ones in slot order: about
-        // a quarter of the I/Os go out at the full depth, the rest at 8
-        // to 16, split between those two as the timing falls.
-        let level = |doc: &Value, b: &str| bucket(doc, &("iodepth_level".into(), b.into()));
-        let part = |doc: &Value| (level(doc, "32"), level(doc, "8") + level(doc, "16"));
-        let (w, g) = (part(&want), part(&got));
+        want.push(figures(&w));
+        got.push(figures(&g));
+    }
+    for (i, (name, _, widen)) in want[0].iter().enumerate() {
+        let sorted = |runs: &[Vec<Figure>]| {
+            let mut v: Vec<f64> = runs.iter().map(|r| r[i].1).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let (w, g) = (sorted(&want), sorted(&got));
+        let (low, high, median) = (w[0], w[RUNS - 1], g[RUNS / 2]);
         assert!(
-            (w.0 - g.0).abs() <= 5.0 && (w.1 - g.1).abs() <= 5.0,
-            "{label}: (32, 8-16): fio {w:?}, ferrio {g:?}"
-        );
-        let full_reaps = |doc: &Value| bucket(doc, &("iodepth_complete".into(), "32".into()));
-        assert!(
-            (full_reaps(&want) - full_reaps(&got)).abs() <= 1.5,
-            "{label}"
+            (low - widen..=high + widen).contains(&median),
+            "{label}: {name}: fio's runs {w:?}, ferrio's {g:?} (median {median}, allowed {widen} beyond fio's)"
         );
     }
+}
+
+#[test]
+fn posixaio_holds_the_depth_as_fio_does() {
+    let job = |depth: u32| {
+        format!("[j]\nioengine=posixaio\nrw=randread\nbs=4k\nsize=16m\ndirect=1\niodepth={depth}\n")
+    };
+    // One I/O in flight at a time: every map is exact.
+    let (want, got) = Run::new().args(JSON).job(&job(1)).both_json();
+    assert_eq!(ios(&got, "read"), ios(&want, "read"), "depth 1");
+    assert_eq!(
+        distributions(&got, 0.0),
+        distributions(&want, 0.0),
+        "depth 1"
+    );
+    // Depth 8: beside the other builds of a loaded 2-core machine (load
+    // 7), 20 runs of fio 3.33 issued 94.9 to 99.8 % of their I/Os at the
+    // full depth (15 of them 99.2 or more, a few delayed runs lower), the
+    // rest at 4 and below; 26 of ferrio's, 91.7 to 99.8. Every bucket may
+    // lie 5 points beyond fio's runs.
+    within_fios_spread(&job(8), "depth 8", |doc| {
+        let mut all: Vec<Figure> = distributions(doc, 0.0)
+            .into_iter()
+            .map(|((map, b), v)| (format!("{map} {b}"), v, 5.0))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    });
+    // Depth 32: glibc serves one file's requests in order, and the reaper
+    // sleeps on the first unfinished ones in slot order: about a quarter
+    // of the I/Os go out at the full depth, the rest at 8 to 16, split
+    // between those two as the timing falls. 10 runs of fio (same
+    // machine): 20.0 to 24.4 % at 32, 75.4 to 77.4 at 8-16, reaps of all
+    // 32 at once 2.3 to 2.5 % but 0.5 in one delayed run (its other reaps
+    // at 16). Allowed beyond fio's runs: 5, 5 and 1.5 points.
+    within_fios_spread(&job(32), "depth 32", |doc| {
+        let at = |map: &str, b: &str| bucket(doc, &(map.into(), b.into()));
+        vec![
+            ("at 32".into(), at("iodepth_level", "32"), 5.0),
+            (
+                "at 8-16".into(),
+                at("iodepth_level", "8") + at("iodepth_level", "16"),
+                5.0,
+            ),
+            ("reaps of 32".into(), at("iodepth_complete", "32"), 1.5),
+        ]
+    });
 }
 
 #[test]

@@ -121,9 +121,7 @@ fn alive(pid: i32) -> bool {
 /// Whether this machine can run the cluster: the packages are there, or
 /// the script may install them (as root).
 fn cluster_possible() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    root || Path::new("/usr/bin/ceph-osd").exists()
+    common::need::root() || common::need::program("ceph-osd")
 }
 
 /// A job file for an rbd engine against the cluster's image.
@@ -960,8 +958,9 @@ fn osd_killed_mid_run_ends_the_job_with_the_error(cluster: &Cluster) {
 
 #[test]
 fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
-    if !cluster_possible() {
-        eprintln!("skipped: no Ceph packages and not root to install them");
+    if !common::need::require("ceph", cluster_possible())
+        || !common::need::require("ss", common::need::program("ss"))
+    {
         return;
     }
     let fio = common::fio();
@@ -973,14 +972,26 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     let info = cluster.tool("rbd", &["info", "rbd/block-device1"]);
     assert!(info.contains("size 1 GiB"), "{info}");
 
-    // Every daemon listens on loopback only.
+    // Every daemon listens on loopback only. Each of the three (mon.a,
+    // mgr.x, osd.0) listens on some TCP port, so each must own at least
+    // one line of ss's list: a missing ss, or a list without a daemon's
+    // sockets, would otherwise check nothing.
     let listeners = bounded(10, "ss", &["-Hltnp"], &[]);
-    for line in text(&listeners.stdout).lines() {
-        if cluster
-            .pids()
-            .iter()
-            .any(|pid| line.contains(&format!("pid={pid},")))
-        {
+    assert!(
+        listeners.status.success(),
+        "ss: {}",
+        text(&listeners.stderr)
+    );
+    let pids = cluster.pids();
+    assert_eq!(pids.len(), 3, "the cluster's pid files: {pids:?}");
+    let listing = text(&listeners.stdout);
+    for pid in &pids {
+        let owned: Vec<&str> = listing
+            .lines()
+            .filter(|line| line.contains(&format!("pid={pid},")))
+            .collect();
+        assert!(!owned.is_empty(), "pid {pid} listens nowhere:\n{listing}");
+        for line in owned {
             assert!(
                 line.contains("127.0.0.1:"),
                 "listens beyond loopback: {line}"

@@ -205,6 +205,9 @@ fn sync_figures(report: &serde_json::Value) -> Vec<u64> {
 
 #[test]
 fn sync_file_range_makes_fios_calls_over_fios_spans() {
+    if !common::need::require("strace", common::need::program("strace")) {
+        return;
+    }
     for extra in [
         "filename=data\nsize=1m\nrw=write\nsync_file_range=write:8\n",
         "nrfiles=2\nsize=512k\nrw=randwrite\nsync_file_range=wait_before,write,wait_after:5\n",

@@ -449,8 +449,7 @@ fn start_at_is_unknown_to_fio_persona() {
 /// both ranks.
 #[test]
 fn mpirun_ranks_merge() {
-    if Command::new("mpirun").arg("--version").output().is_err() {
-        println!("skipped: mpirun is not installed (apt-get install openmpi-bin)");
+    if !common::need::require("mpirun", common::need::program("mpirun")) {
         return;
     }
     let scratch = Scratch::new("mpirun");

@@ -276,8 +276,8 @@ fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
         outcome(fio(), &sized, &s.0)
     );
     let mount = Scratch::new("tmpfs");
-    if !small_tmpfs(&mount.0) {
-        eprintln!("no tmpfs could be mounted: the full-device cases are not run");
+    // The full-device cases are what this test is for.
+    if !common::need::require("mount", small_tmpfs(&mount.0)) {
         return;
     }
     // Without a size: write until ENOSPC, report that I/O's error, end
@@ -300,8 +300,7 @@ fn fill_device_writes_until_the_device_is_full_and_ends_cleanly() {
 #[test]
 fn fill_device_on_a_reading_job_reads_what_the_layout_wrote() {
     let mount = Scratch::new("tmpfs-read");
-    if !small_tmpfs(&mount.0) {
-        eprintln!("no tmpfs could be mounted: skipped");
+    if !common::need::require("mount", small_tmpfs(&mount.0)) {
         return;
     }
     let outcome = |tool: &str, job: &str| {
@@ -383,13 +382,11 @@ fn reading_a_file_created_on_open_fails_with_fios_full_resid() {
 /// `unlink=1` removes only regular files, as fio's does: a job writing to
 /// a character device (a private copy of /dev/null's node, made in the
 /// test's directory) leaves the node in place in both tools, with the
-/// same bytes written. Needs root for mknod; skipped otherwise.
+/// same bytes written. Needs root for mknod.
 #[test]
 fn unlink_leaves_device_nodes_alone() {
     use std::os::unix::fs::FileTypeExt;
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: mknod needs root");
+    if !common::need::require("root", common::need::root()) {
         return;
     }
     for tool in [fio(), ferrio()] {
@@ -501,14 +498,7 @@ fn open_files_at_once(trace: &str) -> usize {
 /// open at once, and the offsets issued (from the lat log).
 #[test]
 fn openfiles_opens_files_lazily_as_fio_does() {
-    if Run::tool("strace")
-        .args(["-V"])
-        .in_dir(std::path::Path::new("/"))
-        .out()
-        .code
-        != 0
-    {
-        eprintln!("skipped: no strace");
+    if !common::need::require("strace", common::need::program("strace")) {
         return;
     }
     for options in [

@@ -405,7 +405,7 @@ impl Drop for Frozen<'_> {
 }
 
 /// Mounts a fresh 64 MiB ext4 image at `dir/mnt`; None where loop mounts
-/// are not allowed (not root).
+/// are not allowed (not root) or mkfs.ext4 is missing.
 fn ext4_mount(dir: &Path) -> Option<std::path::PathBuf> {
     let image = dir.join("fs.img");
     let mount = dir.join("mnt");
@@ -431,9 +431,11 @@ fn ext4_mount(dir: &Path) -> Option<std::path::PathBuf> {
 
 #[test]
 fn intended_time_latency_shows_the_stall_that_clat_hides() {
+    if !common::need::require("fsfreeze", common::need::program("fsfreeze")) {
+        return;
+    }
     let s = Scratch::new("stall");
-    let Some(mount) = ext4_mount(&s.0) else {
-        eprintln!("no loop mount here (needs root): the stall case is not run");
+    let Some(mount) = common::need::require_some("mount", ext4_mount(&s.0)) else {
         return;
     };
     let frozen = Frozen { mount: &mount };

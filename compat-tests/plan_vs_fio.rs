@@ -7,37 +7,60 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use common::{JobFile, Run, corpus, ferrio_jobs, fio_jobs, parallel};
 
-fn accepted_by_fio(file: &JobFile) -> bool {
+enum Verdict {
+    Same(usize),
+    Differ(String),
+    /// fio rejects the file because it cannot load its external engine
+    /// here (the engine named): nothing to dry-run.
+    NoEngine(String),
+}
+
+/// The external engines of the shared corpus that fio 3.33 cannot load
+/// on this machine: Ceph's objectstore, messenger and rados engines, which
+/// Ceph builds from its own source tree (`libfio_ceph_*.so`) and Debian
+/// does not ship. They are the only files fio rejects: ceph/ceph-bluestore,
+/// ceph/ceph-messenger and ceph/ceph-rados, three of the 86 files (none
+/// in jobs/). Any other file not compared is a failure.
+const UNLOADABLE: &[&str] = &[
+    "libfio_ceph_objectstore.so",
+    "libfio_ceph_messenger.so",
+    "libfio_ceph_rados.so",
+];
+
+/// fio's verdict on the file, and why it rejects it.
+fn fio_parse(file: &JobFile) -> common::Outcome {
     Run::fio()
         .args(["--parse-only", &file.name()])
         .in_dir(file.dir())
         .envs(&file.env)
         .out()
-        .code
-        == 0
-}
-
-enum Verdict {
-    Same(usize),
-    Differ(String),
-    /// fio itself cannot dry-run this file here (the reason is listed).
-    NotComparable(String),
 }
 
 fn compare(file: &JobFile) -> Verdict {
-    if !accepted_by_fio(file) {
-        return Verdict::NotComparable(
-            "fio rejects the file (parse verdicts are compared elsewhere)".into(),
-        );
+    let parsed = fio_parse(file);
+    if parsed.code != 0 {
+        let unloadable = UNLOADABLE.iter().find(|engine| {
+            parsed
+                .stderr
+                .contains(&format!("fio: engine {engine} not loadable"))
+        });
+        return match unloadable {
+            Some(engine) => Verdict::NoEngine((*engine).to_string()),
+            None => Verdict::Differ(format!(
+                "fio rejects the file, for another reason than an engine it cannot load: {}",
+                parsed.stderr
+            )),
+        };
     }
     let want = match fio_jobs(file, &[]) {
         Ok(w) => w,
-        Err(e) => return Verdict::NotComparable(e),
+        Err(e) => {
+            return Verdict::Differ(format!("fio accepts the file but its dry run failed: {e}"));
+        }
     };
     match ferrio_jobs(file, &[]) {
         Ok(got) if got == want => Verdict::Same(got.len()),
@@ -50,8 +73,7 @@ fn compare(file: &JobFile) -> Verdict {
 fn planned_jobs_groups_and_clones_match_fio() {
     let files = corpus();
     let verdicts = parallel(&files, compare);
-    let (mut same, mut differ, mut skipped) = (0, 0, 0);
-    let mut reasons: HashMap<String, usize> = HashMap::new();
+    let (mut same, mut differ, mut no_engine) = (0, 0, 0);
     for (f, v) in files.iter().zip(&verdicts) {
         let shown = f
             .path
@@ -67,17 +89,23 @@ fn planned_jobs_groups_and_clones_match_fio() {
                 differ += 1;
                 println!("DIFFER  {shown}\n  {e}");
             }
-            Verdict::NotComparable(why) => {
-                skipped += 1;
-                *reasons.entry(why.clone()).or_default() += 1;
-                println!("n/a     {shown}: {why}");
+            Verdict::NoEngine(engine) => {
+                no_engine += 1;
+                println!("n/a     {shown}: fio cannot load {engine} here");
             }
         }
     }
     println!(
-        "plans: {same} same, {differ} differ, {skipped} not comparable, of {}",
+        "plans: {same} same, {differ} differ, {no_engine} with an engine fio cannot load, of {}",
         files.len()
     );
     assert_eq!(differ, 0);
+    // One file per engine fio cannot load, at most: the corpus has one
+    // of each.
+    assert!(
+        no_engine <= UNLOADABLE.len(),
+        "{no_engine} files not compared"
+    );
+    assert_eq!(same + no_engine, files.len());
     assert!(same > 0);
 }

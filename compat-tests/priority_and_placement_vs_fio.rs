@@ -267,8 +267,7 @@ fn mounted_device() -> Option<String> {
 
 #[test]
 fn writes_to_a_mounted_device_are_refused_as_fio_does() {
-    let Some(dev) = mounted_device() else {
-        eprintln!("no mounted block device here: nothing to check");
+    let Some(dev) = common::need::require_some("mounted-device", mounted_device()) else {
         return;
     };
     // The null engine touches no file, so neither tool can harm the
@@ -640,11 +639,12 @@ fn gtod_cpu_keeps_time_in_microseconds_off_the_jobs_cpu() {
 
 #[test]
 fn ids_the_job_may_not_take_fail_it_as_in_fio() {
-    // Both tools run as nobody (when setpriv can make them) and the job
-    // asks for root's ids: setgid/setuid fail with EPERM.
-    let setpriv = "/usr/bin/setpriv";
-    if !std::path::Path::new(setpriv).exists() {
-        eprintln!("no setpriv here: nothing to check");
+    // Both tools run as nobody (setpriv, as root, makes them) and the
+    // job asks for root's ids: setgid/setuid fail with EPERM.
+    let setpriv = "setpriv";
+    if !common::need::require("setpriv", common::need::program(setpriv))
+        || !common::need::require("root", common::need::root())
+    {
         return;
     }
     for ids in ["uid=0\n", "gid=0\n"] {

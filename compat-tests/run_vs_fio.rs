@@ -951,8 +951,7 @@ fn rate_waits_and_thinktime_are_not_counted_as_latency() {
 #[test]
 fn short_transfers_are_resubmitted_as_in_fio() {
     let target = "/sys/devices/system/cpu/online";
-    if !std::path::Path::new(target).is_file() {
-        eprintln!("skipped: no {target}");
+    if !common::need::require("sysfs", std::path::Path::new(target).is_file()) {
         return;
     }
     for (engine, bs, extra) in [

@@ -217,6 +217,9 @@ fn call_counts(trace: &[String]) -> std::collections::BTreeMap<String, usize> {
 /// tools.
 #[test]
 fn write_barrier_changes_nothing_as_in_fio() {
+    if !common::need::require("strace", common::need::program("strace")) {
+        return;
+    }
     let pair = Pair::new("barrier");
     for engine in ["psync", "libaio", "sync"] {
         let job = |n: u32| {
@@ -275,6 +278,9 @@ fn io_open_flags(trace: &[String], file: &str) -> Vec<Vec<String>> {
 /// same I/O and no error, whatever `buffered` says.
 #[test]
 fn atomic_opens_direct_with_fios_bit() {
+    if !common::need::require("strace", common::need::program("strace")) {
+        return;
+    }
     let pair = Pair::new("atomic");
     for (engine, extra) in [
         ("psync", ""),

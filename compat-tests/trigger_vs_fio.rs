@@ -420,6 +420,9 @@ fn the_synchronous_depth_note_matches_fio() {
 /// and sync=1 (seen with strace): fio leaves out O_DIRECT and O_SYNC.
 #[test]
 fn trimming_jobs_open_without_direct_io() {
+    if !common::need::require("strace", common::need::program("strace")) {
+        return;
+    }
     let flags = |tool: &str, rw: &str| {
         let s = Scratch::new("trimflags");
         let data = s.0.join("data");

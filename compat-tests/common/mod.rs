@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use ferrio::options::table::OPTIONS;
 
+pub mod need;
+
 /// What a run printed and how it ended.
 #[derive(Debug, Clone)]
 pub struct Outcome {
