@@ -253,6 +253,10 @@ pub struct JobConfig {
     /// Each file's region in bytes: `size` for every file, unless a
     /// filesize range sized each file on its own.
     pub regions: Vec<u64>,
+    /// fio's length of a diskless engine's file before its setup: the
+    /// size option shared among the files, or unbounded without one.
+    /// Strided zones wrap at a file's length, so it shows in the offsets.
+    pub diskless_len: u64,
     /// How the files' space is reserved when they are laid out.
     pub fallocate: crate::engine::Allocation,
     /// fsync each file once it has been laid out (create_fsync).
@@ -618,7 +622,7 @@ impl JobConfig {
                 Some(Value::Text(t)) => t.as_str(),
                 _ => "",
             };
-            let count = job.num("nrfiles").unwrap_or(1).max(1);
+            let count = job.num("nrfiles").unwrap_or(1);
             let name = |jobnum: u32, i: u64| make_filename(format, &job.name, jobnum, i);
             (0..count)
                 .filter(|&i| {
@@ -653,6 +657,15 @@ impl JobConfig {
                 0
             }
         };
+        // An offset as a share of the file is of fio's length of it
+        // then: a missing file's is 0, a diskless engine's the size
+        // over the files (or unbounded, as C's arithmetic wraps it).
+        let measured = known.unwrap_or(match job.value("size") {
+            _ if !kind.has(caps::DISKLESS) => 0,
+            Some(Value::Nums([size, ..])) if *size > 0 => size / files,
+            _ => u64::MAX,
+        });
+        let offset_share = |p: u64| measured.wrapping_mul(p) / 100;
         // A share of the file is rounded up to offset_align (or to the
         // smallest block size), as fio does; so is a share as increment.
         let mut aligned = false;
@@ -660,7 +673,7 @@ impl JobConfig {
             Some(v) => match percent_of(v) {
                 Some(p) => {
                     aligned = true;
-                    share(p)
+                    offset_share(p)
                 }
                 None => v.number().unwrap_or(0),
             },
@@ -670,7 +683,7 @@ impl JobConfig {
             Some(v) => match percent_of(v) {
                 Some(p) => {
                     aligned = true;
-                    share(p)
+                    offset_share(p)
                 }
                 None => v.number().unwrap_or(0),
             },
@@ -695,6 +708,13 @@ impl JobConfig {
             Some((lo, _)) => (Some(lo), None),
             None => (None, None),
         };
+        // A file of a given size is worked on from the offset to its end,
+        // as fio does; an offset past the (smallest) size fails the job's
+        // setup.
+        let offset_past_file = filesize
+            .or(size_range.map(|(lo, _)| lo))
+            .is_some_and(|lo| offset > lo);
+        let filesize = filesize.map(|fs| fs.saturating_sub(offset));
         // fill_device without a size writes until the device is full.
         let fill_device = job.flag("fill_device");
         if fill_device
@@ -812,6 +832,22 @@ impl JobConfig {
                 message: format!("fio_rbd_connect failed: {e}"),
             }),
             _ if kind.has(caps::NO_IO) => None,
+            // fio gives this failure no error code: only its message.
+            _ if offset_past_file => Some(JobError {
+                errno: 0,
+                func: String::new(),
+                message: format!("{}: you need to specify valid offset=", job.name),
+            }),
+            // With a file size fio asks for no size; a region left empty
+            // without one fails its block size check instead.
+            _ if filesize.is_some() || size_range.is_some() => {
+                let sized = matches!(job.value("size"), Some(Value::Nums([s, ..])) if *s > 0);
+                (total == 0 && !sized).then(|| JobError {
+                    errno: 0,
+                    func: String::new(),
+                    message: "fio: blocksize is larger than data set range".to_string(),
+                })
+            }
             _ => (size == 0 || unknown_size).then(|| JobError {
                 errno: libc::EINVAL,
                 func: "total_file_size".to_string(),
@@ -1278,6 +1314,10 @@ impl JobConfig {
             loops,
             io_size_given: io_size.is_some(),
             regions,
+            diskless_len: match job.value("size") {
+                Some(Value::Nums([size, ..])) if *size > 0 => size / files,
+                _ => u64::MAX,
+            },
             fallocate: match job.value("fallocate") {
                 Some(Value::Word { word, .. }) => match *word {
                     "none" | "0" => crate::engine::Allocation::None,
@@ -1945,9 +1985,9 @@ fn strided_zones(job: &JobSpec) -> Result<Option<StridedZones>, Refusal> {
         (_, 0) => return fail("--zonesize must be specified when using --zonemode=strided."),
         _ => {}
     }
-    let files = job.num("nrfiles").unwrap_or(1).max(1);
-    let open = job.num("openfiles").filter(|&n| n > 0).unwrap_or(files);
-    if open > 1 {
+    // fio drops the zones for openfiles above one as given, before it
+    // defaults openfiles to the file count: several files keep them.
+    if job.num("openfiles").unwrap_or(0) > 1 {
         return Ok(None);
     }
     let range = job.num("zonerange").filter(|&r| r > 0).unwrap_or(size);

@@ -86,16 +86,16 @@ impl Placement {
         // map has a bit per smallest block size of the job.
         let map_unit = rw_min_bs(cfg);
         let uniform = cfg.pattern.random && distribution.is_uniform();
-        let lfsr = (uniform && cfg.lfsr).then(|| {
-            let blocks = io_size.min(file_len) / map_unit;
-            Lfsr::new(blocks, cfg.seeds.seed(Purpose::Block))
-        });
-        let map =
-            (uniform && cfg.random_map && lfsr.is_none()).then(|| RandomMap::new(span / map_unit));
+        // What a draw spreads over: the region within the file, or one
+        // strided zone (fio's last_block, and its lfsr's block count).
         let draw_span = match &cfg.zones {
             Some(z) => z.range,
             None => io_size.min(file_len),
         };
+        let lfsr = (uniform && cfg.lfsr)
+            .then(|| Lfsr::new(draw_span / map_unit, cfg.seeds.seed(Purpose::Block)));
+        let map =
+            (uniform && cfg.random_map && lfsr.is_none()).then(|| RandomMap::new(span / map_unit));
         let blocks = [0, 1, 2].map(|d| {
             let min = cfg.bs[d].min();
             draw_span.saturating_sub(min.saturating_sub(align[d])) / align[d]
