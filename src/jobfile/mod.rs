@@ -125,9 +125,11 @@ impl Loader for MemLoader {
     }
 }
 
-/// How deep includes may nest before we call it a cycle; fio recurses
-/// until it crashes, we stop with an error naming the chain.
-const MAX_INCLUDE_DEPTH: usize = 32;
+/// How deep includes may nest. fio keeps every file of the chain open,
+/// so it fails a chain near its open-file limit (1024 by default); a
+/// chain of files that are each included once is read to this depth,
+/// which also bounds the reader's recursion.
+const MAX_INCLUDE_DEPTH: usize = 1000;
 
 /// A job file read up to its end or up to its first error. fio handles
 /// the sections before a syntax error (reporting their problems first), so
@@ -316,14 +318,23 @@ fn read_line(
     match classify(text) {
         LineKind::Include(name) => {
             let target = resolve_include(loader, current_file, name);
-            if chain.contains(&target) || chain.len() >= MAX_INCLUDE_DEPTH {
+            let detail = if chain.contains(&target) {
+                Some(format!(
+                    "include cycle: {} -> {target}; expected each file to be included at most once in a chain",
+                    chain.join(" -> ")
+                ))
+            } else {
+                (chain.len() >= MAX_INCLUDE_DEPTH).then(|| {
+                    format!(
+                        "includes nested {MAX_INCLUDE_DEPTH} files deep at {target}; expected a shorter chain"
+                    )
+                })
+            };
+            if let Some(detail) = detail {
                 return Err(LineError::Fatal(ReadError {
                     location: Some(location),
                     fio_message: format!("Error 1 while parsing include file {target}"),
-                    detail: format!(
-                        "include cycle: {} -> {target}; expected each file to be included at most once in a chain",
-                        chain.join(" -> ")
-                    ),
+                    detail,
                 }));
             }
             chain.push(target.clone());
