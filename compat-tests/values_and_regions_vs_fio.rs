@@ -333,3 +333,32 @@ fn status_interval_and_max_jobs_values_are_fios() {
         assert_eq!(jobs(&got), jobs(&want), "{opt}: {}", got.stdout);
     }
 }
+
+#[test]
+fn a_missing_include_fails_its_job_as_in_fio() {
+    let s = Scratch::new("missing-include");
+    s.write(
+        "job.fio",
+        "[j]\nioengine=null\nsize=64k\ninclude nothere.inc\n[k]\nioengine=null\nsize=64k\n",
+    );
+    // fio keeps the open's errno as the job's error: the job stops after
+    // its first I/O and fails, the other job runs, the status is 1.
+    let run = Run::new().in_dir(&s.0).limit(LIMIT);
+    let (want, got) = run.clone().args(["--output-format=json", "job.fio"]).both();
+    assert_eq!(
+        summary(&want),
+        (1, vec![[2, 1, 4096, 0], [0, 16, 65536, 0]]),
+        "{}",
+        want.stderr
+    );
+    assert_eq!(summary(&got), summary(&want), "{}", got.stderr);
+    assert_eq!(fio_part(&got.stderr), fio_part(&want.stderr));
+    let (want, got) = run.arg("job.fio").both();
+    let error = "err= 2 (file:init.c:1956, func=job file open, error=No such file or directory)";
+    let end = "err=2/file:init.c:1956, func=job file open, error=No such file or directory\n";
+    for out in [&want, &got] {
+        assert!(out.stdout.contains(error), "{}", out.stdout);
+        assert!(out.stdout.contains(end), "{}", out.stdout);
+        assert!(!out.stdout.contains("fio: file:init.c"), "{}", out.stdout);
+    }
+}

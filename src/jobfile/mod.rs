@@ -58,6 +58,9 @@ pub struct Section {
     /// (stderr) and prints the job's error record when it sets the job up
     /// (stdout, job sections only).
     pub include_errors: Notes,
+    /// The errno of the section's first include that could not be
+    /// opened: fio sets it as the job's error while reading the file.
+    pub include_errno: Option<i32>,
 }
 
 impl Section {
@@ -165,8 +168,10 @@ impl Notes {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct IncludeFailure {
     stderr: Vec<String>,
-    /// The job's error record, printed on stdout when the job is set up.
+    /// The job's error record, printed on stdout when the job is set up,
+    /// and the errno behind it.
     record: Option<String>,
+    errno: Option<i32>,
 }
 
 enum LineError {
@@ -225,6 +230,7 @@ fn read_into(
                             name,
                             location,
                             include_errors: Notes::default(),
+                            include_errno: None,
                             entries: Vec::new(),
                         });
                     }
@@ -257,6 +263,7 @@ fn read_into(
                 section.include_errors.stderr.extend(failure.stderr);
                 if let Some(record) = failure.record.filter(|_| !section.is_global()) {
                     section.include_errors.say(&record);
+                    section.include_errno = section.include_errno.or(failure.errno);
                 }
                 outside = true;
             }
@@ -395,6 +402,7 @@ fn read_include(
                 "fio: file:init.c:1956, func=job file open, error={}",
                 crate::strerror(&e)
             )),
+            errno: Some(e.raw_os_error().unwrap_or(libc::ENOENT)),
         })
     })?;
     let text = decode(path, &bytes)?;
@@ -410,6 +418,7 @@ fn read_include(
             return Err(LineError::Include(IncludeFailure {
                 stderr: vec!["No new sections in included files".to_string()],
                 record: None,
+                errno: None,
             }));
         }
         read_line(

@@ -211,6 +211,9 @@ pub struct JobConfig {
     /// Why the job fails before any I/O (fio's setup errors, reported
     /// with the job rather than refusing the run).
     pub setup_failure: Option<JobError>,
+    /// The error fio set while reading the job (an include it could not
+    /// open): the job ends with it once its first I/O is done.
+    pub read_error: Option<JobError>,
     /// The name of the job this one waits for (wait_for): it starts once
     /// every job of that name has ended.
     pub wait_for: Option<String>,
@@ -1268,6 +1271,11 @@ impl JobConfig {
             iops_every: every("iopsavgtime", logs.iops.is_some()),
             logs,
             setup_failure,
+            read_error: job.include_errno.map(|errno| JobError {
+                errno,
+                func: "file:init.c:1956, func=job file open".to_string(),
+                message: String::new(),
+            }),
             wait_for: match job.value("wait_for") {
                 Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
                 _ => None,
