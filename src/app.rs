@@ -187,7 +187,9 @@ fn make_plan(
         // fio checks only when a job is about to run are not checked yet.
         dry_run: parse_only || args.has("showcmd") || args.has("explain"),
         showcmd: args.has("showcmd"),
-        max_jobs: max_jobs(args)?,
+        // fio 3.33 takes --max-jobs and ignores its value, whatever it
+        // is: its limit on jobs is fixed.
+        max_jobs: 4096,
     };
     // fio traces its reading as it goes, before what the jobs say.
     if crate::parse_trace::enabled() {
@@ -355,14 +357,4 @@ fn check_flags(args: &Args) -> Result<(), i32> {
         }
     }
     Ok(())
-}
-
-fn max_jobs(args: &Args) -> Result<usize, i32> {
-    match args.flag("max-jobs") {
-        Some(Some(v)) => v.trim().parse().map_err(|_| {
-            eprintln!("ferrio: --max-jobs={v}: expected a whole number");
-            1
-        }),
-        _ => Ok(4096),
-    }
 }

@@ -105,7 +105,7 @@ const FLAGS: &[(&str, Takes, &str)] = &[
     (
         "max-jobs",
         Takes::Required,
-        "Largest number of jobs allowed",
+        "Accepted and ignored, as by fio 3.33 (the limit is 4096 jobs)",
     ),
     (
         "terse-version",

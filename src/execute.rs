@@ -554,10 +554,18 @@ fn status_line(args: &Args, formats: Formats, started: Instant) -> Result<Option
 fn status_interval(args: &Args) -> Result<Option<Duration>, i32> {
     match args.flag("status-interval").flatten() {
         None => Ok(None),
+        // fio reads the time as a signed number: below a millisecond
+        // (zero, negative, an unknown unit that leaves microseconds) is
+        // too small.
         Some(v) => match crate::options::number::time_us(v, true) {
-            Some(us) if us >= 1000 => Ok(Some(Duration::from_micros(us))),
-            _ => {
-                eprintln!("fio: failed parsing status interval {v}");
+            Some(us) if us as i64 >= 1000 => Ok(Some(Duration::from_micros(us))),
+            Some(_) => {
+                eprintln!("fio: status interval too small");
+                eprintln!("ferrio: --status-interval={v}: expected at least 1ms");
+                Err(1)
+            }
+            None => {
+                eprintln!("fio: failed parsing time {v}");
                 eprintln!("ferrio: --status-interval={v}: expected a time such as 1 or 500ms");
                 Err(1)
             }

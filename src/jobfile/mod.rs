@@ -58,6 +58,9 @@ pub struct Section {
     /// (stderr) and prints the job's error record when it sets the job up
     /// (stdout, job sections only).
     pub include_errors: Notes,
+    /// The errno of the section's first include that could not be
+    /// opened: fio sets it as the job's error while reading the file.
+    pub include_errno: Option<i32>,
 }
 
 impl Section {
@@ -125,9 +128,11 @@ impl Loader for MemLoader {
     }
 }
 
-/// How deep includes may nest before we call it a cycle; fio recurses
-/// until it crashes, we stop with an error naming the chain.
-const MAX_INCLUDE_DEPTH: usize = 32;
+/// How deep includes may nest. fio keeps every file of the chain open,
+/// so it fails a chain near its open-file limit (1024 by default); a
+/// chain of files that are each included once is read to this depth,
+/// which also bounds the reader's recursion.
+const MAX_INCLUDE_DEPTH: usize = 1000;
 
 /// A job file read up to its end or up to its first error. fio handles
 /// the sections before a syntax error (reporting their problems first), so
@@ -163,8 +168,10 @@ impl Notes {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct IncludeFailure {
     stderr: Vec<String>,
-    /// The job's error record, printed on stdout when the job is set up.
+    /// The job's error record, printed on stdout when the job is set up,
+    /// and the errno behind it.
     record: Option<String>,
+    errno: Option<i32>,
 }
 
 enum LineError {
@@ -223,6 +230,7 @@ fn read_into(
                             name,
                             location,
                             include_errors: Notes::default(),
+                            include_errno: None,
                             entries: Vec::new(),
                         });
                     }
@@ -255,6 +263,7 @@ fn read_into(
                 section.include_errors.stderr.extend(failure.stderr);
                 if let Some(record) = failure.record.filter(|_| !section.is_global()) {
                     section.include_errors.say(&record);
+                    section.include_errno = section.include_errno.or(failure.errno);
                 }
                 outside = true;
             }
@@ -316,14 +325,23 @@ fn read_line(
     match classify(text) {
         LineKind::Include(name) => {
             let target = resolve_include(loader, current_file, name);
-            if chain.contains(&target) || chain.len() >= MAX_INCLUDE_DEPTH {
+            let detail = if chain.contains(&target) {
+                Some(format!(
+                    "include cycle: {} -> {target}; expected each file to be included at most once in a chain",
+                    chain.join(" -> ")
+                ))
+            } else {
+                (chain.len() >= MAX_INCLUDE_DEPTH).then(|| {
+                    format!(
+                        "includes nested {MAX_INCLUDE_DEPTH} files deep at {target}; expected a shorter chain"
+                    )
+                })
+            };
+            if let Some(detail) = detail {
                 return Err(LineError::Fatal(ReadError {
                     location: Some(location),
                     fio_message: format!("Error 1 while parsing include file {target}"),
-                    detail: format!(
-                        "include cycle: {} -> {target}; expected each file to be included at most once in a chain",
-                        chain.join(" -> ")
-                    ),
+                    detail,
                 }));
             }
             chain.push(target.clone());
@@ -384,6 +402,7 @@ fn read_include(
                 "fio: file:init.c:1956, func=job file open, error={}",
                 crate::strerror(&e)
             )),
+            errno: Some(e.raw_os_error().unwrap_or(libc::ENOENT)),
         })
     })?;
     let text = decode(path, &bytes)?;
@@ -399,6 +418,7 @@ fn read_include(
             return Err(LineError::Include(IncludeFailure {
                 stderr: vec!["No new sections in included files".to_string()],
                 record: None,
+                errno: None,
             }));
         }
         read_line(

@@ -158,6 +158,13 @@ pub struct OptDef {
     /// FIO_OPT_STR_VAL_ZONE) rather than an integer: it gets no implied
     /// upper bound and `--cmdhelp` names its type differently.
     pub str_val: bool,
+    /// fio hands each piece of the value (split at `,`, `:` or `-`) to
+    /// the option's callback, so the last piece that reads is the value
+    /// (`size=-1m` is 1 MiB); other options keep the first piece.
+    pub each_piece: bool,
+    /// A share above 100% is an error (io_size) rather than, as for the
+    /// other sizes, a byte count near 2^64.
+    pub shares_to_100: bool,
     /// The built-in fio profile that adds this option (`tiobench`, `act`);
     /// fio's help leaves such options out.
     pub profile: Option<&'static str>,
@@ -192,6 +199,8 @@ impl OptDef {
             time: false,
             pow2: false,
             str_val: false,
+            each_piece: false,
+            shares_to_100: false,
             profile: None,
             engines: &[],
             check: Check::None,
@@ -244,6 +253,14 @@ impl OptDef {
     }
     pub const fn str_val(mut self) -> Self {
         self.str_val = true;
+        self
+    }
+    pub const fn each_piece(mut self) -> Self {
+        self.each_piece = true;
+        self
+    }
+    pub const fn shares_to_100(mut self) -> Self {
+        self.shares_to_100 = true;
         self
     }
     pub const fn engines(mut self, engines: &'static [&'static str]) -> Self {

@@ -247,7 +247,8 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .str_val()
-    .check(Check::Zone),
+    .check(Check::Zone)
+    .each_piece(),
     OptDef::new(
         "io_size",
         Size,
@@ -257,7 +258,9 @@ pub static OPTIONS: &[OptDef] = &[
     .runs()
     .str_val()
     .alias(&["io_limit"])
-    .check(Check::Zone),
+    .check(Check::Zone)
+    .each_piece()
+    .shares_to_100(),
     OptDef::new(
         "fill_device",
         Bool,
@@ -295,7 +298,8 @@ pub static OPTIONS: &[OptDef] = &[
     .str_val()
     .alias(&["fileoffset"])
     .def("0")
-    .check(Check::Zone),
+    .check(Check::Zone)
+    .each_piece(),
     OptDef::new(
         "offset_align",
         Int,
@@ -314,7 +318,8 @@ pub static OPTIONS: &[OptDef] = &[
     .str_val()
     .def("0")
     .parent("offset")
-    .check(Check::Zone),
+    .check(Check::Zone)
+    .each_piece(),
     OptDef::new(
         "number_ios",
         Size,
@@ -1091,7 +1096,8 @@ pub static OPTIONS: &[OptDef] = &[
     .runs()
     .str_val()
     .def("0")
-    .check(Check::Zone),
+    .check(Check::Zone)
+    .each_piece(),
     OptDef::new(
         "read_beyond_wp",
         Bool,
@@ -1165,7 +1171,8 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .def("50")
-    .max(100),
+    .max(100)
+    .each_piece(),
     OptDef::new(
         "rwmixwrite",
         Int,
@@ -1174,7 +1181,8 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .runs()
     .def("50")
-    .max(100),
+    .max(100)
+    .each_piece(),
     OptDef::new(
         "rwmixcycle",
         Deprecated,
@@ -1529,7 +1537,8 @@ pub static OPTIONS: &[OptDef] = &[
         Process,
         "When this job ends, stop other jobs as exit_what says",
     )
-    .runs(),
+    .runs()
+    .each_piece(),
     OptDef::new(
         "exit_what",
         Choice(&[
@@ -1787,7 +1796,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Make written data compressible by roughly this percentage",
     )
     .runs()
-    .max(100),
+    .max(100)
+    .each_piece(),
     OptDef::new(
         "buffer_compress_chunk",
         Int,
@@ -1804,7 +1814,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Percentage of written blocks that repeat earlier content",
     )
     .runs()
-    .max(100),
+    .max(100)
+    .each_piece(),
     OptDef::new(
         "dedupe_global",
         Bool,
@@ -1900,7 +1911,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Turn off most latency tracking to cut timing calls",
     )
     .runs()
-    .def("0"),
+    .def("0")
+    .each_piece(),
     OptDef::new("disable_lat", Bool, Stats, "Do not track total latency")
         .runs()
         .def("0")
@@ -2295,7 +2307,8 @@ pub static OPTIONS: &[OptDef] = &[
         "CPU the submission polling thread runs on",
     )
     .runs()
-    .engines(&["io_uring", "io_uring_cmd"]),
+    .engines(&["io_uring", "io_uring_cmd"])
+    .each_piece(),
     OptDef::new(
         "nonvectored",
         Int,

@@ -164,6 +164,7 @@ fn pieces(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
     let mut messages = Vec::new();
     let mut slots: [Option<Slot>; 3] = [None, None, None];
     let mut any_ok = false;
+    let mut last = None;
     let mut rest = raw;
     let mut index = 0usize;
     loop {
@@ -176,6 +177,7 @@ fn pieces(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
         match piece(def, this, ctx) {
             Ok(slot) => {
                 any_ok = true;
+                last = Some(slot);
                 if index < 3 {
                     slots[index] = Some(slot);
                 }
@@ -190,6 +192,9 @@ fn pieces(def: &OptDef, raw: Option<&str>, ctx: &ParseContext) -> Parsed {
             }
             None => break,
         }
+    }
+    if def.each_piece {
+        slots[0] = last;
     }
     if !any_ok {
         return Parsed {
@@ -313,11 +318,14 @@ fn number_piece(def: &OptDef, text: &str, ctx: &ParseContext) -> Result<Slot, St
     let text = text.split(',').next().unwrap_or("");
     if text.ends_with('z') {
         if def.check == Check::Zone {
-            let digits = text.trim_end_matches('z');
-            return digits
-                .parse::<u32>()
-                .map(|v| Slot::Num((1u64 << 63) + v as u64))
-                .map_err(|_| format!("{}: unexpected zone value '{}'", def.name, text));
+            // fio reads the count with strtoul (a sign wraps it) and
+            // keeps its low 32 bits.
+            return match number::strtoll(text, 10) {
+                Some((v, rest)) if rest.starts_with('z') => {
+                    Ok(Slot::Num((1u64 << 63) + u64::from(v as u32)))
+                }
+                _ => Err(format!("{}: unexpected zone value '{}'", def.name, text)),
+            };
         }
         return Err(format!("{}: 'z' suffix isn't applicable", def.name));
     }
@@ -366,6 +374,20 @@ fn number_piece(def: &OptDef, text: &str, ctx: &ParseContext) -> Result<Slot, St
         }
     }
     Ok(match parsed {
+        // A share fio stores as -1-p: above 100% (or below 0) it is no
+        // share but a byte count, except where the option refuses it.
+        // io_size takes any value in the top half above the zone counts
+        // as a share, so a negative size (`-1m`) is a share too large.
+        _ if def.shares_to_100 && v > (1u64 << 63) + u64::from(u32::MAX) => match u64::MAX - v {
+            p if p > 100 => {
+                return Err(format!(
+                    "fio: {} values greater than 100% aren't supported",
+                    def.name
+                ));
+            }
+            p => Slot::Percent(p),
+        },
+        SizeValue::Percent(p) if p > 100 => Slot::Num(v),
         SizeValue::Percent(p) => Slot::Percent(p),
         SizeValue::Bytes(_) if is_int => Slot::Num(v as u32 as u64),
         SizeValue::Bytes(_) => Slot::Num(v),

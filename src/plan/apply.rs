@@ -55,6 +55,8 @@ pub struct State {
     /// Set on the first job of the second and later job files: fio puts a
     /// stonewall between job files.
     pub force_stonewall: bool,
+    /// See [`JobSpec::include_errno`].
+    pub include_errno: Option<i32>,
     ncpus: u64,
 }
 
@@ -72,6 +74,7 @@ impl State {
             location: None,
             settings: Vec::new(),
             force_stonewall: false,
+            include_errno: None,
             ncpus: input.env.ncpus,
         }
     }
@@ -89,6 +92,7 @@ impl State {
                 .cloned()
                 .collect(),
             force_stonewall: false,
+            include_errno: None,
             ncpus: self.ncpus,
         }
     }
@@ -176,6 +180,7 @@ impl State {
             subjob,
             engine: self.engine(),
             settings: self.settings.clone(),
+            include_errno: self.include_errno,
         }
     }
 

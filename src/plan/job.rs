@@ -37,6 +37,10 @@ pub struct JobSpec {
     /// Options that were set, in the order fio applied them. Options left
     /// at their defaults are not listed; [`JobSpec::value`] resolves both.
     pub settings: Vec<Setting>,
+    /// The errno of an include in the job's section that could not be
+    /// opened: fio keeps it as the job's error, so the job stops after
+    /// its first I/O and fails.
+    pub include_errno: Option<i32>,
 }
 
 impl JobSpec {

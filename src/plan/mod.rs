@@ -207,8 +207,12 @@ impl Builder<'_> {
                     .push_str(&showcmd_options(&job.settings, false));
             }
             // The job's error record from a failed include comes when fio
-            // sets the job up, after its options.
-            self.notes.stdout.push_str(&section.include_errors.stdout);
+            // sets the job up, after its options, in a plan that is not
+            // run; a run reports it as the job's error instead.
+            if self.input.dry_run {
+                self.notes.stdout.push_str(&section.include_errors.stdout);
+            }
+            job.include_errno = section.include_errno;
             self.jobs.push(job);
         }
         match outcome.error {

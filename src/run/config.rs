@@ -217,6 +217,9 @@ pub struct JobConfig {
     /// Why the job fails before any I/O (fio's setup errors, reported
     /// with the job rather than refusing the run).
     pub setup_failure: Option<JobError>,
+    /// The error fio set while reading the job (an include it could not
+    /// open): the job ends with it once its first I/O is done.
+    pub read_error: Option<JobError>,
     /// The name of the job this one waits for (wait_for): it starts once
     /// every job of that name has ended.
     pub wait_for: Option<String>,
@@ -259,6 +262,10 @@ pub struct JobConfig {
     /// Each file's region in bytes: `size` for every file, unless a
     /// filesize range sized each file on its own.
     pub regions: Vec<u64>,
+    /// fio's length of a diskless engine's file before its setup: the
+    /// size option shared among the files, or unbounded without one.
+    /// Strided zones wrap at a file's length, so it shows in the offsets.
+    pub diskless_len: u64,
     /// How the files' space is reserved when they are laid out.
     pub fallocate: crate::engine::Allocation,
     /// fsync each file once it has been laid out (create_fsync).
@@ -624,7 +631,7 @@ impl JobConfig {
                 Some(Value::Text(t)) => t.as_str(),
                 _ => "",
             };
-            let count = job.num("nrfiles").unwrap_or(1).max(1);
+            let count = job.num("nrfiles").unwrap_or(1);
             let name = |jobnum: u32, i: u64| make_filename(format, &job.name, jobnum, i);
             (0..count)
                 .filter(|&i| {
@@ -659,6 +666,15 @@ impl JobConfig {
                 0
             }
         };
+        // An offset as a share of the file is of fio's length of it
+        // then: a missing file's is 0, a diskless engine's the size
+        // over the files (or unbounded, as C's arithmetic wraps it).
+        let measured = known.unwrap_or(match job.value("size") {
+            _ if !kind.has(caps::DISKLESS) => 0,
+            Some(Value::Nums([size, ..])) if *size > 0 => size / files,
+            _ => u64::MAX,
+        });
+        let offset_share = |p: u64| measured.wrapping_mul(p) / 100;
         // A share of the file is rounded up to offset_align (or to the
         // smallest block size), as fio does; so is a share as increment.
         let mut aligned = false;
@@ -666,7 +682,7 @@ impl JobConfig {
             Some(v) => match percent_of(v) {
                 Some(p) => {
                     aligned = true;
-                    share(p)
+                    offset_share(p)
                 }
                 None => v.number().unwrap_or(0),
             },
@@ -676,7 +692,7 @@ impl JobConfig {
             Some(v) => match percent_of(v) {
                 Some(p) => {
                     aligned = true;
-                    share(p)
+                    offset_share(p)
                 }
                 None => v.number().unwrap_or(0),
             },
@@ -701,6 +717,13 @@ impl JobConfig {
             Some((lo, _)) => (Some(lo), None),
             None => (None, None),
         };
+        // A file of a given size is worked on from the offset to its end,
+        // as fio does; an offset past the (smallest) size fails the job's
+        // setup.
+        let offset_past_file = filesize
+            .or(size_range.map(|(lo, _)| lo))
+            .is_some_and(|lo| offset > lo);
+        let filesize = filesize.map(|fs| fs.saturating_sub(offset));
         // fill_device without a size writes until the device is full.
         let fill_device = job.flag("fill_device");
         if fill_device
@@ -818,6 +841,22 @@ impl JobConfig {
                 message: format!("fio_rbd_connect failed: {e}"),
             }),
             _ if kind.has(caps::NO_IO) => None,
+            // fio gives this failure no error code: only its message.
+            _ if offset_past_file => Some(JobError {
+                errno: 0,
+                func: String::new(),
+                message: format!("{}: you need to specify valid offset=", job.name),
+            }),
+            // With a file size fio asks for no size; a region left empty
+            // without one fails its block size check instead.
+            _ if filesize.is_some() || size_range.is_some() => {
+                let sized = matches!(job.value("size"), Some(Value::Nums([s, ..])) if *s > 0);
+                (total == 0 && !sized).then(|| JobError {
+                    errno: 0,
+                    func: String::new(),
+                    message: "fio: blocksize is larger than data set range".to_string(),
+                })
+            }
             _ => (size == 0 || unknown_size).then(|| JobError {
                 errno: libc::EINVAL,
                 func: "total_file_size".to_string(),
@@ -1240,6 +1279,11 @@ impl JobConfig {
             iops_every: every("iopsavgtime", logs.iops.is_some()),
             logs,
             setup_failure,
+            read_error: job.include_errno.map(|errno| JobError {
+                errno,
+                func: "file:init.c:1956, func=job file open".to_string(),
+                message: String::new(),
+            }),
             wait_for: match job.value("wait_for") {
                 Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
                 _ => None,
@@ -1286,6 +1330,10 @@ impl JobConfig {
             loops,
             io_size_given: io_size.is_some(),
             regions,
+            diskless_len: match job.value("size") {
+                Some(Value::Nums([size, ..])) if *size > 0 => size / files,
+                _ => u64::MAX,
+            },
             fallocate: match job.value("fallocate") {
                 Some(Value::Word { word, .. }) => match *word {
                     "none" | "0" => crate::engine::Allocation::None,
@@ -1923,9 +1971,9 @@ fn strided_zones(job: &JobSpec) -> Result<Option<StridedZones>, Refusal> {
         (_, 0) => return fail("--zonesize must be specified when using --zonemode=strided."),
         _ => {}
     }
-    let files = job.num("nrfiles").unwrap_or(1).max(1);
-    let open = job.num("openfiles").filter(|&n| n > 0).unwrap_or(files);
-    if open > 1 {
+    // fio drops the zones for openfiles above one as given, before it
+    // defaults openfiles to the file count: several files keep them.
+    if job.num("openfiles").unwrap_or(0) > 1 {
         return Ok(None);
     }
     let range = job.num("zonerange").filter(|&r| r > 0).unwrap_or(size);

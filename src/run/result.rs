@@ -258,6 +258,11 @@ impl JobError {
         if self.func.is_empty() {
             return String::new();
         }
+        // An error fio raised outside an I/O names its source place too,
+        // and the func then carries it.
+        if self.func.starts_with("file:") {
+            return format!("{}, error={}", self.func, strerror(self.errno));
+        }
         format!("func={}, error={}", self.func, strerror(self.errno))
     }
 }

@@ -624,6 +624,11 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
 fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
     let region_end = cfg.offset.saturating_add(region);
+    // An engine that fakes its I/O stretches its file to the region's
+    // end, as fio does, but never shrinks it.
+    if cfg.kind.has(caps::DISKLESS) && cfg.kind.has(caps::FAKE_IO) {
+        return region_end.max(cfg.diskless_len);
+    }
     // A file created on open counts as its region's size, as in fio.
     if cfg.kind.has(caps::DISKLESS) || cfg.create_on_open {
         return region_end;

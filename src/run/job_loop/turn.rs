@@ -141,6 +141,14 @@ impl JobLoop<'_, '_> {
     fn check_limits(&mut self) -> Phase {
         let cfg = self.cfg;
         let clock = self.clock;
+        // fio's loop looks at an error set while reading the job once an
+        // I/O has been done.
+        if let Some(e) = &cfg.read_error
+            && issued(&self.work).0 > 0
+        {
+            self.result.fail(e.errno, &e.func, e.message.clone());
+            return Err(Next::End);
+        }
         // rate_min and rate_iops_min, as fio checks them between I/Os.
         if let Some(check) = &mut self.floor_check
             && clock >= self.ramp_end

@@ -152,6 +152,8 @@ impl Placement {
         // map has a bit per smallest block size of the job.
         let map_unit = rw_min_bs(cfg);
         let uniform = cfg.pattern.random && distribution.is_uniform();
+        // What a draw spreads over: the region within the file, or one
+        // strided zone (fio's last_block, and its lfsr's block count).
         let draw_span = match &cfg.zones {
             Some(z) => z.range,
             None => io_size.min(file_len),
@@ -159,10 +161,8 @@ impl Placement {
         if cfg.pattern.random {
             notes.check_generator(cfg, path, draw_span / map_unit);
         }
-        let lfsr = (uniform && cfg.lfsr).then(|| {
-            let blocks = io_size.min(file_len) / map_unit;
-            Lfsr::new(blocks, cfg.seeds.seed(Purpose::Block))
-        });
+        let lfsr = (uniform && cfg.lfsr)
+            .then(|| Lfsr::new(draw_span / map_unit, cfg.seeds.seed(Purpose::Block)));
         let map = if uniform && cfg.random_map && lfsr.is_none() {
             notes.map(cfg, path, span / map_unit)?
         } else {
