@@ -362,3 +362,60 @@ fn a_missing_include_fails_its_job_as_in_fio() {
         assert!(!out.stdout.contains("fio: file:init.c"), "{}", out.stdout);
     }
 }
+
+/// A job file with bytes that are not UTF-8 (Latin-1 text, say): fio keeps
+/// them as they are, in the file it names and in its report; so does
+/// ferrio.
+#[test]
+fn bytes_that_are_not_utf8_are_kept_as_fio_keeps_them() {
+    let job: &[u8] = b"[j]\ndescription=caf\xe9 \xff\nfilename=f\xe9\nsize=64k\nrw=write\n";
+    let mut reports = Vec::new();
+    for program in [common::fio(), common::ferrio()] {
+        let dir = Scratch::new("bytes");
+        std::fs::write(dir.0.join("job.fio"), job).unwrap();
+        for format in ["json", "normal"] {
+            let out = Run::tool(program)
+                .args([
+                    &format!("--output-format={format}"),
+                    &format!("--output={format}.out"),
+                    "job.fio",
+                ])
+                .in_dir(&dir.0)
+                .out();
+            assert_eq!(out.code, 0, "{program}: {}", out.stderr);
+        }
+        // The file is named with the byte itself.
+        let names: Vec<Vec<u8>> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| {
+                use std::os::unix::ffi::OsStrExt;
+                e.unwrap().file_name().as_bytes().to_vec()
+            })
+            .collect();
+        assert!(names.contains(&b"f\xe9".to_vec()), "{program}: {names:?}");
+        let json = std::fs::read(dir.0.join("json.out")).unwrap();
+        let normal = std::fs::read(dir.0.join("normal.out")).unwrap();
+        let lines = |text: &[u8], keys: &[&[u8]]| -> Vec<Vec<u8>> {
+            text.split(|&b| b == b'\n')
+                .filter(|l| keys.iter().any(|k| l.windows(k.len()).any(|w| w == *k)))
+                .map(<[u8]>::to_vec)
+                .collect()
+        };
+        let picked = (
+            lines(&json, &[b"\"description\"", b"\"filename\""]),
+            lines(&normal, &[b"caf"]),
+        );
+        assert!(
+            !picked.0.is_empty(),
+            "{program}: no description in its JSON"
+        );
+        reports.push(picked);
+    }
+    assert_eq!(reports[1], reports[0], "ferrio's lines vs fio's");
+    assert!(
+        reports[0]
+            .0
+            .iter()
+            .any(|l| l.ends_with(b"\"caf\xe9 \xff\","))
+    );
+}

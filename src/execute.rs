@@ -59,10 +59,9 @@ impl Sink {
     }
 
     fn say(&mut self, text: &str) {
-        let written = self
-            .out
-            .write_all(text.as_bytes())
-            .and_then(|()| self.out.flush());
+        // Bytes of the job file that were not UTF-8 go out as they came.
+        let bytes = crate::raw_text::to_bytes(text);
+        let written = self.out.write_all(&bytes).and_then(|()| self.out.flush());
         if let Err(e) = written {
             self.lost.get_or_insert(e);
         }
@@ -611,7 +610,7 @@ fn describe(specs: &[&JobSpec], jobs: &[JobConfig], args: &Args) -> Result<Strin
 
 fn write_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.write_all(&crate::raw_text::to_bytes(text));
     let _ = stdout.flush();
 }
 

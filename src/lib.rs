@@ -25,6 +25,7 @@ pub mod persona;
 pub mod plan;
 pub mod profile;
 pub mod rand;
+pub mod raw_text;
 pub mod report;
 pub mod run;
 pub mod selftest;

@@ -206,7 +206,8 @@ fn read_into(
         fio_message: format!("fio: unable to open '{path}' job file"),
         detail: format!("cannot open job file '{path}': {e}"),
     })?;
-    let text = decode(path, &bytes)?;
+    // fio keeps bytes that are not UTF-8 as they are.
+    let text = crate::raw_text::from_bytes(&bytes);
     let file: Arc<str> = Arc::from(path);
     let mut skipping = false;
     // After a failed include, fio reads on as if outside any section.
@@ -289,27 +290,6 @@ fn outside_section(text: &str, location: Location) -> ReadError {
             "'{text}' is outside of any [section]; expected a [job] or [global] header first"
         ),
     }
-}
-
-fn decode<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str, ReadError> {
-    std::str::from_utf8(bytes).map_err(|e| {
-        let good = &bytes[..e.valid_up_to()];
-        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
-        ReadError {
-            location: Some(Location {
-                file: Arc::from(path),
-                line,
-                column,
-            }),
-            fio_message: format!("fio: job file '{path}' is not valid UTF-8 text"),
-            detail: format!(
-                "byte 0x{:02x} is not valid UTF-8; expected a text job file",
-                bytes[e.valid_up_to()]
-            ),
-        }
-    })
 }
 
 /// Handles one option or include line inside a section.
@@ -405,7 +385,8 @@ fn read_include(
             errno: Some(e.raw_os_error().unwrap_or(libc::ENOENT)),
         })
     })?;
-    let text = decode(path, &bytes)?;
+    // fio keeps bytes that are not UTF-8 as they are.
+    let text = crate::raw_text::from_bytes(&bytes);
     let file: Arc<str> = Arc::from(path);
     for (index, raw) in text.split('\n').enumerate() {
         let Some(trimmed) = trim(raw) else { continue };

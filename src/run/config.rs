@@ -622,7 +622,7 @@ impl JobConfig {
             // file name seeds the skewed distributions).
             let dir = match directories.len() {
                 0 => PathBuf::new(),
-                n => PathBuf::from(&directories[job.subjob as usize % n]),
+                n => crate::raw_text::path(&directories[job.subjob as usize % n]),
             };
             // Names from filename_format (fio's default: jobname.clone.file).
             // A clone leaves out the names its first instance already
@@ -637,10 +637,12 @@ impl JobConfig {
                 .filter(|&i| {
                     job.subjob == 0 || (0..count).all(|j| name(0, j) != name(job.subjob, i))
                 })
-                .map(|i| dir.join(name(job.subjob, i)))
+                .map(|i| dir.join(crate::raw_text::path(&name(job.subjob, i))))
                 .collect()
         } else {
-            named.iter().map(PathBuf::from).collect()
+            // Named as the job file wrote them, bytes that are not UTF-8
+            // included.
+            named.iter().map(|n| crate::raw_text::path(n)).collect()
         };
         let files = (paths.len() as u64).max(1);
         // The size of each existing file, which percentages and a missing
