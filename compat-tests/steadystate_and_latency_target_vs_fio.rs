@@ -170,8 +170,18 @@ ss_ramp=1
         assert_eq!(w["steadystate"]["ss"], g["steadystate"]["ss"]);
         assert_eq!(int(&w["steadystate"]["attained"]), 0);
         assert_eq!(int(&g["steadystate"]["attained"]), 0);
+        // Not attained, each job runs out its runtime (3 s, then 5 s):
+        // neither tool stops it early. How far past it a tool's clock
+        // gets is the machine's load (fio's first job took 3672 ms beside
+        // stress-ng --cpu 2), so only the lower end is compared, and
+        // ferrio's own overrun is held to a second.
+        let runtime = [3000, 5000][i];
         let (tw, tg) = (int(&w["job_runtime"]), int(&g["job_runtime"]));
-        assert!((tw - tg).abs() <= 100, "job_runtime fio {tw} ferrio {tg}");
+        assert!(tw >= runtime - 50, "fio's job_runtime {tw}, runtime {runtime}");
+        assert!(
+            (runtime - 50..=runtime + 1000).contains(&tg),
+            "ferrio's job_runtime {tg}, runtime {runtime} (fio {tw})"
+        );
         let reason = g["ferrio"]["steadystate"]["reason"].as_str().unwrap();
         assert!(reason.contains("not under the limit"), "{reason}");
     }
