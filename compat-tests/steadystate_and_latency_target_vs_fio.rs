@@ -177,7 +177,10 @@ ss_ramp=1
         // ferrio's own overrun is held to a second.
         let runtime = [3000, 5000][i];
         let (tw, tg) = (int(&w["job_runtime"]), int(&g["job_runtime"]));
-        assert!(tw >= runtime - 50, "fio's job_runtime {tw}, runtime {runtime}");
+        assert!(
+            tw >= runtime - 50,
+            "fio's job_runtime {tw}, runtime {runtime}"
+        );
         assert!(
             (runtime - 50..=runtime + 1000).contains(&tg),
             "ferrio's job_runtime {tg}, runtime {runtime} (fio {tw})"
