@@ -147,6 +147,19 @@ fn distribution(word: &str, tail: &str, kb_base: u64) -> Result<(), String> {
     }
 }
 
+/// The read, write and trim parts of a per-direction split, as fio's
+/// str_split_parse cuts them: no comma means one split for every
+/// direction, `A,B` is read A and write and trim B, `A,B,C` one each.
+fn directions(text: &str) -> (&str, &str, &str) {
+    let parts: Vec<&str> = text.splitn(3, ',').collect();
+    match parts.as_slice() {
+        [all] => (*all, *all, *all),
+        [r, w] => (*r, *w, *w),
+        [r, w, t] => (*r, *w, *t),
+        _ => (text, text, text),
+    }
+}
+
 /// One zone of a zoned distribution: its share of the accesses, in
 /// percent, and its share of the region in percent (`zoned`) or its size
 /// in bytes (`zoned_abs`).
@@ -168,13 +181,7 @@ pub fn parse_zoned(
     kb_base: u64,
 ) -> Result<[Vec<ZoneSplit>; 3], String> {
     let text = tail.trim();
-    let parts: Vec<&str> = text.splitn(3, ',').collect();
-    let (read, write, trim) = match parts.as_slice() {
-        [all] => (*all, *all, *all),
-        [r, w] => (*r, *w, *w),
-        [r, w, t] => (*r, *w, *t),
-        _ => (text, text, text),
-    };
+    let (read, write, trim) = directions(text);
     // fio reads the write split first, then trim, then read.
     let write = zone_direction(write, absolute, kb_base)?;
     let trim = zone_direction(trim, absolute, kb_base)?;
@@ -282,13 +289,7 @@ const MAX_SPLIT_ENTRIES: usize = 64;
 /// zero share gets an equal part of what the others leave.
 pub fn parse_bssplit(raw: &str, kb_base: u64) -> Result<[Vec<SplitEntry>; 3], String> {
     let text = raw.trim();
-    let parts: Vec<&str> = text.splitn(3, ',').collect();
-    let (read, write, trim) = match parts.as_slice() {
-        [all] => (*all, *all, *all),
-        [r, w] => (*r, *w, *w),
-        [r, w, t] => (*r, *w, *t),
-        _ => (text, text, text),
-    };
+    let (read, write, trim) = directions(text);
     Ok([
         split_direction(read, kb_base)?,
         split_direction(write, kb_base)?,
