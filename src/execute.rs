@@ -103,7 +103,7 @@ impl Sink {
 /// files or replay log are opened, so nothing runs, no report follows,
 /// and the status is 0.
 pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
-    use crate::run::config::{self, Refusal};
+    use crate::run::refusal::Refusal;
     let mut sink = Sink::open(args)?;
     let normal = Formats::from_flags(&args.flags).normal;
     let refused = |refusal: Refusal| {
@@ -114,14 +114,14 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
         if normal {
             // As fio prints it before the job's files or log are opened:
             // from the options alone.
-            let bs = config::block_sizes(spec).map_err(refused)?;
+            let bs = crate::run::workload::block_sizes(spec).map_err(refused)?;
             let report = crate::report::options::ReportOptions::from_spec(spec);
             let iodepth = spec.num("iodepth").unwrap_or(1).max(1) as usize;
             if let Some(line) = header(spec, &bs, &report, &spec.engine, iodepth) {
                 sink.say(&line);
             }
         }
-        config::merge_traces(spec).map_err(refused)?;
+        crate::run::records::merge_blktrace::merge_traces(spec).map_err(refused)?;
     }
     Ok(sink.status(0))
 }
@@ -262,7 +262,10 @@ fn prepare(plan: &Plan, args: &Args) -> Result<Vec<JobConfig>, i32> {
     })?;
     // fio writes verify_dump's files under --aux-path when one is given.
     if let Some(dir) = args.flag("aux-path").flatten() {
-        for spec in jobs.iter_mut().filter_map(|j| j.verify.as_mut()) {
+        for spec in jobs
+            .iter_mut()
+            .filter_map(|j| j.verification.verify.as_mut())
+        {
             std::sync::Arc::make_mut(spec).dump_dir = Some(dir.into());
         }
     }
@@ -319,7 +322,11 @@ fn say_failures(results: &[JobResult], jobs: &[JobConfig], args: &Args, sink: &m
                     sink.say(&format!("{message}\n"));
                 }
             }
-            if cfg.direct && e.errno == libc::EINVAL && e.func == "io_u error" && r.issued() == 1 {
+            if cfg.files.direct
+                && e.errno == libc::EINVAL
+                && e.func == "io_u error"
+                && r.issued() == 1
+            {
                 sink.say(FIRST_DIRECT_IO_ERRORED);
             }
             // A failure fio gives no error code to (a zbd setup check)
@@ -473,7 +480,7 @@ impl Observer for Watcher<'_> {
             let first = self.jobs.first().map(|j| j.group);
             for job in self.jobs.iter().filter(|j| Some(j.group) == first) {
                 self.sink.note("\nfio: terminating on signal 15\n");
-                self.signalled |= job.thread;
+                self.signalled |= job.scheduling.thread;
             }
             self.trigger
                 .fire(self.jobs, self.progress, self.stop, false);
@@ -622,7 +629,13 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> Vec<Option<String>> {
     let mut previous_subjob = None;
     for (spec, cfg) in specs.iter().zip(jobs) {
         let line = if spec.subjob == 0 {
-            header(spec, &cfg.bs, &cfg.report, &cfg.engine, cfg.iodepth)
+            header(
+                spec,
+                &cfg.workload.bs,
+                &cfg.reporting.report,
+                &cfg.engine,
+                cfg.depth.iodepth,
+            )
         } else if spec.subjob > 0 && previous_subjob == Some(0) {
             Some("...\n".to_string())
         } else {
@@ -638,7 +651,7 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> Vec<Option<String>> {
 /// fio).
 fn header(
     spec: &JobSpec,
-    bs: &[crate::run::config::BlockSizes; 3],
+    bs: &[crate::run::workload::BlockSizes; 3],
     report: &crate::report::options::ReportOptions,
     engine: &str,
     iodepth: usize,
@@ -674,7 +687,7 @@ fn rw_name(spec: &JobSpec) -> &'static str {
 
 /// `Starting 2 threads and 1 process`.
 fn starting(jobs: &[JobConfig]) -> String {
-    let threads = jobs.iter().filter(|j| j.thread).count();
+    let threads = jobs.iter().filter(|j| j.scheduling.thread).count();
     let processes = jobs.len() - threads;
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -698,8 +711,8 @@ fn load_verify_states(
     aux_path: Option<&std::path::Path>,
 ) -> Result<(), i32> {
     use crate::verify::state::{self, VerifyState};
-    for job in jobs.iter_mut().filter(|j| j.verify_state_load) {
-        let index = job.seeds.thread_number.saturating_sub(1);
+    for job in jobs.iter_mut().filter(|j| j.verification.verify_state_load) {
+        let index = job.placement.seeds.thread_number.saturating_sub(1);
         let path = state::file_name(&state::prefix(aux_path), &job.name, index);
         let bytes = std::fs::read(&path).map_err(|e| {
             eprintln!("fio: open state file: {}", crate::strerror(&e));
@@ -710,7 +723,7 @@ fn load_verify_states(
             eprintln!("{text}");
             1
         })?;
-        if let Some(spec) = job.verify.as_mut() {
+        if let Some(spec) = job.verification.verify.as_mut() {
             std::sync::Arc::make_mut(spec).loaded = Some(std::sync::Arc::new(loaded));
         }
     }

@@ -173,9 +173,9 @@ fn exposition(from: &Sources<'_>) -> String {
         for (i, cfg) in from.jobs.iter().enumerate() {
             for d in used_dirs(cfg) {
                 let shown = match s {
-                    0 => cfg.measure.clat,
-                    1 => cfg.measure.lat,
-                    _ => cfg.rate_bytes[d] > 0 || cfg.rate_iops[d] > 0,
+                    0 => cfg.reporting.measure.clat,
+                    1 => cfg.reporting.measure.lat,
+                    _ => cfg.pacing.rate_bytes[d] > 0 || cfg.pacing.rate_iops[d] > 0,
                 };
                 if !shown {
                     continue;

@@ -155,8 +155,8 @@ impl StatusLine {
         let (running, eta) = (tally.running, tally.eta);
         let start = line.len();
         *line += &format!("Jobs: {running} (f={})", tally.files);
-        let binary = jobs.first().is_none_or(|j| j.report.binary());
-        let sig_figs = jobs.first().map_or(4, |j| j.report.sig_figs);
+        let binary = jobs.first().is_none_or(|j| j.reporting.report.binary());
+        let sig_figs = jobs.first().map_or(4, |j| j.reporting.report.sig_figs);
         if tally.rate_bytes > 0 {
             *line += &format!(
                 ", {}-{}",
@@ -287,11 +287,11 @@ impl Tally {
                 _ => {}
             }
             if matches!(state, State::Running | State::Ramp | State::Finishing) {
-                t.files += cfg.paths.len();
-                let used = [cfg.pattern.read, cfg.pattern.write, false];
+                t.files += cfg.files.paths.len();
+                let used = [cfg.workload.pattern.read, cfg.workload.pattern.write, false];
                 for (d, _) in used.iter().enumerate().filter(|(_, on)| **on) {
-                    t.rate_bytes += cfg.rate_bytes[d];
-                    t.rate_iops += cfg.rate_iops[d];
+                    t.rate_bytes += cfg.pacing.rate_bytes[d];
+                    t.rate_iops += cfg.pacing.rate_iops[d];
                 }
             }
             let (b, n) = p.totals();
@@ -332,11 +332,11 @@ fn state_char(state: State, cfg: &JobConfig) -> char {
         State::Failed => 'X',
         State::Killed => 'K',
         State::Running => {
-            let p = cfg.pattern;
+            let p = cfg.workload.pattern;
             let c = match (p.read, p.write) {
                 _ if p.trim => 'd',
-                (true, true) if cfg.read_percent == 100 => 'r',
-                (true, true) if cfg.read_percent == 0 => 'w',
+                (true, true) if cfg.workload.read_percent == 100 => 'r',
+                (true, true) if cfg.workload.read_percent == 0 => 'w',
                 (true, true) => 'm',
                 (true, false) => 'r',
                 _ => 'w',
@@ -364,8 +364,11 @@ fn condensed(states: &str) -> String {
 /// fio's best guess of a job's remaining seconds.
 fn job_eta(cfg: &JobConfig, state: State, epoch: Option<Instant>, now: Instant, done: u64) -> u64 {
     // A job's clock starts at its ramp, so the ramp counts as runtime.
-    let timeout = cfg.runtime.map_or(0, |r| (r + cfg.ramp).as_secs());
-    let total = cfg.io_bytes;
+    let timeout = cfg
+        .timing
+        .runtime
+        .map_or(0, |r| (r + cfg.timing.ramp).as_secs());
+    let total = cfg.timing.io_bytes;
     match state {
         State::Running | State::Ramp => {
             let elapsed = epoch.map_or(0, |e| {
@@ -376,7 +379,7 @@ fn job_eta(cfg: &JobConfig, state: State, epoch: Option<Instant>, now: Instant, 
             } else {
                 0.0
             };
-            if cfg.time_based {
+            if cfg.timing.time_based {
                 perc = if timeout > 0 {
                     perc.min(elapsed as f64 / timeout as f64)
                 } else {
@@ -395,14 +398,14 @@ fn job_eta(cfg: &JobConfig, state: State, epoch: Option<Instant>, now: Instant, 
         }
         State::Pending | State::SettingUp => {
             let t_eta = if timeout > 0 {
-                timeout + cfg.startdelay.as_secs() + cfg.ramp.as_secs()
+                timeout + cfg.timing.startdelay.as_secs() + cfg.timing.ramp.as_secs()
             } else {
                 0
             };
-            let rate: u64 = cfg.rate_bytes.iter().sum();
+            let rate: u64 = cfg.pacing.rate_bytes.iter().sum();
             let r_eta = (total.checked_div(rate).unwrap_or(0))
                 + if rate > 0 {
-                    cfg.startdelay.as_secs()
+                    cfg.timing.startdelay.as_secs()
                 } else {
                     0
                 };

@@ -50,7 +50,7 @@ fn job(id: usize, cfg: &JobConfig, tally: &Tally, state: State) -> Value {
     for (name, d) in DIRECTIONS.iter().zip(&tally.dirs) {
         o.insert(
             (*name).into(),
-            direction(d, seconds, &cfg.report.percentile_list),
+            direction(d, seconds, &cfg.reporting.report.percentile_list),
         );
     }
     Value::Object(o)

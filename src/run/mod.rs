@@ -8,17 +8,21 @@ pub mod offload;
 pub mod pacing;
 pub mod place;
 pub mod records;
+pub mod refusal;
 pub mod result;
+pub mod scheduling;
 pub mod status;
 pub mod storage;
 pub mod verification;
+pub mod workload;
 
 use std::sync::atomic::AtomicBool;
 
 use crate::engine::EngineOptions;
 
 use crate::run::status::progress::JobProgress;
-use config::{JobConfig, Refusal};
+use config::JobConfig;
+use refusal::Refusal;
 use result::{JobError, JobResult};
 
 use crate::plan::Plan;
@@ -48,12 +52,16 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
     if readonly {
         crate::run::storage::readonly::check(&jobs)?;
     }
-    crate::run::storage::content::share_working_sets(&mut jobs);
+    let mut contents: Vec<(u64, &mut storage::content::ContentConfig)> = jobs
+        .iter_mut()
+        .map(|j| (j.placement.seed, &mut j.content))
+        .collect();
+    crate::run::storage::content::share_working_sets(&mut contents);
     // fio's exitall is global: one job asking for it makes every job's
     // end stop others.
-    if jobs.iter().any(|j| j.exitall) {
+    if jobs.iter().any(|j| j.scheduling.exitall) {
         for job in &mut jobs {
-            job.exitall = true;
+            job.scheduling.exitall = true;
         }
     }
     let flows: Vec<(u64, u64)> = plan
@@ -61,7 +69,10 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .map(|j| (j.num("flow_id").unwrap_or(0), j.num("flow").unwrap_or(0)))
         .collect();
     crate::run::pacing::flow::join_flows(&mut jobs, &flows);
-    crate::run::place::zbd::share(&mut jobs);
+    crate::run::place::zbd::share(
+        jobs.iter_mut()
+            .map(|j| (&j.files.paths[..], &mut j.placement.zbd)),
+    );
     Ok(jobs)
 }
 
@@ -77,9 +88,9 @@ pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResu
     let mut slots = 0;
     let mut last_counted: Option<u32> = None;
     for cfg in jobs {
-        if !cfg.group_reporting {
+        if !cfg.reporting.group_reporting {
             slots += 1;
-        } else if last_counted != Some(cfg.group) && cfg.stats {
+        } else if last_counted != Some(cfg.group) && cfg.reporting.stats {
             last_counted = Some(cfg.group);
             slots += 1;
         }
@@ -87,11 +98,11 @@ pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResu
     let mut out: Vec<JobResult> = Vec::with_capacity(slots);
     let mut last_group: Option<u32> = None;
     for (cfg, result) in jobs.iter().zip(results) {
-        if !cfg.stats {
+        if !cfg.reporting.stats {
             continue;
         }
         match out.last_mut() {
-            Some(merged) if cfg.group_reporting && last_group == Some(cfg.group) => {
+            Some(merged) if cfg.reporting.group_reporting && last_group == Some(cfg.group) => {
                 merged.absorb(&result)
             }
             _ => out.push(result),
@@ -109,7 +120,7 @@ pub fn group_results(jobs: &[JobConfig], results: Vec<JobResult>) -> Vec<JobResu
 /// Whether a job lays out its files in its own thread (create_serialize
 /// =0), rather than before its group starts.
 fn laid_in_job(cfg: &JobConfig) -> bool {
-    cfg.lay_out_in_job && cfg.setup_failure.is_none() && cfg.replay.is_none()
+    cfg.files.lay_out_in_job && cfg.setup_failure.is_none() && cfg.workload.replay.is_none()
 }
 
 /// A failed layout as the job's error.
@@ -136,7 +147,7 @@ fn tell_layouts(
     for (i, line, warnings) in laid.try_iter() {
         let cfg = &members[i];
         if watches_disks(cfg) {
-            for path in &cfg.paths {
+            for path in &cfg.files.paths {
                 disks.watch(path);
             }
         }
@@ -196,7 +207,7 @@ pub fn run(
     let _gtod = jobs
         .iter()
         .rev()
-        .find_map(|j| j.thread_setup.gtod_cpu)
+        .find_map(|j| j.scheduling.thread_setup.gtod_cpu)
         .map(crate::run::pacing::clock::GtodThread::start);
     let mut results = Vec::with_capacity(jobs.len());
     let mut disks = DiskWatch::default();
@@ -267,13 +278,13 @@ fn moves_data(cfg: &JobConfig) -> bool {
 /// I/O on files (a rados job's files are objects), unless disk_util=0
 /// leaves the job's disks out.
 fn watches_disks(cfg: &JobConfig) -> bool {
-    cfg.disk_util && cfg.kind.on_disk()
+    cfg.reporting.disk_util && cfg.kind.on_disk()
 }
 
 /// The result of a job whose files could not be laid out: it never runs,
 /// so it leaves its flow at once and its slot shows it failed.
 fn layout_failed(cfg: &JobConfig, slot: &JobProgress, e: JobError) -> JobResult {
-    drop(cfg.flow.as_ref().map(|f| f.seat()));
+    drop(cfg.pacing.flow.as_ref().map(|f| f.seat()));
     let mut failed = JobResult::new(cfg);
     failed.fail(e.errno, &e.func, e.message);
     slot.set_state(crate::run::status::progress::State::Failed);
@@ -299,7 +310,7 @@ fn lay_out_group(
         // stop cut this layout short).
         let cut = !stopped_before && crate::run::storage::layout::stopped();
         if laid.is_ok() && !cut && !laid_in_job(cfg) && watches_disks(cfg) {
-            for path in &cfg.paths {
+            for path in &cfg.files.paths {
                 disks.watch(path);
             }
         }
@@ -327,7 +338,7 @@ fn lay_out_before(
         // fio lays out no file for a replay: the log's I/O goes to the
         // files as they are. What fio said (on stderr) of the log's
         // entries it skipped is said here.
-        None if let Some(log) = &cfg.replay => {
+        None if let Some(log) = &cfg.workload.replay => {
             for warning in &log.warnings {
                 eprintln!("{warning}");
             }
@@ -369,7 +380,7 @@ fn announce_group(
         }
         // fio notes, per job and whatever the output format, that a
         // synchronous engine has one I/O in flight at most.
-        if cfg.iodepth > 1 && cfg.kind.synchronous(cfg.iodepth) {
+        if cfg.depth.iodepth > 1 && cfg.kind.synchronous(cfg.depth.iodepth) {
             observer.engine_line(SYNC_DEPTH_NOTE);
         }
     }
@@ -490,7 +501,7 @@ impl Group<'_> {
         self.members
             .iter()
             .zip(self.slots)
-            .filter(|(other, _)| cfg.wait_for.as_deref() == Some(&other.name))
+            .filter(|(other, _)| cfg.scheduling.wait_for.as_deref() == Some(&other.name))
             .map(|(_, p)| p)
             .collect()
     }

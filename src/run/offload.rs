@@ -20,16 +20,20 @@
 //! a helper.
 
 use crate::run::config::JobConfig;
+use crate::run::job_loop::depth::DepthConfig;
 
 /// The job as the I/O loop runs it under offload: one I/O at a time.
 pub fn one_at_a_time(cfg: &JobConfig) -> JobConfig {
     JobConfig {
-        iodepth: 1,
-        iodepth_low: 1,
-        batch_submit: 1,
-        batch_complete_min: 1,
-        batch_complete_max: 1,
-        reap_after_each_io: false,
+        depth: DepthConfig {
+            iodepth: 1,
+            iodepth_low: 1,
+            batch_submit: 1,
+            batch_complete_min: 1,
+            batch_complete_max: 1,
+            reap_after_each_io: false,
+            ..cfg.depth
+        },
         ..cfg.clone()
     }
 }

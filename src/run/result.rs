@@ -362,17 +362,17 @@ impl JobResult {
             first_error: 0,
             later_errors: Vec::new(),
             cpu: CpuUsage::default(),
-            latency_depth: cfg.iodepth,
+            latency_depth: cfg.depth.iodepth,
             depth_mean: 0.0,
             depth_per_second: Vec::new(),
             steady: None,
             slowest: Default::default(),
             connection: None,
-            report: cfg.report.clone(),
-            ioprio: cfg.default_ioprio,
+            report: cfg.reporting.report.clone(),
+            ioprio: cfg.scheduling.default_ioprio,
             zone_resets: 0,
         };
-        if let Some(cmdprio) = &cfg.cmdprio {
+        if let Some(cmdprio) = &cfg.scheduling.cmdprio {
             for (dir, list) in result.dirs.iter_mut().zip(&cmdprio.priorities) {
                 if !list.is_empty() {
                     dir.prios = Some(list.iter().map(|&p| PrioStats::new(p)).collect());
@@ -403,7 +403,7 @@ impl JobResult {
             latency_window_us: 0,
             latency_percentile: 0.0,
             job_options: Vec::new(),
-            ..(*cfg.report).clone()
+            ..(*cfg.reporting.report).clone()
         };
         JobResult {
             name: String::new(),

@@ -40,7 +40,7 @@ impl Finishing<'_, '_> {
         if !complete(cfg, self.result, self.records, slot, r, at, epoch) {
             return false;
         }
-        let judges_latency = self.lat_target.is_some() || cfg.max_latency_ns != [0; 3];
+        let judges_latency = self.lat_target.is_some() || cfg.pacing.max_latency_ns != [0; 3];
         if judges_latency
             && !judge_latency(cfg, self.result, self.lat_target, self.quiesce, slot, r, at)
         {
@@ -61,17 +61,19 @@ fn judge_latency(
     r: i64,
     now: Nanos,
 ) -> bool {
-    if r < 0 || !cfg.measure.lat || slot.dir == Dir::Trim {
+    if r < 0 || !cfg.reporting.measure.lat || slot.dir == Dir::Trim {
         return true;
     }
     let lat = now.saturating_sub(slot.prepared);
-    let max = cfg.max_latency_ns[slot.dir as usize];
+    let max = cfg.pacing.max_latency_ns[slot.dir as usize];
     let mut over = (max > 0 && lat > max).then_some(max);
     if let Some(lt) = lat_target {
         let ios = result.dirs.iter().map(|d| d.ios).sum();
         match lt.completed(lat, now, ios) {
             latency_target::Step::Drain => *quiesce = Some(Quiesce::Depth),
-            latency_target::Step::Fatal => over = over.or(cfg.latency_target.map(|g| g.target_ns)),
+            latency_target::Step::Fatal => {
+                over = over.or(cfg.pacing.latency_target.map(|g| g.target_ns))
+            }
             _ => {}
         }
     }
@@ -80,7 +82,7 @@ fn judge_latency(
     };
     let text = format!(
         "fio: latency of {lat} nsec exceeds specified max ({max} nsec): {} {} {} {}",
-        cfg.paths[slot.file].display(),
+        cfg.files.paths[slot.file].display(),
         if slot.dir == Dir::Read {
             "read"
         } else {
@@ -114,10 +116,10 @@ fn after_io(
         }
         // verify_only: fio's dry run reads nothing, and checks nothing,
         // before its pass (a verify_backlog read only leaves the log).
-        (Some(_), _) if v.spec.only && cfg.pattern.write => return true,
+        (Some(_), _) if v.spec.only && cfg.workload.pattern.write => return true,
         (Some(piece), _) => v.piece(piece),
         // A job that only reads checks every block it reads.
-        (None, Dir::Read) if !cfg.pattern.write => crate::verify::Written {
+        (None, Dir::Read) if !cfg.workload.pattern.write => crate::verify::Written {
             file: slot.file as u32,
             offset: slot.offset,
             len: slot.len as u32,
@@ -157,7 +159,7 @@ pub(super) fn verify_failed(
     if r < 0 {
         return true;
     }
-    if cfg.continue_on_error & 4 != 0 {
+    if cfg.errors.continue_on_error & 4 != 0 {
         eprintln!("{text}");
         result.total_err += 1;
         if result.first_error == 0 {
@@ -178,7 +180,7 @@ fn io_error_text(cfg: &JobConfig, slot: &Slot, code: i32) -> String {
     };
     format!(
         "fio: io_u error on file {}: {}: {what} offset={}, buflen={}",
-        cfg.paths[slot.file].display(),
+        cfg.files.paths[slot.file].display(),
         strerror(code),
         slot.offset,
         slot.len
@@ -194,7 +196,7 @@ pub(super) fn note_later_error(cfg: &JobConfig, result: &mut JobResult, slot: &S
         return;
     }
     let code = (-r) as i32;
-    if cfg.error_dump || errors::verdict(cfg, slot.dir, code) != Verdict::CarriesOn {
+    if cfg.errors.error_dump || errors::verdict(&cfg.errors, slot.dir, code) != Verdict::CarriesOn {
         result.later_errors.push(io_error_text(cfg, slot, code));
     }
 }
@@ -223,7 +225,7 @@ pub(super) fn complete(
     if at < epoch {
         return true;
     }
-    if !cfg.io_stats {
+    if !cfg.reporting.io_stats {
         // Counted, but no latency sample (fio's FIO_NOSTATS engines).
         let stats = result.dir_mut(slot.dir);
         stats.bytes += r as u64;
@@ -231,7 +233,7 @@ pub(super) fn complete(
         return true;
     }
     let ns = |from: Nanos, to: Nanos| to.saturating_sub(from);
-    let m = cfg.measure;
+    let m = cfg.reporting.measure;
     let clat = ns(submitted, at);
     if m.clat {
         result.latency.add(clat);
@@ -319,18 +321,19 @@ pub(super) fn complete(
 fn failed_io(cfg: &JobConfig, result: &mut JobResult, slot: &mut Slot, code: i32) -> bool {
     // fill_device: a full device is the expected end. fio reports the
     // I/O's error, then ends the job without failing it.
-    if cfg.fill_device && matches!(code, libc::ENOSPC | libc::EDQUOT) {
+    if cfg.files.fill_device && matches!(code, libc::ENOSPC | libc::EDQUOT) {
         eprintln!("{}", io_error_text(cfg, slot, code));
         return false;
     }
-    let verdict = errors::verdict(cfg, slot.dir, code);
+    let verdict = errors::verdict(&cfg.errors, slot.dir, code);
     if verdict == Verdict::CarriesOn {
-        if cfg.error_dump {
+        if cfg.errors.error_dump {
             eprintln!("{}", io_error_text(cfg, slot, code));
         }
         let first = result.total_err == 0 && result.issued() == 1;
-        result.warn_direct |= first && errors::warns_of_direct_io(cfg, code);
-        result.carry_on(code, errors::carried_on_context(cfg));
+        result.warn_direct |=
+            first && errors::warns_of_direct_io(&cfg.errors, cfg.files.direct, code);
+        result.carry_on(code, errors::carried_on_context(&cfg.errors));
         slot.queued = false;
         return true;
     }

@@ -49,7 +49,7 @@ impl JobLoop<'_, '_> {
             )
             && self.files[step.file] == UNOPENED
         {
-            let path = &cfg.paths[step.file];
+            let path = &cfg.files.paths[step.file];
             match self.eng.open(path, self.mode) {
                 Ok(f) => self.files[step.file] = f,
                 Err(e) => {
@@ -112,7 +112,7 @@ impl JobLoop<'_, '_> {
         // the loaded state's writes stopped, and there its I/O ends.
         if self.verifying.as_ref().is_some_and(|v| {
             io.dir == Dir::Read
-                && !cfg.pattern.write
+                && !cfg.workload.pattern.write
                 && !resumed
                 && v.past_saved_writes(io.file, io.offset)
         }) {
@@ -121,7 +121,7 @@ impl JobLoop<'_, '_> {
         }
         // serialize_overlap: an I/O that overlaps one in flight waits,
         // as it is, until something completes (fio's busy queue).
-        if cfg.serialize_overlap
+        if cfg.depth.serialize_overlap
             && self.slots.iter().any(|o| {
                 o.flying
                     && o.file == io.file
@@ -187,18 +187,18 @@ impl JobLoop<'_, '_> {
     fn drawn_io(&mut self) -> Phase<Io> {
         let cfg = self.cfg;
         let replayed = self.replayer.as_ref().and_then(Replayer::peek);
-        let mixed = replayed.is_none() && cfg.pattern.read && cfg.pattern.write;
+        let mixed = replayed.is_none() && cfg.workload.pattern.read && cfg.workload.pattern.write;
         let drawn = if let Some(Step {
             action: Action::Io { dir, .. },
             ..
         }) = replayed
         {
             dir
-        } else if cfg.pattern.trim {
+        } else if cfg.workload.pattern.trim {
             Dir::Trim
         } else if mixed {
             [Dir::Read, Dir::Write][self.draws.mix.next([self.work[0].0, self.work[1].0])]
-        } else if cfg.pattern.read {
+        } else if cfg.workload.pattern.read {
             Dir::Read
         } else {
             Dir::Write
@@ -227,7 +227,7 @@ impl JobLoop<'_, '_> {
         };
         self.last_was_sync = false;
         let (file, offset, len) = self.place(index, follow, replayed, &mut dir, mixed)?;
-        if cfg.pattern.trimwrite && dir == Dir::Trim {
+        if cfg.workload.pattern.trimwrite && dir == Dir::Trim {
             self.pending_write = Some((file, offset, len));
         }
         Ok(Io {
@@ -279,14 +279,16 @@ impl JobLoop<'_, '_> {
         // while it thought counts as issued.
         let credit = self.rate_credit[d as usize];
         let (ios, bytes) = (
-            ios + credit / cfg.bs[d as usize].min().max(1),
+            ios + credit / cfg.workload.bs[d as usize].min().max(1),
             bytes + credit,
         );
         self.start
             + match &self.poisson {
                 Some(p) => p.due_us(d as usize) * 1000,
                 None => nanos(
-                    crate::run::config::rate_due(cfg, d as usize, ios, bytes).unwrap_or_default(),
+                    cfg.pacing
+                        .rate_due(d as usize, ios, bytes)
+                        .unwrap_or_default(),
                 ),
             }
     }
@@ -422,7 +424,7 @@ fn next_io(
         if let Some(w) = iolog {
             w.close(file);
         }
-        if cfg.file_service.skewed() {
+        if cfg.placement.file_service.skewed() {
             placer.files[file].reset(cfg);
         }
     }

@@ -48,7 +48,7 @@ impl JobLoop<'_, '_> {
         // fio's verify pass ends at once when the runtime is over.
         let time_left = self.deadline.is_none_or(|d| writes_end < d);
         if let Some(v) = &mut self.verifying
-            && cfg.pattern.write
+            && cfg.workload.pattern.write
             && v.spec.read_back
             && self.result.error.is_none()
             && !self.stop.any()
@@ -59,8 +59,12 @@ impl JobLoop<'_, '_> {
             let rest = v.rest();
             // The read-back may go to any file: open those closed (openfiles).
             if let Some(l) = &mut self.lazy
-                && let Err((e, path)) =
-                    l.ensure_all(self.eng.as_mut(), &mut self.files, &cfg.paths, self.mode)
+                && let Err((e, path)) = l.ensure_all(
+                    self.eng.as_mut(),
+                    &mut self.files,
+                    &cfg.files.paths,
+                    self.mode,
+                )
             {
                 self.open_failed(&e, path);
             }
@@ -89,16 +93,17 @@ impl JobLoop<'_, '_> {
         if let Some(took) = verify_took {
             // A job that reads as well times its reads over the loops and the
             // passes both (fio adds each pass to the read time of its loop).
-            let loops_ns = if cfg.pattern.read && result.dirs[Dir::Read as usize].runtime_ms > 0 {
-                result.runtime.as_nanos() as u64
-            } else {
-                0
-            };
+            let loops_ns =
+                if cfg.workload.pattern.read && result.dirs[Dir::Read as usize].runtime_ms > 0 {
+                    result.runtime.as_nanos() as u64
+                } else {
+                    0
+                };
             result.dirs[Dir::Read as usize].runtime_ms =
                 ((loops_ns + took) / 1000).div_ceil(1000).max(1);
             result.runtime += std::time::Duration::from_nanos(took);
-        } else if cfg.pattern.write
-            && !cfg.pattern.read
+        } else if cfg.workload.pattern.write
+            && !cfg.workload.pattern.read
             && self.verifying.as_ref().is_some_and(|v| v.spec.read_back)
         {
             // A writer's reads are timed only by its verify passes: backlog
@@ -156,11 +161,11 @@ impl JobLoop<'_, '_> {
     /// counted in the stats.
     fn final_syncs(&mut self) {
         let cfg = self.cfg;
-        let wanted = (cfg.end_fsync || cfg.fsync_on_close) && cfg.pattern.write;
+        let wanted = (cfg.sync.end_fsync || cfg.sync.fsync_on_close) && cfg.workload.pattern.write;
         if self.result.failed() || self.died || !wanted {
             return;
         }
-        for (i, (&file, path)) in self.files.iter().zip(&cfg.paths).enumerate() {
+        for (i, (&file, path)) in self.files.iter().zip(&cfg.files.paths).enumerate() {
             if file == UNOPENED {
                 continue;
             }
@@ -198,7 +203,7 @@ impl JobLoop<'_, '_> {
         if !progress.vstate.saved()
             && let Some(v) = verifying
             && v.spec.state_save
-            && cfg.pattern.write
+            && cfg.workload.pattern.write
         {
             verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand()));
         }
@@ -224,7 +229,7 @@ impl JobLoop<'_, '_> {
         result.dir_mut(Dir::Read).dropped = eng.dropped();
         result.slowest.name(|file, offset| {
             let object = files.get(file).and_then(|&f| eng.object_of(f, offset));
-            let path = cfg.paths.get(file).map(|p| p.display().to_string());
+            let path = cfg.files.paths.get(file).map(|p| p.display().to_string());
             (path.unwrap_or_default(), object)
         });
         if eng.abandoned() {
@@ -240,17 +245,18 @@ impl JobLoop<'_, '_> {
             && let Err(e) = w.finish()
         {
             let path = cfg
+                .logging
                 .write_iolog
                 .as_deref()
                 .unwrap_or(std::path::Path::new(""));
             let text = format!("fio: writing iolog {}: {e}", path.display());
             result.fail(errno(&e), "write iolog", text);
         }
-        if cfg.unlink {
+        if cfg.files.unlink {
             // Only regular files, as in fio: a job on a device or /dev/null
             // must never remove the node.
             let regular = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
-            for path in cfg.paths.iter().filter(|p| regular(p)) {
+            for path in cfg.files.paths.iter().filter(|p| regular(p)) {
                 if let Err(e) = std::fs::remove_file(path) {
                     result.fail(
                         errno(&e),

@@ -54,7 +54,7 @@ impl JobLoop<'_, '_> {
         let in_queue = self.in_flight + self.unsubmitted.len();
         let full = in_queue >= turn.depth_limit
             || (self.traits.may_be_busy && self.eng.busy())
-            || cfg.reap_after_each_io;
+            || cfg.depth.reap_after_each_io;
         let last = !self.may_issue();
         // fio weighs the pause after the last I/O before it reaps
         // what is in flight (unless the queue is full): count the
@@ -66,7 +66,7 @@ impl JobLoop<'_, '_> {
             let (ios, _) = issued(&self.work);
             *completed = Some(ios.saturating_sub(in_queue as u64));
         }
-        if self.unsubmitted.len() < cfg.batch_submit && !full && !last {
+        if self.unsubmitted.len() < cfg.depth.batch_submit && !full && !last {
             return Err(Next::Again);
         }
         turn.keep_filling = !full && !last;
@@ -86,7 +86,7 @@ impl JobLoop<'_, '_> {
                 l.retire(f);
             }
             l.flush(self.eng.as_mut(), &mut self.files, &mut self.chooser);
-            let path = &cfg.paths[io.file];
+            let path = &cfg.files.paths[io.file];
             let opened = if backlog && !resumed {
                 let held = self.chooser.holds(io.file);
                 l.visit(
@@ -115,7 +115,7 @@ impl JobLoop<'_, '_> {
             None => {}
             Some(Ok(took)) => {
                 self.clock = self.ticker.read();
-                if self.clock >= self.ramp_end && cfg.measure.lat {
+                if self.clock >= self.ramp_end && cfg.reporting.measure.lat {
                     let at = ms_between(self.ramp_end, self.clock);
                     file_op_sample(cfg, &mut self.result, &mut self.records.logs, took, at);
                 }
@@ -213,7 +213,7 @@ impl JobLoop<'_, '_> {
         if let Some(rp) = &mut self.replayer {
             // With room left behind this I/O, fio looks for the next
             // one before it reaps anything, and finds the log's end.
-            if !rp.io_left() && self.in_flight + self.unsubmitted.len() + 1 < cfg.iodepth {
+            if !rp.io_left() && self.in_flight + self.unsubmitted.len() + 1 < cfg.depth.iodepth {
                 let stop = self.stop;
                 rp.finish(&|| stop.any());
                 self.finished = true;
@@ -245,7 +245,7 @@ impl JobLoop<'_, '_> {
         // verify_only: the writes are only replayed, to know what to
         // check (and the reads of a job that writes, as fio's dry
         // run goes through them too).
-        let replay = (dir == Dir::Write || cfg.pattern.write)
+        let replay = (dir == Dir::Write || cfg.workload.pattern.write)
             && self.verifying.as_ref().is_some_and(|v| v.spec.only);
         // zbd: a trim resets its zone rather than reaching the file.
         let zone_reset = (dir == Dir::Trim)
@@ -258,10 +258,11 @@ impl JobLoop<'_, '_> {
         } else {
             let slot = &mut self.slots[index];
             let raised = cfg
+                .scheduling
                 .cmdprio
                 .as_ref()
                 .and_then(|c| c.choose(dir as usize, len, &mut self.prio_draws));
-            (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.default_ioprio, 0));
+            (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.scheduling.default_ioprio, 0));
             let _held = self.file_locks.as_ref().map(|l| l.hold(file_index, dir));
             // SAFETY: the buffer is the slot's (slots.rs), and the slot is
             // off the free list: nothing touches it until its completion
@@ -357,7 +358,7 @@ fn file_op_sample(
     took: u64,
     time_ms: u64,
 ) {
-    let dir = if !cfg.pattern.read && cfg.pattern.write {
+    let dir = if !cfg.workload.pattern.read && cfg.workload.pattern.write {
         Dir::Write
     } else {
         Dir::Read
@@ -365,7 +366,7 @@ fn file_op_sample(
     let stats = result.dir_mut(dir);
     stats.clat.add(took);
     stats.clat_fine.add(took);
-    if cfg.measure.clat_hist {
+    if cfg.reporting.measure.clat_hist {
         stats.clat_hist.add(took);
     }
     if let Some(logs) = logs {
@@ -377,7 +378,7 @@ fn file_op_sample(
             slat_ns: None,
             clat_ns: Some(took),
             lat_ns: None,
-            ioprio: cfg.default_ioprio,
+            ioprio: cfg.scheduling.default_ioprio,
         };
         logs.completed(&op, &stats.clat_hist);
     }

@@ -16,6 +16,7 @@
 
 mod buffers;
 mod complete;
+pub mod depth;
 mod fill;
 mod finish;
 mod issue;
@@ -35,7 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::{Completion, Dir, Engine, OpenMode};
 use crate::rand::fio_rand::{Draws, FioRng};
-use crate::run::config::{ExitWhat, JobConfig};
+use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{LoopClock, Nanos};
 use crate::run::pacing::flow::Seat;
 use crate::run::pacing::latency_target::LatencyTarget;
@@ -47,6 +48,7 @@ use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::logs::JobLogs;
 use crate::run::records::replay::Replayer;
 use crate::run::result::{DirStats, JobResult};
+use crate::run::scheduling::ExitWhat;
 use crate::run::status::depth::DepthTracker;
 use crate::run::status::live::Tally;
 use crate::run::status::progress::{JobProgress, State};
@@ -114,9 +116,9 @@ const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_millis(100)
 pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResult {
     progress.set_state(State::SettingUp);
     let result = run_job(cfg, stops, progress);
-    if cfg.exitall || (cfg.exitall_on_error && result.failed()) {
+    if cfg.scheduling.exitall || (cfg.scheduling.exitall_on_error && result.failed()) {
         stops.group.store(true, Ordering::Relaxed);
-        if cfg.exit_what == ExitWhat::All {
+        if cfg.scheduling.exit_what == ExitWhat::All {
             stops.rest.store(true, Ordering::Relaxed);
         }
     }
@@ -136,18 +138,18 @@ pub fn run(cfg: &JobConfig, stops: Stops<'_>, progress: &JobProgress) -> JobResu
 fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResult {
     // The job's place in its flow, left (its weight and I/Os taken out)
     // however the job ends.
-    let mut flow = cfg.flow.as_ref().map(|f| f.seat());
+    let mut flow = cfg.pacing.flow.as_ref().map(|f| f.seat());
     let mut result = JobResult::new(cfg);
     // SAFETY: gettid has no preconditions.
     result.pid = unsafe { libc::gettid() };
     // A clone whose generated file names were all taken by its first
     // instance has nothing to do (as in fio).
     // create_only: the files are laid out, which was all to do.
-    if cfg.paths.is_empty() || cfg.create_only {
+    if cfg.files.paths.is_empty() || cfg.files.create_only {
         result.finish(std::time::Duration::ZERO);
         return result;
     }
-    let _held = match cfg.thread_setup.apply(&cfg.name) {
+    let _held = match cfg.scheduling.thread_setup.apply(&cfg.name) {
         Ok(held) => held,
         Err(e) => {
             // A failed exec_prerun ends the job quietly, as in fio.
@@ -158,7 +160,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         }
     };
     let result = run_io(cfg, stop, progress, result, flow.as_mut());
-    cfg.thread_setup.finish(&cfg.name);
+    cfg.scheduling.thread_setup.finish(&cfg.name);
     result
 }
 /// The job's I/O, once its thread is set up.
@@ -172,7 +174,7 @@ fn run_io(
     let capped = crate::run::storage::fill_read::capped(cfg);
     let cfg = capped.as_ref().unwrap_or(cfg);
     let offloaded;
-    let cfg = if cfg.offload {
+    let cfg = if cfg.depth.offload {
         offloaded = crate::run::offload::one_at_a_time(cfg);
         &offloaded
     } else {
@@ -430,8 +432,11 @@ impl JobLoop<'_, '_> {
         !self.stop.any()
             && !self.finished
             && self.deadline.is_none_or(|d| self.clock < d)
-            && (cfg.time_based || bytes + self.replayed_bytes < self.budget)
-            && cfg.number_ios.is_none_or(|n| ios + self.verify_ios < n)
+            && (cfg.timing.time_based || bytes + self.replayed_bytes < self.budget)
+            && cfg
+                .timing
+                .number_ios
+                .is_none_or(|n| ios + self.verify_ios < n)
             && !(self.traits.exit_on_io_done && self.stop.io_done.load(Ordering::Relaxed))
     }
 
@@ -470,18 +475,18 @@ enum Quiesce {
 /// reach every block of the job's size.
 pub fn draws_wide(cfg: &JobConfig) -> bool {
     let smallest = rw_min_bs(cfg);
-    cfg.wide_draws || cfg.size / smallest > u64::from(u32::MAX)
+    cfg.placement.wide_draws || cfg.files.size / smallest > u64::from(u32::MAX)
 }
 
 /// The job's draws from fio's generators. A file with more blocks than a
 /// 32-bit draw can reach makes fio switch to its 64-bit generator.
 pub fn job_draws(cfg: &JobConfig) -> Draws {
     Draws::new(
-        &cfg.seeds,
+        &cfg.placement.seeds,
         draws_wide(cfg),
-        cfg.read_percent,
-        cfg.verify.is_some(),
-        cfg.pattern.trimwrite,
+        cfg.workload.read_percent,
+        cfg.verification.verify.is_some(),
+        cfg.workload.pattern.trimwrite,
     )
 }
 

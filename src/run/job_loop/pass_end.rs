@@ -25,7 +25,7 @@ impl JobLoop<'_, '_> {
         if self.traits.runs_on {
             self.loop_queued >= self.loop_bytes
         } else {
-            self.issued().1 - self.pass_start >= self.cfg.pass_bytes
+            self.issued().1 - self.pass_start >= self.cfg.timing.pass_bytes
         }
     }
 
@@ -46,13 +46,13 @@ impl JobLoop<'_, '_> {
         // may be less. So a first loop whose offsets last
         // (reads and writes each with their own position,
         // norandommap) goes on past its size.
-        let loop_over = if cfg.time_based {
+        let loop_over = if cfg.timing.time_based {
             // A time-based loop wraps its files: only the
             // bytes queued end it.
             self.loop_queued >= self.loop_bytes
         } else {
             self.out_of_offsets
-                || issued_bytes >= cfg.io_bytes
+                || issued_bytes >= cfg.timing.io_bytes
                 || self.loop_queued >= self.loop_bytes
         };
         // A verifying writer checks its blocks at the end of
@@ -61,10 +61,10 @@ impl JobLoop<'_, '_> {
         let verifier = self
             .verifying
             .as_ref()
-            .is_some_and(|v| cfg.pattern.write && v.spec.read_back && !v.spec.only);
+            .is_some_and(|v| cfg.workload.pattern.write && v.spec.read_back && !v.spec.only);
         let verifies = verifier && loop_over;
         // A pass within one of fio's loops is not a loop.
-        if loop_over || (!verifier && cfg.time_based) {
+        if loop_over || (!verifier && cfg.timing.time_based) {
             self.passes += 1;
         }
         if verifies
@@ -83,16 +83,18 @@ impl JobLoop<'_, '_> {
         let max_len = self.max_len as u64;
         let another = if verifies {
             let moved = self.issued().1 + self.verify_moved;
-            cfg.time_based
-                || self.passes < cfg.loops
-                || (cfg.io_size_given && cfg.pass_bytes.saturating_sub(moved) >= max_len)
+            cfg.timing.time_based
+                || self.passes < cfg.timing.loops
+                || (cfg.timing.io_size_given
+                    && cfg.timing.pass_bytes.saturating_sub(moved) >= max_len)
         } else {
             // Past its loops, fio's keep_running goes on
             // while the bytes done fall short of one
             // io_size (not one per loop) by a block or more.
-            cfg.time_based
-                || self.passes < cfg.loops
-                || (cfg.io_size_given && cfg.pass_bytes.saturating_sub(self.issued().1) >= max_len)
+            cfg.timing.time_based
+                || self.passes < cfg.timing.loops
+                || (cfg.timing.io_size_given
+                    && cfg.timing.pass_bytes.saturating_sub(self.issued().1) >= max_len)
         };
         if (self.out_of_offsets || verifies) && (idle || !another) {
             self.finished = true;
@@ -102,7 +104,7 @@ impl JobLoop<'_, '_> {
         self.out_of_offsets = false;
         // Within one of fio's loops the I/O goes on from
         // where it is.
-        if !loop_over && !cfg.time_based {
+        if !loop_over && !cfg.timing.time_based {
             self.pass_start = self.issued().1;
             self.draining = false;
             return Next::Again;
@@ -118,8 +120,12 @@ impl JobLoop<'_, '_> {
         // The checks may go to any file: open those closed
         // (openfiles).
         if let Some(l) = &mut self.lazy
-            && let Err((e, path)) =
-                l.ensure_all(self.eng.as_mut(), &mut self.files, &cfg.paths, self.mode)
+            && let Err((e, path)) = l.ensure_all(
+                self.eng.as_mut(),
+                &mut self.files,
+                &cfg.files.paths,
+                self.mode,
+            )
         {
             return Err(self.open_failed(&e, path));
         }
@@ -150,9 +156,9 @@ impl JobLoop<'_, '_> {
         // fio closes the files between loops (and logs it), but
         // not when a time-based job starts its files over.
         if let Some(w) = &mut self.iolog
-            && !cfg.time_based
+            && !cfg.timing.time_based
         {
-            for file in 0..cfg.paths.len() {
+            for file in 0..cfg.files.paths.len() {
                 w.close(file);
             }
         }
@@ -167,8 +173,8 @@ impl JobLoop<'_, '_> {
         if let Some(l) = &mut self.lazy {
             l.close_all(self.eng.as_mut(), &mut self.files);
         }
-        if cfg.unlink_each_loop
-            && !cfg.time_based
+        if cfg.files.unlink_each_loop
+            && !cfg.timing.time_based
             && let Err((code, func, text)) = unlink_and_reopen(
                 cfg,
                 self.eng.as_mut(),
@@ -180,14 +186,14 @@ impl JobLoop<'_, '_> {
             self.result.fail(code, &func, text);
             return Next::End;
         }
-        if cfg.invalidate && !cfg.kind.has(caps::FAKE_IO) {
-            for (path, &file) in cfg.paths.iter().zip(self.files.iter()) {
+        if cfg.files.invalidate && !cfg.kind.has(caps::FAKE_IO) {
+            for (path, &file) in cfg.files.paths.iter().zip(self.files.iter()) {
                 // A time-based job starts its files over without
                 // reopening them: fio drops their pages through the
                 // descriptors it holds, so a file removed meanwhile goes
                 // on being read and written, as it does in fio. Otherwise
                 // fio opens the files again, by name.
-                let held = (cfg.time_based && file != UNOPENED)
+                let held = (cfg.timing.time_based && file != UNOPENED)
                     .then(|| self.eng.invalidate_open(file))
                     .flatten();
                 if let Err(e) = held.unwrap_or_else(|| self.eng.invalidate(path)) {
@@ -205,14 +211,14 @@ impl JobLoop<'_, '_> {
         // sequence when the job repeats its randomness.
         // (fio's clear_io_state: after a time-based loop too,
         // when one ends to verify.)
-        if cfg.seeds.repeat && (!cfg.time_based || verifies) {
+        if cfg.placement.seeds.repeat && (!cfg.timing.time_based || verifies) {
             self.draws.start_over(job_draws(cfg));
             if let Some(v) = &mut self.verifying {
                 v.reseed();
             }
             self.chooser.reseed(cfg);
             if let Some(t) = &mut self.trims {
-                t.start_over(&cfg.seeds, draws_wide(cfg));
+                t.start_over(&cfg.placement.seeds, draws_wide(cfg));
             }
         }
         self.draining = false;
@@ -239,7 +245,7 @@ fn unlink_and_reopen(
             *file = UNOPENED;
         }
     }
-    for path in &cfg.paths {
+    for path in &cfg.files.paths {
         if std::fs::metadata(path).is_ok_and(|m| m.is_file())
             && let Err(e) = std::fs::remove_file(path)
         {
@@ -249,10 +255,10 @@ fn unlink_and_reopen(
     }
     // fio opens a writing job's files with O_CREAT when it may create them.
     let mode = OpenMode {
-        create: mode.create || (cfg.pattern.write && cfg.allow_file_create),
+        create: mode.create || (cfg.workload.pattern.write && cfg.files.allow_file_create),
         ..mode
     };
-    for (file, path) in files.iter_mut().zip(&cfg.paths).take(first) {
+    for (file, path) in files.iter_mut().zip(&cfg.files.paths).take(first) {
         match eng.open(path, mode) {
             Ok(f) => *file = f,
             Err(e) => {

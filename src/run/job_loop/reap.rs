@@ -28,8 +28,8 @@ impl JobLoop<'_, '_> {
                 (in_flight, in_flight)
             } else {
                 (
-                    cfg.batch_complete_min.min(in_flight).max(1),
-                    cfg.batch_complete_max,
+                    cfg.depth.batch_complete_min.min(in_flight).max(1),
+                    cfg.depth.batch_complete_max,
                 )
             };
             self.done.clear();
@@ -50,7 +50,7 @@ impl JobLoop<'_, '_> {
             self.depth.set(self.clock, self.in_flight);
             self.files_busy = false;
             let draining = self.draining || !self.may_issue();
-            let keep_reaping = draining || (full && self.in_flight > cfg.iodepth_low);
+            let keep_reaping = draining || (full && self.in_flight > cfg.depth.iodepth_low);
             if self.in_flight == 0 || !keep_reaping {
                 return Ok(());
             }

@@ -117,7 +117,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             return Err(Box::new(result));
         };
         let draws = job_draws(cfg);
-        let prio_draws = cfg.seeds.generator(Purpose::PrioCmds, false);
+        let prio_draws = cfg.placement.seeds.generator(Purpose::PrioCmds, false);
         let Some(mut regions) = crate::run::storage::alloc::with_capacity(bufs.slots.len()) else {
             eprintln!("fio: failed setting up IO queues");
             return Err(Box::new(result));
@@ -131,8 +131,9 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             }
         };
         let trims = cfg
+            .verification
             .trim
-            .map(|spec| TrimBacklog::new(spec, &cfg.seeds, draws_wide(cfg)));
+            .map(|spec| TrimBacklog::new(spec, &cfg.placement.seeds, draws_wide(cfg)));
         // SAFETY: the regions are the slots' buffers, which stay put when
         // the slots move. Wherever the engine goes with them (`Opened`
         // before `Buffers` here and in `Ready`, `eng` before `slots` and
@@ -152,7 +153,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         let real_sizes = real_sizes(cfg);
         let chooser = FileChooser::new(cfg, opened.files.len());
         // Random offsets without a map never run out.
-        let endless = cfg.pattern.random && !placer.files.iter().all(Placement::has_map);
+        let endless = cfg.workload.pattern.random && !placer.files.iter().all(Placement::has_map);
         let ready = Ready {
             opened,
             bufs,
@@ -165,7 +166,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             chooser,
             loop_bytes: loop_bytes(cfg, endless),
         };
-        if !wait_until(clock::now() + nanos(cfg.startdelay), None, stop) {
+        if !wait_until(clock::now() + nanos(cfg.timing.startdelay), None, stop) {
             return Err(Box::new(result));
         }
         Ok(Self::start(cfg, stop, progress, flow, result, ready))
@@ -193,14 +194,15 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             loop_bytes,
         } = ready;
         let start = clock::now();
-        let engine_stamps = cfg.kind.stamps_completions(cfg.iodepth);
+        let engine_stamps = cfg.kind.stamps_completions(cfg.depth.iodepth);
         let replayer = cfg
+            .workload
             .replay
             .as_deref()
             .map(|log| Replayer::new(log, start, engine_stamps));
         // Statistics start after ramp_time; runtime counts from there too.
-        let ramp_end = start + nanos(cfg.ramp);
-        progress.set_state(if cfg.ramp.is_zero() {
+        let ramp_end = start + nanos(cfg.timing.ramp);
+        progress.set_state(if cfg.timing.ramp.is_zero() {
             State::Running
         } else {
             State::Ramp
@@ -208,11 +210,14 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         progress.set_epoch(start);
         let publish_every = publish_every(cfg);
         let records = Records {
-            logs: JobLogs::new(&cfg.logs),
+            logs: JobLogs::new(&cfg.logging.logs),
             live: progress.watched_live().then(|| Tally::starting(ramp_end)),
-            written: cfg.sync_range.map(|_| Written::new(cfg.paths.len())),
+            written: cfg
+                .sync
+                .sync_range
+                .map(|_| Written::new(cfg.files.paths.len())),
         };
-        let m = cfg.measure;
+        let m = cfg.reporting.measure;
         let ticker = LoopClock::new(!(m.slat || m.clat || m.lat) && records.logs.is_none());
         let traits = Traits::of(cfg, opened.eng.as_ref(), &records);
         JobLoop {
@@ -231,9 +236,9 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             real_sizes,
             chooser,
             placer,
-            file_locks: cfg
-                .lockfile
-                .map(|(shared_reads, origin)| FileLocks::new(shared_reads, origin, &cfg.paths)),
+            file_locks: cfg.files.lockfile.map(|(shared_reads, origin)| {
+                FileLocks::new(shared_reads, origin, &cfg.files.paths)
+            }),
             max_len: bufs.max_len,
             rng: bufs.rng,
             draws,
@@ -263,10 +268,10 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             loop_bytes,
             pass_start: 0,
             // A replay ends with its log, whatever its size.
-            budget: if cfg.replay.is_some() {
+            budget: if cfg.workload.replay.is_some() {
                 u64::MAX
             } else {
-                cfg.io_bytes
+                cfg.timing.io_bytes
             },
             loop_start: 0,
             pending_write: None,
@@ -279,21 +284,24 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             clock: start,
             ramp_end,
             // A latency_target's final window starts the runtime over.
-            deadline: cfg.runtime.map(|r| ramp_end.saturating_add(nanos(r))),
+            deadline: cfg
+                .timing
+                .runtime
+                .map(|r| ramp_end.saturating_add(nanos(r))),
             ticker,
             publish_every,
             next_publish: start + publish_every,
             next_tick: start,
-            sampler: RateSampler::new(ramp_end, cfg.bw_every, cfg.iops_every),
+            sampler: RateSampler::new(ramp_end, cfg.reporting.bw_every, cfg.reporting.iops_every),
             depth: DepthTracker::new(ramp_end),
             // CPU use counts from the end of ramp_time, like every statistic.
-            cpu_start: (cfg.ramp.is_zero()).then(CpuUsage::of_this_thread),
+            cpu_start: (cfg.timing.ramp.is_zero()).then(CpuUsage::of_this_thread),
             records,
             replayer,
             replay_over: false,
             handed_to_busy: false,
-            floor_check: FloorCheck::new(cfg.rate_floors, start),
-            capped: [0, 1, 2].map(|d| cfg.rate_bytes[d] > 0 || cfg.rate_iops[d] > 0),
+            floor_check: FloorCheck::new(cfg.pacing.rate_floors, start),
+            capped: [0, 1, 2].map(|d| cfg.pacing.rate_bytes[d] > 0 || cfg.pacing.rate_iops[d] > 0),
             rate_credit: [0; 3],
             poisson: poisson(cfg),
             lat_target: latency_target(cfg, start),
@@ -309,7 +317,8 @@ impl<'a, 'f> JobLoop<'a, 'f> {
 /// fio's real_file_size of each regular file: a short transfer that
 /// reaches it ends there instead of asking for the rest.
 fn real_sizes(cfg: &JobConfig) -> Vec<u64> {
-    cfg.paths
+    cfg.files
+        .paths
         .iter()
         .map(|p| match std::fs::metadata(p) {
             Ok(m) if m.is_file() => m.len(),
@@ -322,7 +331,7 @@ fn real_sizes(cfg: &JobConfig) -> Vec<u64> {
 fn publish_every(cfg: &JobConfig) -> Nanos {
     // Steady state samples the published totals once a second: publish
     // often enough that a sample is off by well under a percent.
-    if cfg.steady.is_some() {
+    if cfg.pacing.steady.is_some() {
         nanos(std::time::Duration::from_millis(2))
     } else {
         nanos(PUBLISH_EVERY)
@@ -331,21 +340,26 @@ fn publish_every(cfg: &JobConfig) -> Nanos {
 
 /// rate_process=poisson's arrivals.
 fn poisson(cfg: &JobConfig) -> Option<PoissonArrivals> {
-    cfg.rate_poisson.then(|| {
-        let min_bs = [0, 1, 2].map(|d| cfg.bs[d].min());
-        PoissonArrivals::new(cfg.rate_bytes, cfg.rate_iops, min_bs, cfg.seed)
+    cfg.pacing.rate_poisson.then(|| {
+        let min_bs = [0, 1, 2].map(|d| cfg.workload.bs[d].min());
+        PoissonArrivals::new(
+            cfg.pacing.rate_bytes,
+            cfg.pacing.rate_iops,
+            min_bs,
+            cfg.placement.seed,
+        )
     })
 }
 
 /// latency_target's search for a depth, from `start`.
 fn latency_target(cfg: &JobConfig, start: Nanos) -> Option<LatencyTarget> {
-    cfg.latency_target.map(|g| {
+    cfg.pacing.latency_target.map(|g| {
         LatencyTarget::new(
             g.target_ns,
             g.window_ns,
             g.percentile,
             g.keep_running,
-            cfg.iodepth,
+            cfg.depth.iodepth,
             start,
         )
     })
@@ -355,26 +369,27 @@ impl Traits {
     fn of(cfg: &JobConfig, eng: &dyn Engine, records: &Records) -> Traits {
         let no_data = cfg.kind.has(caps::NO_IO);
         Traits {
-            sample_bw: cfg.measure.bw && !records.logs.as_ref().is_some_and(JobLogs::bw_per_io),
+            sample_bw: cfg.reporting.measure.bw
+                && !records.logs.as_ref().is_some_and(JobLogs::bw_per_io),
             sample_iops: !records.logs.as_ref().is_some_and(JobLogs::iops_per_io),
             counts_each_io: !eng.commits(),
-            synchronous: !eng.commits() || cfg.iodepth == 1,
+            synchronous: !eng.commits() || cfg.depth.iodepth == 1,
             counts_submits: eng.counts_submits(),
             submits_in_queue: eng.submits_in_queue(),
             exit_on_io_done: matches!(&cfg.engine_options, engine::EngineOptions::Cpu(c) if c.exit_on_io_done),
-            runs_on: cfg.pattern.read
-                && cfg.pattern.write
-                && !cfg.time_based
-                && cfg.replay.is_none(),
-            may_be_busy: cfg.kind.may_be_busy(cfg.iodepth),
+            runs_on: cfg.workload.pattern.read
+                && cfg.workload.pattern.write
+                && !cfg.timing.time_based
+                && cfg.workload.replay.is_none(),
+            may_be_busy: cfg.kind.may_be_busy(cfg.depth.iodepth),
             no_data,
             // Asked once rather than per I/O: whether the engine does file
             // operations (the file engines) or thinks after its I/Os (those
             // without data).
-            file_ops: !cfg.io_stats,
+            file_ops: !cfg.reporting.io_stats,
             engine_thinks: no_data,
-            rate_capped: cfg.rate_capped(),
-            thinks: !cfg.think_sleep.is_zero() || !cfg.think_spin.is_zero(),
+            rate_capped: cfg.pacing.rate_capped(),
+            thinks: !cfg.pacing.think_sleep.is_zero() || !cfg.pacing.think_spin.is_zero(),
         }
     }
 }
@@ -383,13 +398,17 @@ impl Traits {
 /// more for random writes without a map, and the size again for the
 /// reads of a verify backlog.
 fn loop_bytes(cfg: &JobConfig, endless: bool) -> u64 {
-    let base = if endless && cfg.io_size_given {
-        cfg.size.max(cfg.pass_bytes)
+    let base = if endless && cfg.timing.io_size_given {
+        cfg.files.size.max(cfg.timing.pass_bytes)
     } else {
-        cfg.size
+        cfg.files.size
     };
-    let backlog = cfg.verify.as_ref().is_some_and(|v| v.backlog > 0);
-    base + if backlog { cfg.size } else { 0 }
+    let backlog = cfg
+        .verification
+        .verify
+        .as_ref()
+        .is_some_and(|v| v.backlog > 0);
+    base + if backlog { cfg.files.size } else { 0 }
 }
 
 /// How the job opens its files.
@@ -400,19 +419,26 @@ fn loop_bytes(cfg: &JobConfig, endless: bool) -> u64 {
 /// An iolog's replay takes only reads and writes for the job's
 /// directions in fio (a blktrace's takes its discards too).
 fn open_mode(cfg: &JobConfig) -> OpenMode {
-    let trimming = cfg.pattern.trim && cfg.replay.as_ref().is_none_or(|log| log.depth.is_some());
+    let trimming = cfg.workload.pattern.trim
+        && cfg
+            .workload
+            .replay
+            .as_ref()
+            .is_none_or(|log| log.depth.is_some());
     OpenMode {
         // Discards need a writable descriptor.
-        write: cfg.pattern.write || cfg.pattern.trim,
-        direct: cfg.direct && !trimming,
-        invalidate: cfg.invalidate,
-        advice: cfg.advice,
+        write: cfg.workload.pattern.write || cfg.workload.pattern.trim,
+        direct: cfg.files.direct && !trimming,
+        invalidate: cfg.files.invalidate,
+        advice: cfg.files.advice,
         // fio creates a replay's files as it opens them for writing.
-        create: (cfg.create_on_open && cfg.allow_file_create && (!trimming || cfg.pattern.write))
-            || (cfg.replay.is_some() && cfg.pattern.write),
-        sync_flags: if trimming { 0 } else { cfg.sync_flags },
-        atomic: cfg.atomic && !trimming,
-        write_hint: cfg.write_hint,
+        create: (cfg.files.create_on_open
+            && cfg.files.allow_file_create
+            && (!trimming || cfg.workload.pattern.write))
+            || (cfg.workload.replay.is_some() && cfg.workload.pattern.write),
+        sync_flags: if trimming { 0 } else { cfg.files.sync_flags },
+        atomic: cfg.files.atomic && !trimming,
+        write_hint: cfg.files.write_hint,
     }
 }
 
@@ -423,8 +449,8 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
     let mode = open_mode(cfg);
     let mut eng = create_engine(cfg, result)?;
     // fio starts its write_iolog before it opens the job's files.
-    let iolog = match &cfg.write_iolog {
-        Some(path) => match IoLogWriter::create(path, &cfg.paths) {
+    let iolog = match &cfg.logging.write_iolog {
+        Some(path) => match IoLogWriter::create(path, &cfg.files.paths) {
             Ok(w) => Some(w),
             Err(e) => {
                 let text = format!("fio: fopen write iolog {}: {e}", path.display());
@@ -437,17 +463,18 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
     // Each file's length, found before the job opens any (as fio sizes
     // its files before it opens them).
     let lens: Vec<u64> = cfg
+        .files
         .paths
         .iter()
-        .zip(&cfg.regions)
+        .zip(&cfg.files.regions)
         .map(|(p, &region)| file_length(cfg, p, region))
         .collect();
     // With openfiles below the file count, fio opens each file only when
     // the job comes to it.
     let lazy = LazyOpen::new(cfg);
-    let at_start = LazyOpen::at_start(&lazy, cfg.paths.len());
+    let at_start = LazyOpen::at_start(&lazy, cfg.files.paths.len());
     let files = open_files(cfg, eng.as_mut(), mode, at_start, result)?;
-    if cfg.pre_read
+    if cfg.files.pre_read
         && !cfg.kind.has(caps::FAKE_IO)
         && let Err(e) = pre_read(cfg)
     {
@@ -468,7 +495,7 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
 /// The job's engine, set up: `None` when it is not available, fails
 /// its setup, or refuses the job's options.
 fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engine>> {
-    let eng = match cfg.kind.make(cfg.iodepth, &cfg.engine_options) {
+    let eng = match cfg.kind.make(cfg.depth.iodepth, &cfg.engine_options) {
         Ok(e) => e,
         Err(e) => {
             result.fail(
@@ -484,7 +511,7 @@ fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engi
     // as its engine setup fails.
     if cfg.kind.has(caps::MAPS_FILES)
         && !rw_min_bs(cfg).is_multiple_of(page_size())
-        && (cfg.direct || cfg.fsync_blocks > 0 || cfg.fdatasync_blocks > 0)
+        && (cfg.files.direct || cfg.sync.fsync_blocks > 0 || cfg.sync.fdatasync_blocks > 0)
     {
         let text = format!(
             "fio: mmap options dictate a minimum block size of {} bytes\n\
@@ -495,8 +522,8 @@ fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engi
         return None;
     }
     // fio switches the disks' scheduler once its engine is set up.
-    if let Some(name) = &cfg.ioscheduler
-        && let Err((code, func, text)) = crate::sys::iosched::switch(&cfg.paths, name)
+    if let Some(name) = &cfg.files.ioscheduler
+        && let Err((code, func, text)) = crate::sys::iosched::switch(&cfg.files.paths, name)
     {
         result.fail(code, func, text);
         return None;
@@ -514,13 +541,13 @@ fn open_files(
     at_start: usize,
     result: &mut JobResult,
 ) -> Option<Vec<usize>> {
-    let mut files = Vec::with_capacity(cfg.paths.len());
+    let mut files = Vec::with_capacity(cfg.files.paths.len());
     // A replay opens each file when its log says.
-    if cfg.replay.is_some() {
-        files.resize(cfg.paths.len(), UNOPENED);
+    if cfg.workload.replay.is_some() {
+        files.resize(cfg.files.paths.len(), UNOPENED);
         return Some(files);
     }
-    for (i, path) in cfg.paths.iter().enumerate() {
+    for (i, path) in cfg.files.paths.iter().enumerate() {
         if i >= at_start {
             files.push(UNOPENED);
             continue;
@@ -557,20 +584,20 @@ fn open_files(
 /// fio's fails (err=12 for the heap's), never the process.
 fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
     // A replay's buffers fit the largest I/O of its log.
-    let max_len = match &cfg.replay {
+    let max_len = match &cfg.workload.replay {
         Some(log) => log.max_len.max(1),
         None => used_dirs(cfg)
-            .map(|d| cfg.bs[d].max())
+            .map(|d| cfg.workload.bs[d].max())
             .max()
             .unwrap_or(4096),
     } as usize;
     // What fio says when its lists of I/Os, its I/O units or their
     // buffers cannot be had (only the last with an error code).
-    let Some(queues) = Queues::new(cfg.iodepth) else {
+    let Some(queues) = Queues::new(cfg.depth.iodepth) else {
         eprintln!("fio: failed setting up IO queues");
         return None;
     };
-    let Some(mut slots) = crate::run::storage::alloc::with_capacity(cfg.iodepth) else {
+    let Some(mut slots) = crate::run::storage::alloc::with_capacity(cfg.depth.iodepth) else {
         eprintln!("fio: unable to allocate aligned memory");
         return None;
     };
@@ -578,39 +605,40 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
         result.fail(libc::ENOMEM, "iomem allocation", String::new());
         None
     };
-    let Some(total) =
-        Carver::stride(max_len, cfg.iomem_align).and_then(|s| s.checked_mul(cfg.iodepth))
+    let Some(total) = Carver::stride(max_len, cfg.content.iomem_align)
+        .and_then(|s| s.checked_mul(cfg.depth.iodepth))
     else {
         return no_memory(result);
     };
     // Every slot's buffer; the slots only point into it, and it goes
     // with them into the loop.
-    let region = match Region::new(&cfg.mem, total, cfg.hugepage_size) {
+    let region = match Region::new(&cfg.content.mem, total, cfg.content.hugepage_size) {
         Ok(r) => r,
         Err(e) => {
             result.fail(e.errno, &e.func, e.message);
             return None;
         }
     };
-    let carver = Carver::new(&region, max_len, cfg.iomem_align);
+    let carver = Carver::new(&region, max_len, cfg.content.iomem_align);
     let fresh = fills_buffers(cfg);
-    slots.extend((0..cfg.iodepth).map(|i| carver.slot(i, fresh)));
+    slots.extend((0..cfg.depth.iodepth).map(|i| carver.slot(i, fresh)));
     let mut content = cfg
+        .content
         .buffer_shape
-        .map(|shape| Content::new(shape, cfg.seed, cfg.dedupe_peers.as_ref()));
+        .map(|shape| Content::new(shape, cfg.placement.seed, cfg.content.dedupe_peers.as_ref()));
     if let Some(content) = &mut content
-        && cfg.pattern.write
+        && cfg.workload.pattern.write
     {
         // fio fills every buffer of a writing job once before the first
         // I/O, from the same generator: those draws are not written
         // (each write is filled afresh), so they are only drawn.
-        for _ in 0..cfg.iodepth {
+        for _ in 0..cfg.depth.iodepth {
             content.skip(max_len);
         }
     }
     Some(Buffers {
         max_len,
-        rng: Rng::new(cfg.seed),
+        rng: Rng::new(cfg.placement.seed),
         region: Some(region),
         slots,
         content,
@@ -623,14 +651,14 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
 /// laid out for a writing job at its full size, data or not).
 fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
-    let region_end = cfg.offset.saturating_add(region);
+    let region_end = cfg.files.offset.saturating_add(region);
     // An engine that fakes its I/O stretches its file to the region's
     // end, as fio does, but never shrinks it.
     if cfg.kind.has(caps::DISKLESS) && cfg.kind.has(caps::FAKE_IO) {
-        return region_end.max(cfg.diskless_len);
+        return region_end.max(cfg.files.diskless_len);
     }
     // A file created on open counts as its region's size, as in fio.
-    if cfg.kind.has(caps::DISKLESS) || cfg.create_on_open {
+    if cfg.kind.has(caps::DISKLESS) || cfg.files.create_on_open {
         return region_end;
     }
     std::fs::File::open(path)
@@ -642,8 +670,8 @@ fn file_length(cfg: &JobConfig, path: &std::path::Path, region: u64) -> u64 {
 /// read size, so that the job's reads find it in the page cache.
 fn pre_read(cfg: &JobConfig) -> io::Result<()> {
     use std::os::unix::fs::{FileExt, FileTypeExt};
-    let bs = cfg.bs[Dir::Read as usize].max().max(1);
-    for (path, &region) in cfg.paths.iter().zip(&cfg.regions) {
+    let bs = cfg.workload.bs[Dir::Read as usize].max().max(1);
+    for (path, &region) in cfg.files.paths.iter().zip(&cfg.files.regions) {
         let file = std::fs::File::open(path)?;
         if file.metadata()?.file_type().is_char_device() {
             continue;
@@ -653,8 +681,8 @@ fn pre_read(cfg: &JobConfig) -> io::Result<()> {
         buf.try_reserve_exact(len)
             .map_err(|_| io::Error::from_raw_os_error(libc::ENOMEM))?;
         buf.resize(len, 0);
-        let mut at = cfg.offset;
-        let end = cfg.offset.saturating_add(region);
+        let mut at = cfg.files.offset;
+        let end = cfg.files.offset.saturating_add(region);
         while at < end {
             let n = ((end - at) as usize).min(buf.len());
             if file.read_at(&mut buf[..n], at)? != n {

@@ -3,10 +3,11 @@
 use super::buffers::{Buffer, Carver};
 use super::sync::SyncKind;
 use crate::engine::Dir;
-use crate::run::config::{BufferFill, JobConfig};
+use crate::run::config::JobConfig;
 use crate::run::pacing::clock::Nanos;
 use crate::run::place::offsets::Rng;
 use crate::run::result::JobResult;
+use crate::run::storage::content::BufferFill;
 use crate::run::storage::layout::fill_random;
 use crate::verify::pattern::repeat_into;
 
@@ -76,8 +77,9 @@ impl Carver<'_> {
 /// fills the buffers of a job that writes (random bytes, or
 /// buffer_pattern) and leaves those of a job that only reads untouched.
 pub(super) fn fills_buffers(cfg: &JobConfig) -> bool {
-    let writes = cfg.pattern.write || cfg.replay.as_ref().is_some_and(|log| log.writes);
-    writes && (cfg.buffer_pattern.is_some() || cfg.buffers != BufferFill::Zeros)
+    let writes =
+        cfg.workload.pattern.write || cfg.workload.replay.as_ref().is_some_and(|log| log.writes);
+    writes && (cfg.content.buffer_pattern.is_some() || cfg.content.buffers != BufferFill::Zeros)
 }
 
 impl Slot {
@@ -92,7 +94,7 @@ impl Slot {
         self.fresh = false;
         let cap = self.mem.iovec().iov_len;
         let whole = self.mem.bytes(0, cap);
-        match &cfg.buffer_pattern {
+        match &cfg.content.buffer_pattern {
             Some(p) => repeat_into(p, whole),
             None => fill_random(whole, rng),
         }
@@ -102,9 +104,9 @@ impl Slot {
     pub(super) fn prepare_write(&mut self, cfg: &JobConfig, rng: &mut Rng, serial: u64) {
         let offset = self.offset;
         let buf = self.buf();
-        match cfg.buffers {
+        match cfg.content.buffers {
             BufferFill::Pattern { refill: true } => {
-                if let Some(p) = &cfg.buffer_pattern {
+                if let Some(p) = &cfg.content.buffer_pattern {
                     repeat_into(p, buf);
                 }
             }

@@ -55,11 +55,11 @@ impl JobLoop<'_, '_> {
                 self.eng.as_mut(),
                 &mut self.files,
                 target,
-                &cfg.paths[target],
+                &cfg.files.paths[target],
                 self.mode,
             )
         {
-            return Err(self.open_failed(&e, &cfg.paths[target]));
+            return Err(self.open_failed(&e, &cfg.files.paths[target]));
         }
         if let Some(w) = &mut self.iolog {
             let offset = self.free.last().map_or(0, |&i| self.slots[i].offset);
@@ -99,7 +99,7 @@ impl JobLoop<'_, '_> {
         }
         turn.sync_queued = true;
         let full = self.in_flight + self.unsubmitted.len() >= turn.depth_limit;
-        if self.unsubmitted.len() < cfg.batch_submit && !full {
+        if self.unsubmitted.len() < cfg.depth.batch_submit && !full {
             return Err(Next::Again);
         }
         turn.keep_filling = !full;
@@ -131,11 +131,11 @@ impl JobLoop<'_, '_> {
                 self.eng.as_mut(),
                 &mut self.files,
                 target,
-                &cfg.paths[target],
+                &cfg.files.paths[target],
                 self.mode,
             )
         {
-            return self.open_failed(&e, &cfg.paths[target]);
+            return self.open_failed(&e, &cfg.files.paths[target]);
         }
         if let Some(w) = &mut self.iolog {
             // fio's sync goes in the I/O unit freed last.
@@ -148,14 +148,14 @@ impl JobLoop<'_, '_> {
         // Any sync ends the file's written span, as in fio.
         let span = self.records.written.as_mut().map(|w| w.take(target));
         let file = self.files[target];
-        let synced = match (kind, span, cfg.sync_range) {
+        let synced = match (kind, span, cfg.sync.sync_range) {
             (SyncKind::Range, Some((offset, len)), Some(range)) => {
                 self.eng.sync_range(file, offset, len, range.flags)
             }
             _ => self.eng.sync(file, data_only),
         };
         if let Err(e) = synced {
-            let path = cfg.paths[target].display();
+            let path = cfg.files.paths[target].display();
             let text = format!("fio: sync of {path} failed: {e}");
             self.result.fail(errno(&e), kind.call(), text);
             return Next::End;
@@ -214,13 +214,13 @@ fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<SyncKin
     if writes == 0 || last_was_sync {
         return None;
     }
-    if cfg.fsync_blocks > 0 && writes.is_multiple_of(cfg.fsync_blocks) {
+    if cfg.sync.fsync_blocks > 0 && writes.is_multiple_of(cfg.sync.fsync_blocks) {
         return Some(SyncKind::Full);
     }
-    if cfg.fdatasync_blocks > 0 && writes.is_multiple_of(cfg.fdatasync_blocks) {
+    if cfg.sync.fdatasync_blocks > 0 && writes.is_multiple_of(cfg.sync.fdatasync_blocks) {
         return Some(SyncKind::Data);
     }
-    if let Some(range) = cfg.sync_range
+    if let Some(range) = cfg.sync.sync_range
         && range.every > 0
         && writes.is_multiple_of(range.every)
     {

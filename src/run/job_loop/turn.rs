@@ -31,7 +31,10 @@ impl JobLoop<'_, '_> {
         }
         // Room for another I/O: below the depth, and the engine willing.
         // latency_target holds the queue to the depth it is trying.
-        let depth_limit = self.lat_target.as_ref().map_or(cfg.iodepth, |l| l.depth);
+        let depth_limit = self
+            .lat_target
+            .as_ref()
+            .map_or(cfg.depth.iodepth, |l| l.depth);
         let below_depth = self.in_flight + self.unsubmitted.len() < depth_limit;
         let may_be_busy = self.traits.may_be_busy;
         let room = below_depth && !(may_be_busy && self.eng.busy()) && !self.files_busy;
@@ -102,7 +105,7 @@ impl JobLoop<'_, '_> {
             return;
         }
         let (ios, _) = self.issued();
-        let blocks = if cfg.think_counts_issues {
+        let blocks = if cfg.pacing.think_counts_issues {
             ios
         } else {
             let in_flight = (self.in_flight + self.unsubmitted.len()) as u64;
@@ -111,24 +114,25 @@ impl JobLoop<'_, '_> {
         let mut stall = false;
         let mut count_blocks = true;
         let mut now = self.clock;
-        if !cfg.think_iotime.is_zero() {
+        if !cfg.pacing.think_iotime.is_zero() {
             now = clock::now();
             let period = cfg
+                .pacing
                 .think_iotime
-                .saturating_add(cfg.think_spin)
-                .saturating_add(cfg.think_sleep);
+                .saturating_add(cfg.pacing.think_spin)
+                .saturating_add(cfg.pacing.think_sleep);
             if now.saturating_sub(self.think.last_time) >= nanos(period) {
                 stall = true;
             } else {
-                count_blocks = cfg.think_blocks_set;
+                count_blocks = cfg.pacing.think_blocks_set;
             }
         }
-        stall |= count_blocks && blocks >= self.think.last_blocks + cfg.think_blocks;
+        stall |= count_blocks && blocks >= self.think.last_blocks + cfg.pacing.think_blocks;
         if stall {
             // The block count before the I/O in flight drains, as fio
             // keeps it.
             self.think.last_blocks = blocks;
-            if !cfg.think_iotime.is_zero() {
+            if !cfg.pacing.think_iotime.is_zero() {
                 self.think.last_time = now;
             }
             self.quiesce = Some(Quiesce::Think(d));
@@ -191,7 +195,7 @@ impl JobLoop<'_, '_> {
                     if let Some(logs) = logs {
                         // Averaged entries carry the block size only when
                         // it is fixed.
-                        let bs = &cfg.bs[dir];
+                        let bs = &cfg.workload.bs[dir];
                         let bs = if bs.min() == bs.max() { bs.min() } else { 0 };
                         logs.sampled(iops, dir, value, ms, bs);
                     }
@@ -201,7 +205,7 @@ impl JobLoop<'_, '_> {
         if self.cpu_start.is_none() && clock >= ramp_end {
             self.cpu_start = Some(CpuUsage::of_this_thread());
             self.progress.set_state(State::Running);
-            if !cfg.ramp.is_zero() {
+            if !cfg.timing.ramp.is_zero() {
                 self.progress.set_epoch(ramp_end);
                 if let Some(v) = &mut self.verifying {
                     v.trail.stats_restarted();
@@ -268,17 +272,17 @@ impl JobLoop<'_, '_> {
         match q {
             Quiesce::Flow => {
                 let stop = self.stop;
-                crate::sys::signals::sleep_or_stop(cfg.flow_sleep, || stop.any());
+                crate::sys::signals::sleep_or_stop(cfg.pacing.flow_sleep, || stop.any());
                 self.clock = clock::now();
                 Err(Next::Again)
             }
             Quiesce::Depth => Ok(()),
             Quiesce::Think(d) => {
-                let thought = think(cfg.think_spin, cfg.think_sleep, self.stop);
+                let thought = think(cfg.pacing.think_spin, cfg.pacing.think_sleep, self.stop);
                 // The next I/O starts once the job has thought:
                 // thinking is no part of its latency.
                 self.clock = clock::now();
-                if cfg.rate_ignore_thinktime {
+                if cfg.pacing.rate_ignore_thinktime {
                     self.rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
                     if let Some(p) = &mut self.poisson {
                         p.delay(d, thought);
@@ -300,11 +304,11 @@ impl JobLoop<'_, '_> {
         let clock = clock::now();
         self.clock = clock;
         self.ramp_end = clock;
-        self.deadline = cfg.runtime.map(|r| clock.saturating_add(nanos(r)));
+        self.deadline = cfg.timing.runtime.map(|r| clock.saturating_add(nanos(r)));
         let pid = self.result.pid;
         self.result = JobResult::new(cfg);
         self.result.pid = pid;
-        self.sampler = RateSampler::new(clock, cfg.bw_every, cfg.iops_every);
+        self.sampler = RateSampler::new(clock, cfg.reporting.bw_every, cfg.reporting.iops_every);
         self.depth = DepthTracker::new(clock);
         self.cpu_start = Some(CpuUsage::of_this_thread());
         self.progress.set_epoch(clock);
@@ -328,7 +332,7 @@ impl JobLoop<'_, '_> {
             && let Some(seat) = self.flow.as_deref_mut()
             && seat.held_back()
         {
-            if cfg.flow_sleep.is_zero() {
+            if cfg.pacing.flow_sleep.is_zero() {
                 std::hint::spin_loop();
                 self.clock = clock::now();
                 return Err(Next::Again);

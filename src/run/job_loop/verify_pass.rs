@@ -78,15 +78,15 @@ impl Pass<'_, '_> {
         // fio closes the files between the writes and the verify pass, and
         // opens each again for its first read.
         if let Some(w) = self.iolog.as_mut() {
-            for file in 0..cfg.paths.len() {
+            for file in 0..cfg.files.paths.len() {
                 w.close(file);
             }
         }
         // fio's do_verify syncs only the files still open, and they never
         // are (clear_io_state closed them): the reopen only drops the
         // cached pages (invalidate), which leaves the dirty ones.
-        for path in &cfg.paths {
-            if cfg.invalidate
+        for path in &cfg.files.paths {
+            if cfg.files.invalidate
                 && !cfg.kind.has(caps::FAKE_IO)
                 && let Err(e) = self.eng.invalidate(path)
             {
@@ -213,7 +213,7 @@ impl Pass<'_, '_> {
             if let Some(w) = self.iolog.as_mut() {
                 w.io(slot.file, Dir::Read, slot.offset, slot.len as u64);
             }
-            slot.ioprio = self.cfg.default_ioprio;
+            slot.ioprio = self.cfg.scheduling.default_ioprio;
             slot.prio_index = 0;
             // SAFETY: as in the main loop's `queue`: the slot is off the
             // free list until its completion is reaped, and the slots
@@ -244,7 +244,7 @@ impl Pass<'_, '_> {
                     }
                 }
             }
-            if q.unsubmitted.len() >= self.cfg.batch_submit {
+            if q.unsubmitted.len() >= self.cfg.depth.batch_submit {
                 break;
             }
         }

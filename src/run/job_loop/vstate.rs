@@ -54,7 +54,7 @@ fn trigger_state(
         Some(v) if v.spec.state_save => v.trail.state(cfg, rand),
         _ => {
             let issued = writes_issued(verifying, result);
-            verify_trail::unlisted(cfg, cfg.paths.len() as u32, issued, rand)
+            verify_trail::unlisted(cfg, cfg.files.paths.len() as u32, issued, rand)
         }
     }
 }

@@ -88,7 +88,7 @@ pub fn join_flows(jobs: &mut [JobConfig], ids_and_weights: &[(u64, u64)]) {
             }
         };
         flow.weight.fetch_add(weight, Ordering::Relaxed);
-        job.flow = Some(FlowMember { flow, weight });
+        job.pacing.flow = Some(FlowMember { flow, weight });
     }
 }
 

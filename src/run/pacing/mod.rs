@@ -2,6 +2,7 @@
 //! latency_target's depth search and steady state.
 
 pub mod clock;
+pub mod config;
 pub mod flow;
 pub mod latency_target;
 pub mod rate;

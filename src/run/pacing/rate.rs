@@ -169,8 +169,8 @@ impl PoissonArrivals {
 /// pause spans a whole I/O (so that the next goes at once), as fio
 /// reckons them.
 pub fn thinktime_credit(cfg: &JobConfig, dir: usize, us: u64) -> u64 {
-    let min_bs = cfg.bs[dir].min().max(1);
-    let bps = cfg.rate_bytes[dir].max(cfg.rate_iops[dir] * min_bs);
+    let min_bs = cfg.workload.bs[dir].min().max(1);
+    let bps = cfg.pacing.rate_bytes[dir].max(cfg.pacing.rate_iops[dir] * min_bs);
     if bps == 0 || us == 0 {
         return 0;
     }

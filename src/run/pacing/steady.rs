@@ -81,13 +81,13 @@ impl SteadyConfig {
 
 /// fio rejects a job whose steady-state options (or their absence)
 /// differ from those of an earlier job of its group.
-pub fn check_groups(jobs: &[JobConfig]) -> Result<(), crate::run::config::Refusal> {
+pub fn check_groups(jobs: &[JobConfig]) -> Result<(), crate::run::refusal::Refusal> {
     for (i, job) in jobs.iter().enumerate() {
         if jobs[..i]
             .iter()
-            .any(|other| other.group == job.group && other.steady != job.steady)
+            .any(|other| other.group == job.group && other.pacing.steady != job.pacing.steady)
         {
-            return Err(crate::run::config::Refusal(format!(
+            return Err(crate::run::refusal::Refusal(format!(
                 "job '{}': job rejected (as fio rejects it): steadystate options must be \
                  consistent within reporting groups",
                 job.name
@@ -294,27 +294,27 @@ impl Checker {
     /// on whole seconds since `run_start`, as fio's helper thread, started
     /// before any job is set up, keeps its one-second timer.
     pub fn new(jobs: &[JobConfig], run_start: Nanos) -> Option<Self> {
-        jobs.iter().any(|j| j.steady.is_some()).then(|| {
+        jobs.iter().any(|j| j.pacing.steady.is_some()).then(|| {
             let last_of_group = |i: usize| {
                 jobs[i + 1..]
                     .iter()
-                    .all(|later| later.steady.is_none() || later.group != jobs[i].group)
+                    .all(|later| later.pacing.steady.is_none() || later.group != jobs[i].group)
             };
             let watches = jobs
                 .iter()
                 .enumerate()
                 .map(|(i, j)| {
-                    j.steady.map(|config| Watch {
+                    j.pacing.steady.map(|config| Watch {
                         config,
                         group: j.group,
-                        group_reporting: j.group_reporting,
+                        group_reporting: j.reporting.group_reporting,
                         epoch: 0,
                         prev_time: 0,
                         prev_ios: 0,
                         prev_bytes: 0,
                         ramp_over: config.ramp_us == 0,
                         attained: false,
-                        window: (!j.group_reporting || last_of_group(i))
+                        window: (!j.reporting.group_reporting || last_of_group(i))
                             .then(|| SteadyResult::new(config)),
                     })
                 })

@@ -9,7 +9,8 @@
 //! reaps before it asks again.
 
 use crate::rand::fio_rand::{FioRng, Purpose};
-use crate::run::config::{FileService, JobConfig, ServiceKind};
+use crate::run::config::JobConfig;
+use crate::run::place::config::{FileService, ServiceKind};
 use crate::run::place::distribution::{Distribution, Seeding};
 
 /// Random picks that may miss before the choice checks whether any file
@@ -52,10 +53,10 @@ impl FileChooser {
     /// The choice among `files` files of the job `cfg`, of which at most
     /// openfiles (0: all) are in use at once.
     pub fn new(cfg: &JobConfig, files: usize) -> Self {
-        let limit = cfg.open_files;
+        let limit = cfg.files.open_files;
         FileChooser {
-            service: cfg.file_service.clone(),
-            rng: cfg.seeds.generator(Purpose::File, false),
+            service: cfg.placement.file_service.clone(),
+            rng: cfg.placement.seeds.generator(Purpose::File, false),
             skew: skew(cfg, files),
             done: vec![false; files],
             done_count: 0,
@@ -75,7 +76,7 @@ impl FileChooser {
     /// The choice's generators from their seeds again: fio reseeds them
     /// at each loop of a job that repeats its randomness.
     pub fn reseed(&mut self, cfg: &JobConfig) {
-        self.rng = cfg.seeds.generator(Purpose::File, false);
+        self.rng = cfg.placement.seeds.generator(Purpose::File, false);
         self.skew = skew(cfg, self.done.len());
     }
 
@@ -264,13 +265,13 @@ impl FileChooser {
 
 /// The skewed shape over a skewed choice's slots, freshly seeded.
 fn skew(cfg: &JobConfig, files: usize) -> Option<Distribution> {
-    match &cfg.file_service.kind {
+    match &cfg.placement.file_service.kind {
         ServiceKind::Skewed(shape) => Some(Distribution::new(
             shape,
             (files as u64) << SLOT_SHIFT,
             Seeding {
-                file_seed: cfg.seeds.seed(Purpose::File) as u32,
-                zones: cfg.seeds.generator(Purpose::Zone, false),
+                file_seed: cfg.placement.seeds.seed(Purpose::File) as u32,
+                zones: cfg.placement.seeds.generator(Purpose::Zone, false),
                 hashed: false,
             },
         )),

@@ -1,6 +1,7 @@
 //! Where each I/O goes: offsets (sequential, random map, random
 //! distributions), zones (strided, zbd) and which of a job's files.
 
+pub mod config;
 pub mod distribution;
 pub mod files;
 pub mod offsets;

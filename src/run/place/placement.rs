@@ -61,7 +61,7 @@ impl MapNotes<'_> {
     /// it moves a job that did not choose a generator to the 64-bit one
     /// (which ferrio's draws follow on their own), and only notes it.
     fn check_generator(&mut self, cfg: &JobConfig, path: &Path, blocks: u64) {
-        let tausworthe = !cfg.wide_draws && !cfg.lfsr && !self.switched;
+        let tausworthe = !cfg.placement.wide_draws && !cfg.placement.lfsr && !self.switched;
         if blocks <= u64::from(u32::MAX) || !tausworthe {
             return;
         }
@@ -69,7 +69,7 @@ impl MapNotes<'_> {
             "fio: file {} exceeds 32-bit tausworthe random generator.",
             path.display()
         ));
-        if cfg.random_generator_set {
+        if cfg.placement.random_generator_set {
             (self.say)(
                 "fio: Use the random_generator= option to switch to lfsr or tausworthe64."
                     .to_string(),
@@ -91,7 +91,7 @@ impl MapNotes<'_> {
         if let Some(map) = RandomMap::new(blocks) {
             return Some(Some(map));
         }
-        if cfg.soft_random_map {
+        if cfg.placement.soft_random_map {
             (self.say)(format!(
                 "fio: file {} failed allocating random map. Running job without.",
                 path.display()
@@ -116,60 +116,68 @@ impl Placement {
         (io_size, file_len): (u64, u64),
         notes: &mut MapNotes<'_>,
     ) -> Option<Self> {
-        let index = cfg.paths.iter().position(|p| p == path).unwrap_or(0);
+        let index = cfg.files.paths.iter().position(|p| p == path).unwrap_or(0);
         let zbd = ZbdFile::new(cfg, index, io_size);
         // zbd: a writing job's region is whole zones.
         let (start, io_size) = zbd
             .as_ref()
-            .map_or((cfg.offset, io_size), |z| (z.offset, z.io_size));
-        let align = [0, 1, 2].map(|d| match cfg.blockalign[d] {
-            0 => cfg.bs[d].min().max(1),
+            .map_or((cfg.files.offset, io_size), |z| (z.offset, z.io_size));
+        let align = [0, 1, 2].map(|d| match cfg.placement.blockalign[d] {
+            0 => cfg.workload.bs[d].min().max(1),
             a => a,
         });
         // Strided zones draw random blocks within one zone.
-        let span = match &cfg.zones {
+        let span = match &cfg.placement.zones {
             Some(z) => z.range,
-            None => io_size.min(file_len.saturating_sub(cfg.offset).max(1)),
+            None => io_size.min(file_len.saturating_sub(cfg.files.offset).max(1)),
         };
         // fio spreads the skewed shapes over the region in units of the
         // smaller of the read and write minimum sizes, seeded from the
         // file's name and the job's thread number (or the offset seed,
         // without randrepeat).
-        let unit = cfg.bs[0].min().min(cfg.bs[1].min()).max(1);
-        let file_seed = if cfg.seeds.repeat {
+        let unit = cfg.workload.bs[0]
+            .min()
+            .min(cfg.workload.bs[1].min())
+            .max(1);
+        let file_seed = if cfg.placement.seeds.repeat {
             let name = path.as_os_str().as_encoded_bytes();
-            jhash(name).wrapping_mul(cfg.seeds.thread_number as u32)
+            jhash(name).wrapping_mul(cfg.placement.seeds.thread_number as u32)
         } else {
-            cfg.seeds.seed(Purpose::Block) as u32
+            cfg.placement.seeds.seed(Purpose::Block) as u32
         };
         let seeding = Seeding {
             file_seed,
-            zones: cfg.seeds.generator(Purpose::Zone, false),
+            zones: cfg.placement.seeds.generator(Purpose::Zone, false),
             hashed: true,
         };
-        let distribution = Distribution::new(&cfg.distribution, span.div_ceil(unit), seeding);
+        let distribution =
+            Distribution::new(&cfg.placement.distribution, span.div_ceil(unit), seeding);
         // fio gives up the random map for non-uniform distributions. Its
         // map has a bit per smallest block size of the job.
         let map_unit = rw_min_bs(cfg);
-        let uniform = cfg.pattern.random && distribution.is_uniform();
+        let uniform = cfg.workload.pattern.random && distribution.is_uniform();
         // What a draw spreads over: the region within the file, or one
         // strided zone (fio's last_block, and its lfsr's block count).
-        let draw_span = match &cfg.zones {
+        let draw_span = match &cfg.placement.zones {
             Some(z) => z.range,
             None => io_size.min(file_len),
         };
-        if cfg.pattern.random {
+        if cfg.workload.pattern.random {
             notes.check_generator(cfg, path, draw_span / map_unit);
         }
-        let lfsr = (uniform && cfg.lfsr)
-            .then(|| Lfsr::new(draw_span / map_unit, cfg.seeds.seed(Purpose::Block)));
-        let map = if uniform && cfg.random_map && lfsr.is_none() {
+        let lfsr = (uniform && cfg.placement.lfsr).then(|| {
+            Lfsr::new(
+                draw_span / map_unit,
+                cfg.placement.seeds.seed(Purpose::Block),
+            )
+        });
+        let map = if uniform && cfg.placement.random_map && lfsr.is_none() {
             notes.map(cfg, path, span / map_unit)?
         } else {
             None
         };
         let blocks = [0, 1, 2].map(|d| {
-            let min = cfg.bs[d].min();
+            let min = cfg.workload.bs[d].min();
             draw_span.saturating_sub(min.saturating_sub(align[d])) / align[d]
         });
         Some(Placement {
@@ -197,7 +205,7 @@ impl Placement {
     /// Back to the start of the region with every block unvisited (fio's
     /// fio_file_reset).
     pub fn reset(&mut self, cfg: &JobConfig) {
-        if let (Some(z), Some(spec)) = (&self.zbd, &cfg.zbd) {
+        if let (Some(z), Some(spec)) = (&self.zbd, &cfg.placement.zbd) {
             z.reset(spec);
         }
         self.last_pos = [self.start; 3];
@@ -219,10 +227,13 @@ impl Placement {
     /// fio's get_next_seq_offset: where a sequential I/O goes, relative
     /// to the region, with the hole (or step back) of `rw=...:N`.
     fn sequential(&mut self, cfg: &JobConfig, d: usize) -> Option<u64> {
-        let step = cfg.seq_step;
+        let step = cfg.workload.seq_step;
         let last = &mut self.last_pos[d];
         // A time-based job on one file starts over at the region's end.
-        if *last >= self.io_size + self.first_start && cfg.time_based && cfg.paths.len() == 1 {
+        if *last >= self.io_size + self.first_start
+            && cfg.timing.time_based
+            && cfg.files.paths.len() == 1
+        {
             *last = self.start;
         }
         if *last >= self.file_len {
@@ -255,7 +266,7 @@ impl Placement {
         if let Some(pick) = self.draw(d, draws) {
             return Some(pick);
         }
-        if cfg.time_based || cfg.file_service.skewed() {
+        if cfg.timing.time_based || cfg.placement.file_service.skewed() {
             self.reset(cfg);
             return self.draw(d, draws);
         }
@@ -299,7 +310,9 @@ impl Placement {
 
     /// fio's setup_strided_zone_mode, before each I/O.
     fn enter_zone(&mut self, cfg: &JobConfig, d: usize, zone_bytes: &mut u64) {
-        let Some(z) = &cfg.zones else { return };
+        let Some(z) = &cfg.placement.zones else {
+            return;
+        };
         if *zone_bytes >= z.size {
             *zone_bytes = 0;
             self.start += z.range + z.skip;
@@ -347,10 +360,11 @@ impl Placer {
         };
         Some(Placer {
             files: cfg
+                .files
                 .paths
                 .iter()
                 .zip(file_lens)
-                .zip(&cfg.regions)
+                .zip(&cfg.files.regions)
                 .map(|((path, &len), &io_size)| {
                     Placement::new(cfg, path, (io_size, len), &mut notes)
                 })
@@ -370,7 +384,7 @@ impl Placer {
         }
         // zbd: fio counts a zone's bytes afresh each loop (its
         // clear_io_state).
-        if cfg.zbd.is_some() {
+        if cfg.placement.zbd.is_some() {
             self.zone_bytes = 0;
         }
     }
@@ -383,11 +397,11 @@ impl Placer {
         cfg: &JobConfig,
         (file, offset, len): (usize, u64, u64),
     ) -> Option<(usize, u64, u64)> {
-        let (Some(z), Some(spec)) = (&self.files[file].zbd, &cfg.zbd) else {
+        let (Some(z), Some(spec)) = (&self.files[file].zbd, &cfg.placement.zbd) else {
             return Some((file, offset, len));
         };
-        let min_bs = cfg.bs[Dir::Write as usize].min().max(1);
-        let random = cfg.pattern.random;
+        let min_bs = cfg.workload.bs[Dir::Write as usize].min().max(1);
+        let random = cfg.workload.pattern.random;
         match z.adjust(spec, &mut self.zbd, random, Dir::Write, min_bs, offset, len) {
             Adjusted::Go(at, len) => {
                 z.queued(&mut self.zbd, Dir::Write, at, len);
@@ -412,8 +426,12 @@ impl Placer {
     /// zonemode=zbd: the direction an I/O to `file` takes (a mixed job
     /// writes while the file has nothing to read).
     pub fn direction(&self, cfg: &JobConfig, file: usize, dir: Dir) -> Dir {
-        match (&cfg.zbd, &self.files[file].zbd) {
-            (Some(spec), Some(z)) => z.direction(spec, cfg.pattern.read && cfg.pattern.write, dir),
+        match (&cfg.placement.zbd, &self.files[file].zbd) {
+            (Some(spec), Some(z)) => z.direction(
+                spec,
+                cfg.workload.pattern.read && cfg.workload.pattern.write,
+                dir,
+            ),
             _ => dir,
         }
     }
@@ -435,43 +453,43 @@ impl Placer {
         let d = dir as usize;
         let place = &mut self.files[file];
         place.enter_zone(cfg, d, &mut self.zone_bytes);
-        if let (Some(z), Some(spec)) = (&mut place.zbd, &cfg.zbd) {
+        if let (Some(z), Some(spec)) = (&mut place.zbd, &cfg.placement.zbd) {
             z.before(
                 spec,
-                cfg.pattern.random,
+                cfg.workload.pattern.random,
                 dir,
                 &mut place.last_pos[d],
                 &mut place.start,
                 &mut self.zone_bytes,
-                (cfg.offset, place.file_len),
+                (cfg.files.offset, place.file_len),
             );
         }
         self.until_new_offset -= 1;
         let new_offset = self.until_new_offset == 0;
         if new_offset {
-            self.until_new_offset = cfg.new_offset_every;
+            self.until_new_offset = cfg.workload.new_offset_every;
         }
         let mut is_random = false;
-        let (rel, from_map) = if new_offset && cfg.pattern.random && should_be_random(cfg, d, draws)
-        {
-            is_random = true;
-            place.random(cfg, d, draws)?
-        } else if new_offset || !cfg.repeat_offset {
-            // fio allows used blocks on a random job's sequential path
-            // and between new offsets (rw=...:N), not on a plain
-            // sequential job's (which has no map anyway).
-            self.busy_ok |= cfg.pattern.random || !new_offset;
-            match place.sequential(cfg, d) {
-                Some(pos) => (pos, false),
-                // A random job's sequential run that ran out goes on from
-                // a random block, which fio does not mark as used.
-                None if cfg.pattern.random => (place.random(cfg, d, draws)?.0, false),
-                None => return None,
-            }
-        } else {
-            self.busy_ok = true;
-            (place.last_start[d].map_or(0, |s| s - place.start), false)
-        };
+        let (rel, from_map) =
+            if new_offset && cfg.workload.pattern.random && should_be_random(cfg, d, draws) {
+                is_random = true;
+                place.random(cfg, d, draws)?
+            } else if new_offset || !cfg.workload.repeat_offset {
+                // fio allows used blocks on a random job's sequential path
+                // and between new offsets (rw=...:N), not on a plain
+                // sequential job's (which has no map anyway).
+                self.busy_ok |= cfg.workload.pattern.random || !new_offset;
+                match place.sequential(cfg, d) {
+                    Some(pos) => (pos, false),
+                    // A random job's sequential run that ran out goes on from
+                    // a random block, which fio does not mark as used.
+                    None if cfg.workload.pattern.random => (place.random(cfg, d, draws)?.0, false),
+                    None => return None,
+                }
+            } else {
+                self.busy_ok = true;
+                (place.last_start[d].map_or(0, |s| s - place.start), false)
+            };
         if rel >= place.io_size {
             return None;
         }
@@ -485,28 +503,28 @@ impl Placer {
         let fits = |len: u64| at + len <= end;
         // bs_is_seq_rand: the size (and its draws) follow how the offset
         // was found, not the direction.
-        let size_dir = match (cfg.bs_is_seq_rand, is_random) {
+        let size_dir = match (cfg.workload.bs_is_seq_rand, is_random) {
             (false, _) => d,
             (true, false) => Dir::Read as usize,
             (true, true) => Dir::Write as usize,
         };
-        let bs = &cfg.bs[size_dir];
+        let bs = &cfg.workload.bs[size_dir];
         if bs.min() != bs.max() && !fits(bs.min()) {
             return None;
         }
-        let mut len = bs.pick(&mut draws.sizes[size_dir], cfg.bs_unaligned, fits);
+        let mut len = bs.pick(&mut draws.sizes[size_dir], cfg.workload.bs_unaligned, fits);
         if at + len > place.file_len {
             return None;
         }
         // zbd: reads below the write pointer, writes at it; the random
         // map is still marked where the offset was drawn, as in fio.
         let mut at = at;
-        if let (Some(z), Some(spec)) = (&place.zbd, &cfg.zbd) {
-            let min_bs = cfg.bs[d].min().max(1);
+        if let (Some(z), Some(spec)) = (&place.zbd, &cfg.placement.zbd) {
+            let min_bs = cfg.workload.bs[d].min().max(1);
             match z.adjust(
                 spec,
                 &mut self.zbd,
-                cfg.pattern.random,
+                cfg.workload.pattern.random,
                 dir,
                 min_bs,
                 at,
@@ -523,7 +541,7 @@ impl Placer {
         if let (Some(map), true) = (&mut place.map, from_map && !self.busy_ok) {
             // fio marks the map in units of this direction's smallest
             // size, whatever the map's own unit.
-            let unit = cfg.bs[d].min().max(1);
+            let unit = cfg.workload.bs[d].min().max(1);
             let got = map.claim(divide(rel, unit), divide(len + unit - 1, unit));
             len = len.min(got * unit);
         }
@@ -540,7 +558,7 @@ impl Placer {
 
 /// Whether a new offset of a random job is random (percentage_random).
 fn should_be_random(cfg: &JobConfig, d: usize, draws: &mut Draws) -> bool {
-    let percent = cfg.percentage_random[d];
+    let percent = cfg.placement.percentage_random[d];
     percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent
 }
 
@@ -549,15 +567,25 @@ fn should_be_random(cfg: &JobConfig, d: usize, draws: &mut Draws) -> bool {
 /// still sizes the random map in 4k blocks, while the writes mark it in
 /// 16k units: fio's random map then runs out early).
 pub fn rw_min_bs(cfg: &JobConfig) -> u64 {
-    cfg.bs.iter().map(|b| b.min()).min().unwrap_or(4096).max(1)
+    cfg.workload
+        .bs
+        .iter()
+        .map(|b| b.min())
+        .min()
+        .unwrap_or(4096)
+        .max(1)
 }
 
 pub fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
-    [cfg.pattern.read, cfg.pattern.write, cfg.pattern.trim]
-        .into_iter()
-        .enumerate()
-        .filter(|(_, on)| *on)
-        .map(|(d, _)| d)
+    [
+        cfg.workload.pattern.read,
+        cfg.workload.pattern.write,
+        cfg.workload.pattern.trim,
+    ]
+    .into_iter()
+    .enumerate()
+    .filter(|(_, on)| *on)
+    .map(|(d, _)| d)
 }
 
 /// `x / unit`, by a shift when `unit` is a power of two (block sizes
@@ -593,7 +621,7 @@ mod tests {
     }
 
     fn offsets(cfg: &JobConfig, n: usize) -> Vec<u64> {
-        offsets_in(cfg, cfg.offset + cfg.size, n)
+        offsets_in(cfg, cfg.files.offset + cfg.files.size, n)
     }
 
     #[test]
@@ -620,7 +648,7 @@ mod tests {
     #[test]
     fn blockalign_puts_random_offsets_on_its_multiples() {
         let cfg = config("[j]\nrw=randread\nbs=4k\nba=64k\nsize=1m\n");
-        assert!(!cfg.random_map);
+        assert!(!cfg.placement.random_map);
         assert!(offsets(&cfg, 200).iter().all(|o| o % 65536 == 0));
     }
 

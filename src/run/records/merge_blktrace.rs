@@ -12,6 +12,10 @@
 
 use std::path::Path;
 
+use crate::options::Value;
+use crate::plan::JobSpec;
+use crate::run::refusal::Refusal;
+
 /// A merge parameter list's length as fio counts it (values up to the
 /// first zero), when it is given and does not match the number of logs.
 fn mismatch(values: &[f64], logs: usize) -> Option<usize> {
@@ -57,6 +61,35 @@ pub fn merge(
     // A whole record is there, so fio's 8-byte read (the size of the
     // pointer it reads into) succeeds and is then judged short.
     Ok("fio: iolog short read".to_string())
+}
+
+/// merge_blktrace_file: merges read_iolog's blktrace files as fio 3.33
+/// does, before the job replays them (or, under --merge-blktrace-only,
+/// instead of running it); nothing when the job asks for no merge.
+pub fn merge_traces(job: &JobSpec) -> Result<(), Refusal> {
+    let Some(Value::Text(output)) = job.value("merge_blktrace_file") else {
+        return Ok(());
+    };
+    let Some(Value::Text(list)) = job.value("read_iolog") else {
+        return Err(Refusal(format!(
+            "job '{}': merge_blktrace_file needs read_iolog (the blktrace files to merge)",
+            job.name
+        )));
+    };
+    let floats = |name| match job.value(name) {
+        Some(Value::Floats { values, .. }) => values.clone(),
+        _ => Vec::new(),
+    };
+    let logs: Vec<&str> = list.split(':').collect();
+    let scalars = floats("merge_blktrace_scalars");
+    let iters = floats("merge_blktrace_iters");
+    match merge(&logs, std::path::Path::new(output), &scalars, &iters) {
+        Ok(said) => {
+            eprintln!("{said}");
+            Ok(())
+        }
+        Err(e) => Err(Refusal(format!("job '{}': {e}", job.name))),
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! logs (lat/bw/iops/hist, compressed), fio's iolog and blktrace, replay.
 
 pub mod blktrace;
+pub mod config;
 pub mod iolog;
 pub mod log_codec;
 pub mod log_gz;

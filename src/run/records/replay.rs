@@ -12,10 +12,14 @@
 //! the job until that many milliseconds after the run began.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::engine::Dir;
+use crate::options::Value;
+use crate::plan::JobSpec;
 use crate::run::pacing::clock::{self, Nanos, nanos};
+use crate::run::refusal::Refusal;
 
 const VERSION2: &str = "fio version 2 iolog";
 const VERSION3: &str = "fio version 3 iolog";
@@ -488,6 +492,50 @@ fn sleep_until(until: Nanos, stopped: &dyn Fn() -> bool) -> bool {
             return false;
         }
     }
+}
+
+/// read_iolog: the log this job (or clone) replays, parsed with the
+/// replay options.
+pub fn replay_log(job: &JobSpec, readonly: bool) -> Result<Option<Arc<ReplayLog>>, Refusal> {
+    crate::run::records::merge_blktrace::merge_traces(job)?;
+    let Some(Value::Text(list)) = job.value("read_iolog") else {
+        return Ok(None);
+    };
+    let opts = ReplayOptions {
+        redirect: match job.value("replay_redirect") {
+            Some(Value::Text(t)) => Some(PathBuf::from(t)),
+            _ => None,
+        },
+        scale: job.num("replay_scale").unwrap_or(1),
+        align: job.num("replay_align").unwrap_or(0),
+        no_stall: job.flag("replay_no_stall"),
+        time_scale: job.num("replay_time_scale").unwrap_or(100).max(1),
+        readonly,
+        skip: [false; 3],
+        skip_sync: false,
+    };
+    let mut opts = opts;
+    if let Some(Value::Text(list)) = job.value("replay_skip") {
+        for word in list.split(',').map(str::trim) {
+            match word {
+                "read" => opts.skip[Dir::Read as usize] = true,
+                "write" => opts.skip[Dir::Write as usize] = true,
+                "trim" => opts.skip[Dir::Trim as usize] = true,
+                "sync" => opts.skip_sync = true,
+                _ => {
+                    return Err(Refusal(format!(
+                        "job '{}': replay_skip: Unknown skip type: {word} \
+                         (expected read, write, trim or sync)",
+                        job.name
+                    )));
+                }
+            }
+        }
+    }
+    let path = log_for_clone(list, job.subjob);
+    load(std::path::Path::new(path), &job.name, &opts)
+        .map(|log| Some(Arc::new(log)))
+        .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))
 }
 
 #[cfg(test)]

@@ -19,8 +19,9 @@
 use std::path::Path;
 
 use crate::plan::JobSpec;
-use crate::run::config::{Pattern, Refusal};
+use crate::run::refusal::Refusal;
 use crate::run::result::JobError;
+use crate::run::workload::Pattern;
 
 /// fio's largest table of block states.
 const MAX_BLOCKS: u64 = 8192;

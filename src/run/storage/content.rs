@@ -10,6 +10,11 @@
 //! seeds; a buffer that is to repeat earlier content replays a position
 //! of that stream instead of advancing it.
 
+use std::sync::Arc;
+
+use crate::engine::Dir;
+use crate::options::Value;
+use crate::plan::JobSpec;
 use crate::run::place::offsets::Rng;
 
 /// How duplicate buffers pick the content they repeat.
@@ -33,10 +38,11 @@ pub struct Peers {
 }
 
 /// Gives the jobs with a global dedupe working set the seeds of every
-/// job of the run, as fio hands them each job's generator.
-pub fn share_working_sets(jobs: &mut [crate::run::config::JobConfig]) {
-    let seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
-    for (own, job) in jobs.iter_mut().enumerate() {
+/// job of the run, as fio hands them each job's generator: each job is
+/// given as its seed and its content part.
+pub fn share_working_sets(jobs: &mut [(u64, &mut ContentConfig)]) {
+    let seeds: Vec<u64> = jobs.iter().map(|(seed, _)| *seed).collect();
+    for (own, (_, job)) in jobs.iter_mut().enumerate() {
         if let Some(Shape {
             mode: DedupeMode::WorkingSet { global: true, .. },
             ..
@@ -48,6 +54,131 @@ pub fn share_working_sets(jobs: &mut [crate::run::config::JobConfig]) {
             });
         }
     }
+}
+
+/// What goes into the job's buffers, and where they live.
+#[derive(Debug, Clone)]
+pub struct ContentConfig {
+    /// What goes into write buffers.
+    pub buffers: BufferFill,
+    /// Compressible or duplicate write contents, refilled for every
+    /// write; takes the place of `buffers` when set.
+    pub buffer_shape: Option<Shape>,
+    /// dedupe_global: every job's seed, for a working set shared by all
+    /// (filled in once every job is known).
+    pub dedupe_peers: Option<Peers>,
+    /// The bytes buffer_pattern fills write buffers with.
+    pub buffer_pattern: Option<Arc<[u8]>>,
+    /// Where the I/O buffers live (mem/iomem), and how far past a page
+    /// boundary each starts (iomem_align).
+    pub mem: crate::run::storage::iomem::MemKind,
+    /// hugepage-size: what huge page buffer memory is rounded up to.
+    pub hugepage_size: usize,
+    pub iomem_align: usize,
+}
+
+impl ContentConfig {
+    /// Reads the buffer options of a job whose regions are `size` bytes.
+    pub fn from_spec(
+        job: &JobSpec,
+        workload: &crate::run::workload::WorkloadConfig,
+        size: u64,
+    ) -> Result<Self, crate::run::refusal::Refusal> {
+        let compress = job.num("buffer_compress_percentage").unwrap_or(0).min(100) as u32;
+        let dedupe = job.num("dedupe_percentage").unwrap_or(0).min(100) as u32;
+        let buffer_shape = buffer_shape(job, &workload.bs, size, compress, dedupe);
+        let buffer_pattern = match job.setting("buffer_pattern").map(|s| &s.value) {
+            Some(Value::Pattern(p)) => Some(p.clone()),
+            Some(Value::Text(t)) => {
+                let e = crate::verify::pattern::DataPattern::unreadable(t, false);
+                return Err(crate::run::refusal::Refusal(format!(
+                    "job '{}': buffer_pattern: {e}",
+                    job.name
+                )));
+            }
+            _ => None,
+        };
+        let buffers = if buffer_pattern.is_some() {
+            // fio turns scrambling and zeroing off, and refills only for
+            // jobs that read.
+            BufferFill::Pattern {
+                refill: workload.pattern.read,
+            }
+        } else if job.flag("zero_buffers") || compress == 100 {
+            // Fully compressible means zeros (unless some buffers repeat).
+            BufferFill::Zeros
+        } else if job.flag("refill_buffers") {
+            BufferFill::Refill
+        } else if job.flag("scramble_buffers") {
+            BufferFill::RandomScrambled
+        } else {
+            BufferFill::Random
+        };
+        Ok(ContentConfig {
+            buffers,
+            buffer_shape,
+            dedupe_peers: None,
+            buffer_pattern: buffer_pattern.map(|p| Arc::from(p.bytes())),
+            mem: crate::run::storage::iomem::MemKind::from_job(job),
+            hugepage_size: job.num("hugepage-size").unwrap_or(2 << 20) as usize,
+            iomem_align: job.num("iomem_align").unwrap_or(0) as usize,
+        })
+    }
+}
+
+/// How write buffers are filled (fio's zero_buffers, refill_buffers,
+/// scramble_buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferFill {
+    /// Zeros, once.
+    Zeros,
+    /// Random bytes once, then each write stamped with its offset so that
+    /// no two blocks are alike (fio's default, scramble_buffers=1).
+    RandomScrambled,
+    /// Random bytes once, unchanged after.
+    Random,
+    /// New random bytes before every write.
+    Refill,
+    /// buffer_pattern, filled once; refilled before every write when the
+    /// job also reads into the same buffers.
+    Pattern { refill: bool },
+}
+
+/// The shape of write contents under buffer_compress_percentage and
+/// dedupe_percentage; `None` when neither shapes them (a compress
+/// percentage of 100 means zeros).
+fn buffer_shape(
+    job: &JobSpec,
+    bs: &[crate::run::workload::BlockSizes; 3],
+    size: u64,
+    compress: u32,
+    dedupe: u32,
+) -> Option<Shape> {
+    let compress = if compress == 100 { 0 } else { compress };
+    if compress == 0 && dedupe == 0 {
+        return None;
+    }
+    let min_bs = bs[Dir::Write as usize].min().max(1);
+    let mode = match job.value("dedupe_mode") {
+        Some(Value::Word {
+            word: "working_set",
+            ..
+        }) => {
+            let percent = job.num("dedupe_working_set_percentage").unwrap_or(5);
+            DedupeMode::WorkingSet {
+                pages: size * percent / 100 / min_bs,
+                global: job.flag("dedupe_global"),
+            }
+        }
+        _ => DedupeMode::Repeat,
+    };
+    Some(Shape {
+        compress,
+        chunk: job.num("buffer_compress_chunk").unwrap_or(512) as usize,
+        dedupe,
+        mode,
+        min_bs: min_bs as usize,
+    })
 }
 
 /// The shape of a job's write buffers.

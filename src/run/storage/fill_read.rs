@@ -8,10 +8,10 @@ use crate::run::config::JobConfig;
 
 /// Whether `cfg` is such a job: its files' regions have no bound.
 pub fn applies(cfg: &JobConfig) -> bool {
-    cfg.fill_device
-        && cfg.pattern.read
-        && !cfg.pattern.write
-        && cfg.size == u64::MAX / cfg.paths.len().max(1) as u64
+    cfg.files.fill_device
+        && cfg.workload.pattern.read
+        && !cfg.workload.pattern.write
+        && cfg.files.size == u64::MAX / cfg.files.paths.len().max(1) as u64
 }
 
 /// The job with each file's region, and so its amount of I/O, cut to
@@ -22,19 +22,23 @@ pub fn capped(cfg: &JobConfig) -> Option<JobConfig> {
         return None;
     }
     let mut capped = cfg.clone();
-    for (region, path) in capped.regions.iter_mut().zip(&cfg.paths) {
+    for (region, path) in capped.files.regions.iter_mut().zip(&cfg.files.paths) {
         let len = std::fs::metadata(path).map_or(0, |m| m.len());
-        *region = (*region).min(len.saturating_sub(cfg.offset));
+        *region = (*region).min(len.saturating_sub(cfg.files.offset));
     }
     // Each file is read in whole blocks, as any pass is.
-    let bs = cfg.bs[Dir::Read as usize].min().max(1);
-    capped.pass_bytes = capped
+    let bs = cfg.workload.bs[Dir::Read as usize].min().max(1);
+    capped.timing.pass_bytes = capped
+        .files
         .regions
         .iter()
         .map(|r| r / bs * bs)
         .sum::<u64>()
         .max(1);
-    capped.io_bytes = capped.pass_bytes.saturating_mul(cfg.loops.max(1));
-    capped.size = capped.regions.iter().copied().max().unwrap_or(0);
+    capped.timing.io_bytes = capped
+        .timing
+        .pass_bytes
+        .saturating_mul(cfg.timing.loops.max(1));
+    capped.files.size = capped.files.regions.iter().copied().max().unwrap_or(0);
     Some(capped)
 }

@@ -24,7 +24,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     if !cfg.kind.lays_out() {
         return Ok((None, warnings));
     }
-    let mut rng = Rng::new(cfg.seed ^ 0x5eed);
+    let mut rng = Rng::new(cfg.placement.seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
     // Only a stop that comes during this layout cuts it: a run already
     // stopping (a trigger fired in an earlier group) lays out the files its
@@ -40,7 +40,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         files += 1;
         // fio adds offset and size as they are: a fill_device job's
         // unbounded size shows as 2^64 - 1 bytes.
-        bytes = bytes.wrapping_add(cfg.offset.wrapping_add(*region));
+        bytes = bytes.wrapping_add(cfg.files.offset.wrapping_add(*region));
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
@@ -48,21 +48,22 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         // writing one with overwrite (unless it appends); other writing
         // jobs start from an empty new file, appending ones keep theirs,
         // and a trim-only job keeps what is there.
-        let write = cfg.pattern.write;
-        let fill = cfg.pattern.read || (write && cfg.overwrite && !cfg.file_append);
-        if fill || (write && !cfg.file_append) {
+        let write = cfg.workload.pattern.write;
+        let fill =
+            cfg.workload.pattern.read || (write && cfg.files.overwrite && !cfg.files.file_append);
+        if fill || (write && !cfg.files.file_append) {
             match std::fs::remove_file(path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                 _ => {}
             }
         }
         let file = match OpenOptions::new()
-            .create(cfg.allow_file_create)
+            .create(cfg.files.allow_file_create)
             .truncate(fill)
             .write(true)
             .open(path)
         {
-            Err(e) if e.kind() == io::ErrorKind::NotFound && !cfg.allow_file_create => {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !cfg.files.allow_file_create => {
                 return Err(io::Error::new(
                     io::ErrorKind::NotFound,
                     "fio: file creation disallowed by allow_file_create=0",
@@ -71,13 +72,13 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
             opened => opened?,
         };
         // fill_device reserves nothing: the writes fill the device.
-        let how = if cfg.fill_device {
+        let how = if cfg.files.fill_device {
             engine::Allocation::None
         } else {
-            cfg.fallocate
+            cfg.files.fallocate
         };
         if let Err(e) = engine::allocate(&file, how, needed) {
-            match cfg.fallocate {
+            match cfg.files.fallocate {
                 engine::Allocation::Posix => {
                     warnings.push(format!("fio: posix_fallocate fails: {e}"));
                 }
@@ -89,7 +90,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         }
         // fill_device: no length is set ahead, and a full device ends the
         // writing, not the job (which then reads what was written).
-        if !cfg.fill_device {
+        if !cfg.files.fill_device {
             file.set_len(needed)?;
         }
         let mut chunk = vec![0u8; 1 << 20];
@@ -104,7 +105,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
             let n = ((needed - written) as usize).min(chunk.len());
             match std::os::unix::fs::FileExt::write_all_at(&file, &chunk[..n], written) {
                 Err(e)
-                    if cfg.fill_device
+                    if cfg.files.fill_device
                         && matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) =>
                 {
                     break;
@@ -120,7 +121,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
             std::fs::remove_file(path)?;
             break;
         }
-        if cfg.create_fsync {
+        if cfg.files.create_fsync {
             file.sync_all()?;
         }
     }
@@ -145,13 +146,14 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
 /// length needed). Files created on open, devices and other special
 /// files (whose length reads as 0) are used as they are, as in fio.
 pub fn short_files(cfg: &JobConfig) -> impl Iterator<Item = (&Path, &u64, u64)> {
-    let laid = cfg.kind.lays_out() && !cfg.create_on_open;
-    cfg.paths
+    let laid = cfg.kind.lays_out() && !cfg.files.create_on_open;
+    cfg.files
+        .paths
         .iter()
-        .zip(&cfg.regions)
+        .zip(&cfg.files.regions)
         .filter(move |_| laid)
         .filter_map(|(path, region)| {
-            let needed = cfg.offset.saturating_add(*region);
+            let needed = cfg.files.offset.saturating_add(*region);
             let meta = std::fs::metadata(path);
             if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
                 return None;

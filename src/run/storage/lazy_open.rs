@@ -27,9 +27,9 @@ pub struct LazyOpen {
 impl LazyOpen {
     /// The job's lazy opening, when openfiles is below its file count.
     pub fn new(cfg: &JobConfig) -> Option<Self> {
-        let files = cfg.paths.len();
-        let limit = cfg.open_files;
-        (limit > 0 && limit < files && cfg.replay.is_none()).then(|| LazyOpen {
+        let files = cfg.files.paths.len();
+        let limit = cfg.files.open_files;
+        (limit > 0 && limit < files && cfg.workload.replay.is_none()).then(|| LazyOpen {
             refs: vec![0; files],
             retired: vec![false; files],
             pending: Vec::with_capacity(files),

@@ -5,6 +5,7 @@
 
 pub mod alloc;
 pub mod block_errors;
+pub mod config;
 pub mod content;
 pub mod file_lock;
 pub mod fill_read;

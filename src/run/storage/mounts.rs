@@ -15,12 +15,12 @@ const MTAB: &str = "/etc/mtab";
 pub fn mounted_write(jobs: &[JobConfig]) -> Option<String> {
     let writers = || {
         jobs.iter()
-            .filter(|j| j.pattern.write && !j.allow_mounted_write)
+            .filter(|j| j.workload.pattern.write && !j.files.allow_mounted_write)
     };
     writers().next()?;
     let mounted = mounted_devices();
     writers()
-        .flat_map(|j| &j.paths)
+        .flat_map(|j| &j.files.paths)
         .find(|p| device_number(p).is_some_and(|dev| mounted.contains(&dev)))
         .map(|p| {
             format!(

@@ -6,7 +6,8 @@
 //! short, fails the job only after it began laying the file out.
 
 use crate::engine::kind::caps;
-use crate::run::config::{JobConfig, Refusal};
+use crate::run::config::JobConfig;
+use crate::run::refusal::Refusal;
 use crate::run::storage::layout::short_files;
 
 /// The first job that --readonly must refuse, and why.
@@ -24,8 +25,8 @@ pub fn check(jobs: &[JobConfig]) -> Result<(), Refusal> {
                 job.kind.name
             ));
         }
-        if job.unlink || job.unlink_each_loop {
-            let option = if job.unlink {
+        if job.files.unlink || job.files.unlink_each_loop {
+            let option = if job.files.unlink {
                 "unlink"
             } else {
                 "unlink_each_loop"

@@ -5,6 +5,64 @@
 //! fio's zeroed file state, 0 to 0, so the first call reaches back to
 //! offset 0; an empty span makes no call, yet still counts as a sync.
 
+use crate::options::Value;
+use crate::plan::JobSpec;
+use crate::run::refusal::Refusal;
+
+/// When the job syncs its files.
+#[derive(Debug, Clone, Copy)]
+pub struct SyncConfig {
+    /// Sync the file after every this many writes (0: never), with
+    /// fsync or, for `fdatasync`, fdatasync.
+    pub fsync_blocks: u64,
+    pub fdatasync_blocks: u64,
+    /// sync_file_range: its flags, and every how many writes.
+    pub sync_range: Option<SyncRange>,
+    /// Sync once more when all I/O is done, or when closing the file.
+    pub end_fsync: bool,
+    pub fsync_on_close: bool,
+}
+
+impl SyncConfig {
+    /// Reads fsync, fdatasync, sync_file_range, end_fsync and
+    /// fsync_on_close, refusing sync_file_range where ferrio does not
+    /// make the call.
+    pub fn from_spec(job: &JobSpec, kind: &crate::engine::Kind) -> Result<Self, Refusal> {
+        Ok(SyncConfig {
+            fsync_blocks: job.num("fsync").unwrap_or(0),
+            fdatasync_blocks: job.num("fdatasync").unwrap_or(0),
+            sync_range: sync_range(job, kind)?,
+            end_fsync: job.flag("end_fsync"),
+            fsync_on_close: job.flag("fsync_on_close"),
+        })
+    }
+}
+
+/// sync_file_range, where ferrio makes the call as fio does: from the
+/// synchronous engines, splice and libaio, which call it between I/Os
+/// (mmap msyncs its mapping for it, posixaio fsyncs the file). fio
+/// queues it in the ring under io_uring: that stays refused, as does
+/// recording it in write_iolog.
+fn sync_range(job: &JobSpec, kind: &crate::engine::Kind) -> Result<Option<SyncRange>, Refusal> {
+    let Some(Value::Text(text)) = job.value("sync_file_range") else {
+        return Ok(None);
+    };
+    if !kind.has(crate::engine::caps::SYNCS_RANGES) {
+        return Err(Refusal(format!(
+            "job '{}': sync_file_range with ioengine={} is not run by ferrio yet \
+             (it runs with the sync family, splice, libaio, posixaio and mmap)",
+            job.name, job.engine
+        )));
+    }
+    if job.setting("write_iolog").is_some() {
+        return Err(Refusal(format!(
+            "job '{}': sync_file_range with write_iolog is not run by ferrio yet",
+            job.name
+        )));
+    }
+    Ok(Some(SyncRange::parse(text)))
+}
+
 /// The setting: which SYNC_FILE_RANGE_* flags, and every how many writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyncRange {

@@ -1,6 +1,7 @@
 //! Verifying written data: the log of written blocks and the read-back
 //! passes, verify state files, trim backlogs, the trigger.
 
+pub mod config;
 pub mod trigger;
 pub mod trigger_save;
 pub mod trim_backlog;

@@ -143,5 +143,5 @@ pub fn save_all(
 fn unstarted(cfg: &JobConfig) -> VerifyState {
     let seeded = crate::run::job_loop::job_draws(cfg).offsets;
     let rand = verify_trail::rand_state(cfg, &seeded, false, 0);
-    verify_trail::unlisted(cfg, cfg.paths.len() as u32, 0, rand)
+    verify_trail::unlisted(cfg, cfg.files.paths.len() as u32, 0, rand)
 }

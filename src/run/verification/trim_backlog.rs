@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::options::Value;
 use crate::plan::JobSpec;
 use crate::rand::fio_rand::{FioRng, Purpose, Seeds};
-use crate::run::config::Refusal;
+use crate::run::refusal::Refusal;
 use crate::run::verification::verifying::Verifying;
 
 /// The signal fio's job dies of when its assertion fails (SIGABRT).

@@ -93,10 +93,10 @@ impl Trail {
 /// not started, or has ended (`files` is then 0: fio has closed them).
 pub fn unlisted(cfg: &JobConfig, files: u32, issued: u64, rand: RandState) -> VerifyState {
     VerifyState {
-        depth: cfg.iodepth as u32,
+        depth: cfg.depth.iodepth as u32,
         files,
         issued,
-        index: cfg.seeds.thread_number.saturating_sub(1),
+        index: cfg.placement.seeds.thread_number.saturating_sub(1),
         rand,
         name: fio_name(&cfg.name),
         comps: Vec::new(),
@@ -110,13 +110,13 @@ pub fn unlisted(cfg: &JobConfig, files: u32, issued: u64, rand: RandState) -> Ve
 /// replayed the writes (experimental_verify; a shift register draws
 /// nothing from it); otherwise where the writes left it.
 pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool, replayed: u64) -> RandState {
-    if !cfg.pattern.random {
+    if !cfg.workload.pattern.random {
         return RandState::Narrow([0; 3]);
     }
     let mut fresh;
-    let rng = if reseeded && cfg.seeds.repeat {
+    let rng = if reseeded && cfg.placement.seeds.repeat {
         fresh = crate::run::job_loop::job_draws(cfg).offsets;
-        if !cfg.lfsr {
+        if !cfg.placement.lfsr {
             for _ in 0..replayed {
                 fresh.draw();
             }

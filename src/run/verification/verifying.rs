@@ -69,11 +69,16 @@ impl<'a> Verifying<'a> {
     /// The job's verification, if it verifies; `Err` when the memory it
     /// sizes from the job is not to be had (see [`NO_TRAIL`]).
     pub fn new(cfg: &'a JobConfig) -> Result<Option<Self>, &'static str> {
-        let Some(shared) = cfg.verify.as_ref() else {
+        let Some(shared) = cfg.verification.verify.as_ref() else {
             return Ok(None);
         };
         let spec = shared.as_ref();
-        let names: Arc<[String]> = cfg.paths.iter().map(|p| p.display().to_string()).collect();
+        let names: Arc<[String]> = cfg
+            .files
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         let offload = (spec.offload_threads > 0).then(|| {
             Offload::start(
                 shared.clone(),
@@ -82,8 +87,9 @@ impl<'a> Verifying<'a> {
                 spec.offload_cpus.clone(),
             )
         });
-        let blocks = (cfg.pass_bytes / cfg.bs[1].min().max(1)) as usize;
+        let blocks = (cfg.timing.pass_bytes / cfg.workload.bs[1].min().max(1)) as usize;
         let fresh = cfg
+            .placement
             .seeds
             .generator(Purpose::Verify, crate::run::job_loop::draws_wide(cfg));
         let draws_seeds = spec.pattern.is_none();
@@ -94,8 +100,8 @@ impl<'a> Verifying<'a> {
             fresh,
             draws_seeds,
             writes_draw: draws_seeds && spec.method != crate::verify::Method::Null,
-            compare_seeds: cfg.pattern.read
-                && cfg.pattern.write
+            compare_seeds: cfg.workload.pattern.read
+                && cfg.workload.pattern.write
                 && spec.backlog == 0
                 && draws_seeds
                 && spec.method.header_size() > 0
@@ -112,7 +118,7 @@ impl<'a> Verifying<'a> {
             dropped: Vec::with_capacity(8),
             names,
             offload,
-            trail: Trail::new(cfg.iodepth, cfg.paths.len()).ok_or(NO_TRAIL)?,
+            trail: Trail::new(cfg.depth.iodepth, cfg.files.paths.len()).ok_or(NO_TRAIL)?,
             fake_io,
             replay_verified: 0,
             min_bs: crate::run::place::placement::rw_min_bs(cfg),

@@ -44,7 +44,7 @@ impl ZbdFile {
     /// `offset` and spans `io_size` bytes (fio's io_size of the file,
     /// which may reach past the zones: rounding cuts it for writers).
     pub fn new(cfg: &crate::run::config::JobConfig, index: usize, io_size: u64) -> Option<Self> {
-        let spec = cfg.zbd.as_ref()?;
+        let spec = cfg.placement.zbd.as_ref()?;
         let table = Arc::clone(spec.tables.get(index)?);
         let (offset, io_size, min_zone, max_zone) = {
             let guard = lock(&table);
@@ -52,9 +52,9 @@ impl ZbdFile {
             let (offset, io_size) = aligned_region(
                 cfg,
                 t,
-                cfg.offset,
+                cfg.files.offset,
                 io_size,
-                &cfg.paths[index],
+                &cfg.files.paths[index],
                 &mut Vec::new(),
             )
             .ok()?;

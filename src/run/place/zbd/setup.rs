@@ -7,8 +7,8 @@ use std::path::Path;
 use super::zones::{MAX_OPEN_ZONES, Zone, ZoneTable};
 use super::{ZbdSpec, lock};
 use crate::engine::Dir;
-use crate::run::config::BlockSizes;
 use crate::run::result::JobError;
+use crate::run::workload::BlockSizes;
 
 /// A setup failure: fio says some only on stderr (no error code), and
 /// fails the job with an error code for others.
@@ -29,16 +29,22 @@ pub fn set_up(
     cfg: &crate::run::config::JobConfig,
     say: &mut dyn FnMut(&str),
 ) -> Result<(), JobError> {
-    let Some(spec) = &cfg.zbd else {
+    let Some(spec) = &cfg.placement.zbd else {
         return Ok(());
     };
-    for (path, table) in cfg.paths.iter().zip(&spec.tables) {
+    for (path, table) in cfg.files.paths.iter().zip(&spec.tables) {
         let mut guard = lock(table);
         if guard.is_none() {
             *guard = Some(make_table(cfg, spec, path)?);
         }
     }
-    for ((path, table), &region) in cfg.paths.iter().zip(&spec.tables).zip(&cfg.regions) {
+    for ((path, table), &region) in cfg
+        .files
+        .paths
+        .iter()
+        .zip(&spec.tables)
+        .zip(&cfg.files.regions)
+    {
         let guard = lock(table);
         let Some(t) = guard.as_ref() else { continue };
         if t.zone_size != spec.zone_size {
@@ -49,7 +55,7 @@ pub fn set_up(
                 t.zone_size
             )));
         }
-        let in_file = cfg.offset < t.zones[t.zone_count() as usize].start && region > 0;
+        let in_file = cfg.files.offset < t.zones[t.zone_count() as usize].start && region > 0;
         if in_file && spec.zone_skip % t.zone_size != 0 {
             return Err(quiet(format!(
                 "{}: zoneskip {} is not a multiple of the device zone size {}.",
@@ -59,20 +65,20 @@ pub fn set_up(
             )));
         }
         let mut lines = Vec::new();
-        let aligned = aligned_region(cfg, t, cfg.offset, region, path, &mut lines);
+        let aligned = aligned_region(cfg, t, cfg.files.offset, region, path, &mut lines);
         for line in &lines {
             say(line);
         }
         aligned.map_err(|()| quiet(String::new()))?;
     }
     // fio's zbd_verify_bs: a trim resets one whole zone.
-    let trim_bs = &cfg.bs[Dir::Trim as usize];
-    if cfg.pattern.trim {
+    let trim_bs = &cfg.workload.bs[Dir::Trim as usize];
+    if cfg.workload.pattern.trim {
         if trim_bs.min() != trim_bs.max() || matches!(trim_bs, BlockSizes::Split { .. }) {
             say("bsrange and bssplit are not allowed for trim with zonemode=zbd");
             return Err(quiet(String::new()));
         }
-        for (path, table) in cfg.paths.iter().zip(&spec.tables) {
+        for (path, table) in cfg.files.paths.iter().zip(&spec.tables) {
             let zone_size = lock(table).as_ref().map_or(0, |t| t.zone_size);
             if trim_bs.min() != zone_size {
                 say(&format!(
@@ -103,7 +109,7 @@ pub fn set_up(
 /// (null), the job's size shared among its files.
 fn real_size(cfg: &crate::run::config::JobConfig, path: &Path) -> u64 {
     if cfg.kind.has(crate::engine::caps::DISKLESS) {
-        return cfg.size / cfg.paths.len().max(1) as u64;
+        return cfg.files.size / cfg.files.paths.len().max(1) as u64;
     }
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
@@ -186,8 +192,10 @@ pub(super) fn aligned_region(
 ) -> Result<(u64, u64), ()> {
     let name = path.display();
     // fio compares the whole rw value: only rw=read is left as it is.
-    let read_only =
-        cfg.pattern.read && !cfg.pattern.write && !cfg.pattern.trim && !cfg.pattern.random;
+    let read_only = cfg.workload.pattern.read
+        && !cfg.workload.pattern.write
+        && !cfg.workload.pattern.trim
+        && !cfg.workload.pattern.random;
     let zone_size = t.zone_size;
     if offset >= t.zones[t.zone_count() as usize].start || io_size == 0 || read_only {
         return Ok((offset, io_size));
