@@ -17,9 +17,9 @@ use std::sync::atomic::AtomicBool;
 
 use crate::engine::EngineOptions;
 
+use crate::result::{JobError, JobResult};
 use crate::run::status::progress::JobProgress;
 use config::{JobConfig, Refusal};
-use result::{JobError, JobResult};
 
 use crate::plan::Plan;
 use crate::stats::disk::{DiskUsage, DiskWatch};

@@ -19,8 +19,8 @@
 use std::path::Path;
 
 use crate::plan::JobSpec;
+use crate::result::JobError;
 use crate::run::config::{Pattern, Refusal};
-use crate::run::result::JobError;
 
 /// fio's largest table of block states.
 const MAX_BLOCKS: u64 = 8192;

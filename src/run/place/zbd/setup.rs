@@ -7,8 +7,8 @@ use std::path::Path;
 use super::zones::{MAX_OPEN_ZONES, Zone, ZoneTable};
 use super::{ZbdSpec, lock};
 use crate::engine::Dir;
+use crate::result::JobError;
 use crate::run::config::BlockSizes;
-use crate::run::result::JobError;
 
 /// A setup failure: fio says some only on stderr (no error code), and
 /// fails the job with an error code for others.
