@@ -159,7 +159,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     if formats.normal {
         say_version(&mut sink, args, &jobs, aborted.is_some());
     }
-    let stop = &crate::sys::signals::STOP;
+    let stop = crate::sys::signals::stop_flag();
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
     let board = Mutex::new(Board::new(jobs.len()));
     let live = live_setup;

@@ -537,7 +537,7 @@ fn open_files(
                 }
                 // A wait in the open (a net listener's) cut by a stop is
                 // no error: the job ends with nothing done, as fio's.
-                let stopped = crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed);
+                let stopped = crate::sys::signals::stop_requested();
                 if stopped && e.kind() == std::io::ErrorKind::Interrupted {
                     result.stopped_in_setup = true;
                     return None;
