@@ -16,9 +16,9 @@ use crate::plan::{JobSpec, Plan};
 use crate::report::eta::{StatusLine, write_aggregate_logs};
 use crate::report::num2str::{Unit, num2str};
 use crate::report::{Formats, Report};
+use crate::result::JobResult;
 use crate::run::Observer;
 use crate::run::config::JobConfig;
-use crate::run::result::JobResult;
 use crate::run::status::progress::{JobProgress, State};
 use crate::stats::disk::DiskWatch;
 
@@ -115,7 +115,7 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
             // As fio prints it before the job's files or log are opened:
             // from the options alone.
             let bs = crate::run::workload::block_sizes(spec).map_err(refused)?;
-            let report = crate::report::options::ReportOptions::from_spec(spec);
+            let report = crate::result::options::ReportOptions::from_spec(spec);
             let iodepth = spec.num("iodepth").unwrap_or(1).max(1) as usize;
             if let Some(line) = header(spec, &bs, &report, &spec.engine, iodepth) {
                 sink.say(&line);
@@ -159,7 +159,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     if formats.normal {
         say_version(&mut sink, args, &jobs, aborted.is_some());
     }
-    let stop = &crate::sys::signals::STOP;
+    let stop = crate::sys::signals::stop_flag();
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
     let board = Mutex::new(Board::new(jobs.len()));
     let live = live_setup;
@@ -652,7 +652,7 @@ fn headers(specs: &[&JobSpec], jobs: &[JobConfig]) -> Vec<Option<String>> {
 fn header(
     spec: &JobSpec,
     bs: &[crate::run::workload::BlockSizes; 3],
-    report: &crate::report::options::ReportOptions,
+    report: &crate::result::options::ReportOptions,
     engine: &str,
     iodepth: usize,
 ) -> Option<String> {

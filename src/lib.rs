@@ -27,6 +27,7 @@ pub mod profile;
 pub mod rand;
 pub mod raw_text;
 pub mod report;
+pub mod result;
 pub mod run;
 pub mod selftest;
 pub mod stats;

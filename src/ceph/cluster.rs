@@ -231,7 +231,7 @@ fn connect_or_stop(cluster: Cluster) -> Result<Cluster, CephError> {
         subject: subject.to_string(),
         errno,
     };
-    if crate::sys::signals::stopping() {
+    if crate::sys::signals::stop_requested() {
         return Err(failed(libc::EINTR, "the cluster's monitors"));
     }
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -249,7 +249,7 @@ fn connect_or_stop(cluster: Cluster) -> Result<Cluster, CephError> {
         return Err(failed(libc::EAGAIN, "a thread to connect on"));
     }
     loop {
-        if crate::sys::signals::stopping() {
+        if crate::sys::signals::stop_requested() {
             ABANDONED.store(true, Ordering::Relaxed);
             return Err(failed(libc::EINTR, "the cluster's monitors"));
         }

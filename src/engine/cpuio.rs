@@ -151,7 +151,7 @@ impl Engine for CpuIo {
                 let until = Instant::now() + Duration::from_micros(self.options.cycle_us.into());
                 // A long chunk (cpuchunks is up to 71 minutes) ends
                 // early on a stop signal.
-                while Instant::now() < until && !crate::sys::signals::stopping() {
+                while Instant::now() < until && !crate::sys::signals::stop_requested() {
                     std::hint::spin_loop();
                 }
             }

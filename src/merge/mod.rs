@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::report::Report;
 use crate::report::json::{Json, Obj, job};
 use crate::report::state::{restore, to_json};
-use crate::run::result::JobResult;
+use crate::result::JobResult;
 
 mod totals;
 

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::run::result::JobResult;
+use crate::result::JobResult;
 
 /// Checks every total that merging `jobs` (with their group aggregate
 /// bandwidths `aggs`) adds up; the error names the first that does not fit.

@@ -9,8 +9,8 @@
 
 use super::json::{Json, Obj};
 use crate::engine::caps;
-use crate::run::pacing::steady::SteadyResult;
-use crate::run::result::JobResult;
+use crate::result::JobResult;
+use crate::result::steady::SteadyResult;
 
 /// Whether the tool limited a job's result, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,7 +173,7 @@ pub fn section(r: &JobResult, group_agg: [u64; 3]) -> Obj {
 }
 
 /// One of the job's slowest I/Os: how slow, which way, and where.
-fn slow_io(io: &crate::run::status::slowest::SlowIo) -> Json {
+fn slow_io(io: &crate::result::slowest::SlowIo) -> Json {
     let mut o = Obj::default();
     o.int("lat_ns", io.lat_ns)
         .str("ddir", ["read", "write", "trim"][io.dir.min(2)])

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::Report;
 use super::num2str::{Unit, num2str};
-use crate::run::result::{DirStats, JobResult};
+use crate::result::{DirStats, JobResult};
 use crate::stats::histogram::{BUCKETS, value_of};
 
 const WIDTH: f64 = 640.0;

@@ -6,13 +6,13 @@
 use std::fmt::Write;
 use std::time::UNIX_EPOCH;
 
-use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
-use crate::run::pacing::steady::SteadyResult;
-use crate::run::place::priority::class_and_level;
-use crate::run::result::{DirStats, JobResult};
+use crate::result::options::Unified;
+use crate::result::steady::SteadyResult;
+use crate::result::{DirStats, JobResult};
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
+use crate::sys::sched::class_and_level;
 
 /// A JSON value as fio's writer knows them.
 #[derive(Debug, Clone, PartialEq)]

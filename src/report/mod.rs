@@ -9,15 +9,14 @@ pub mod json;
 pub mod ndjson;
 pub mod normal;
 pub mod num2str;
-pub mod options;
 pub mod state;
 pub mod terse;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::run::result::{DirStats, JobResult};
+use crate::result::options::Unified;
+use crate::result::{DirStats, JobResult};
 use crate::stats::disk::DiskUsage;
-use options::Unified;
 
 /// Which formats to write (fio's `--output-format`, a set).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -5,13 +5,13 @@
 use std::fmt::Write;
 
 use super::num2str::{Unit, num2str};
-use super::options::Unified;
 use super::{GroupStats, Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
-use crate::run::pacing::steady::SteadyResult;
-use crate::run::place::priority::class_and_level;
-use crate::run::result::{DirStats, JobResult, strerror};
+use crate::result::options::Unified;
+use crate::result::steady::SteadyResult;
+use crate::result::{DirStats, JobResult, strerror};
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
+use crate::sys::sched::class_and_level;
 
 /// The end-of-run normal report, starting with the newline that ends any
 /// pending status line.
@@ -553,11 +553,11 @@ mod tests {
         assert!(mixed.ends_with(" 99.99th=[5013504]\n"), "{mixed}");
     }
 
-    fn empty_result() -> crate::run::result::JobResult {
+    fn empty_result() -> crate::result::JobResult {
         let p =
             crate::plan::plan_for_test("[j]\nioengine=null\nsize=1m\n", &[], &[], false).unwrap();
         let cfg =
             crate::run::config::JobConfig::from_spec(p.jobs().next().unwrap(), false).unwrap();
-        crate::run::result::JobResult::new(&cfg)
+        crate::result::JobResult::new(&cfg)
     }
 }

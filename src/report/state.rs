@@ -15,8 +15,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::json::{Json, Obj};
-use super::options::{ReportOptions, Unified};
-use crate::run::result::{DirStats, JobResult, LatencyBuckets};
+use crate::result::options::{ReportOptions, Unified};
+use crate::result::{DirStats, JobResult, LatencyBuckets};
 use crate::stats::fine::FineHistogram;
 use crate::stats::{CpuUsage, Histogram, LatencyMoments, Moments};
 

@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
-use super::options::Unified;
 use super::{Report, bytes_per_sec, cpu_percent, distribution, iops};
-use crate::run::result::{DirStats, JobResult};
+use crate::result::options::Unified;
+use crate::result::{DirStats, JobResult};
 use crate::stats::LatencyMoments;
 use crate::stats::percentile::percentiles;
 

@@ -6,13 +6,13 @@
 use crate::engine::{self, EngineOptions, caps};
 use crate::options::{Support, Value};
 use crate::plan::JobSpec;
+use crate::result::JobError;
 use crate::run::errors::ErrorsConfig;
 use crate::run::job_loop::depth::{DepthConfig, offloaded};
 use crate::run::pacing::config::{PacingConfig, TimingConfig};
 use crate::run::place::config::PlacementConfig;
 use crate::run::records::config::LoggingConfig;
 use crate::run::refusal::Refusal;
-use crate::run::result::JobError;
 use crate::run::scheduling::SchedulingConfig;
 use crate::run::status::config::ReportingConfig;
 use crate::run::storage::config::FilesConfig;

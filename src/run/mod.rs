@@ -20,10 +20,10 @@ use std::sync::atomic::AtomicBool;
 
 use crate::engine::EngineOptions;
 
+use crate::result::{JobError, JobResult};
 use crate::run::status::progress::JobProgress;
 use config::JobConfig;
 use refusal::Refusal;
-use result::{JobError, JobResult};
 
 use crate::plan::Plan;
 use crate::stats::disk::{DiskUsage, DiskWatch};
@@ -232,7 +232,7 @@ pub fn run(
             start = end;
             continue;
         }
-        let stopped_before = crate::run::storage::layout::stopped();
+        let stopped_before = crate::sys::signals::stop_requested();
         let laid_out = lay_out_group(members, slots, &mut disks, observer);
         if start == 0 {
             // fio's genesis: the run's time zero, once the first jobs'
@@ -242,7 +242,7 @@ pub fn run(
         }
         // A stop during this group's layout: fio starts none of its
         // jobs, which report nothing done.
-        if !stopped_before && crate::run::storage::layout::stopped() {
+        if !stopped_before && crate::sys::signals::stop_requested() {
             results.extend(members.iter().map(JobResult::new));
             start = end;
             continue;
@@ -302,13 +302,13 @@ fn lay_out_group(
     observer: &mut dyn Observer,
 ) -> Vec<Result<(), Box<JobResult>>> {
     let mut laid_out = Vec::with_capacity(members.len());
-    let stopped_before = crate::run::storage::layout::stopped();
+    let stopped_before = crate::sys::signals::stop_requested();
     for (cfg, slot) in members.iter().zip(slots) {
         slot.set_state(crate::run::status::progress::State::SettingUp);
         let laid = lay_out_before(cfg, observer);
         // fio watches the disks once the files are in place (not after a
         // stop cut this layout short).
-        let cut = !stopped_before && crate::run::storage::layout::stopped();
+        let cut = !stopped_before && crate::sys::signals::stop_requested();
         if laid.is_ok() && !cut && !laid_in_job(cfg) && watches_disks(cfg) {
             for path in &cfg.files.paths {
                 disks.watch(path);

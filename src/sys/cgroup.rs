@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::run::result::JobError;
+use crate::sys::SetupError;
 
 /// The groups this run made and is to remove when it ends.
 static MADE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -62,10 +62,10 @@ impl Cgroup {
     /// Puts the calling thread, task `task`, in the group. A failure
     /// carries fio's error context; errno 0 marks the failures fio ends
     /// the job on without an error code, having said why on stderr.
-    pub fn join(&self, task: u32) -> Result<Member, JobError> {
-        let fail = |func: &str, e: io::Error, message: String| JobError {
+    pub fn join(&self, task: u32) -> Result<Member, SetupError> {
+        let fail = |func: &'static str, e: io::Error, message: String| SetupError {
             errno: e.raw_os_error().unwrap_or(libc::EIO),
-            func: func.to_string(),
+            func,
             message,
         };
         let Some(mount) = find_mount() else {
@@ -116,10 +116,10 @@ pub fn remove_made() {
     }
 }
 
-fn quiet() -> JobError {
-    JobError {
+fn quiet() -> SetupError {
+    SetupError {
         errno: 0,
-        func: "cgroup".to_string(),
+        func: "cgroup",
         message: String::new(),
     }
 }

@@ -6,10 +6,23 @@ use std::io;
 
 use crate::options::Value;
 use crate::plan::JobSpec;
-use crate::run::result::JobError;
+use crate::sys::SetupError;
 
 /// fio's IOPRIO_WHO_PROCESS: the target of ioprio_set is a task.
 const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+
+/// fio's IOPRIO_CLASS_SHIFT: the class sits above the 13 level bits.
+const CLASS_SHIFT: u16 = 13;
+
+/// The kernel's encoding of a priority class and level.
+pub fn ioprio_value(class: u16, level: u16) -> u16 {
+    (class << CLASS_SHIFT) | level
+}
+
+/// The class and level of an encoded priority, as fio prints them.
+pub fn class_and_level(ioprio: u16) -> (u16, u16) {
+    (ioprio >> CLASS_SHIFT, ioprio & 7)
+}
 
 /// The thread settings of one job.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -124,18 +137,17 @@ impl ThreadSetup {
     /// The job's own I/O priority, as the kernel encodes it (0 unless
     /// prio or prioclass is set).
     pub fn default_ioprio(&self) -> u16 {
-        self.ioprio
-            .map_or(0, |(c, l)| crate::run::place::priority::ioprio_value(c, l))
+        self.ioprio.map_or(0, |(c, l)| ioprio_value(c, l))
     }
 
     /// Applies everything to the calling thread, which is the job's.
     /// `name` is the job's, for exec_prerun's output file. The memory
     /// locked for lockmem stays locked, and the thread stays in its
     /// control group, while the returned guard lives.
-    pub fn apply(&self, name: &str) -> Result<Held, JobError> {
-        let fail = |func: &str, e: io::Error| JobError {
+    pub fn apply(&self, name: &str) -> Result<Held, SetupError> {
+        let fail = |func: &'static str, e: io::Error| SetupError {
             errno: e.raw_os_error().unwrap_or(libc::EINVAL),
-            func: func.to_string(),
+            func,
             message: String::new(),
         };
         // The raw system calls change only this thread's ids (glibc's
@@ -177,7 +189,7 @@ impl ThreadSetup {
             None
         };
         if let Some((class, level)) = self.ioprio {
-            let value = libc::c_long::from(crate::run::place::priority::ioprio_value(class, level));
+            let value = libc::c_long::from(ioprio_value(class, level));
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_ioprio_set,
@@ -209,9 +221,9 @@ impl ThreadSetup {
             && !exec(name, cmd, "prerun")
         {
             // fio ends such a job before its I/O without an error code.
-            return Err(JobError {
+            return Err(SetupError {
                 errno: 0,
-                func: "exec_prerun".to_string(),
+                func: "exec_prerun",
                 message: String::new(),
             });
         }

@@ -7,8 +7,9 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-/// Set when a terminating signal arrived; jobs poll it.
-pub static STOP: AtomicBool = AtomicBool::new(false);
+/// Set when a terminating signal arrived: read through [`stop_requested`]
+/// (or, where the run shares it with its jobs, [`stop_flag`]).
+static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// Set by SIGUSR1 until the interim report is made.
 static REPORT: AtomicBool = AtomicBool::new(false);
@@ -63,9 +64,16 @@ pub fn install() {
     }
 }
 
-/// Whether a terminating signal asked the run to stop.
-pub fn stopping() -> bool {
+/// Whether a terminating signal asked the run to stop: the one way
+/// anything in ferrio reads it.
+pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
+}
+
+/// The stop flag itself, which the run hands its jobs and its trigger
+/// (an exitall or a trigger sets it too).
+pub fn stop_flag() -> &'static AtomicBool {
+    &STOP
 }
 
 /// Sleeps until `wait` has passed (true) or a stop was asked (false):
@@ -75,7 +83,7 @@ pub fn stopping() -> bool {
 pub fn sleep_or_stop(wait: Duration, also: impl Fn() -> bool) -> bool {
     let until = Instant::now().checked_add(wait);
     loop {
-        if stopping() || also() {
+        if stop_requested() || also() {
             return false;
         }
         let now = Instant::now();

@@ -8,6 +8,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
 use super::{NetOptions, Proto};
+use crate::sys::signals::stop_requested;
 
 pub(super) fn last() -> io::Error {
     io::Error::last_os_error()
@@ -183,7 +184,7 @@ pub(super) fn wait(fd: RawFd, events: i16) -> io::Result<()> {
         let r = unsafe { libc::poll(&mut p, 1, PATIENCE_MS) };
         if r < 0 {
             let e = last();
-            if e.kind() == io::ErrorKind::Interrupted && !stopped() {
+            if e.kind() == io::ErrorKind::Interrupted && !stop_requested() {
                 continue;
             }
             return Err(context(e, "poll"));
@@ -191,7 +192,7 @@ pub(super) fn wait(fd: RawFd, events: i16) -> io::Result<()> {
         if r > 0 {
             return Ok(());
         }
-        if stopped() {
+        if stop_requested() {
             return Err(context(io::Error::from_raw_os_error(libc::EINTR), "poll"));
         }
     }
@@ -201,10 +202,6 @@ pub(super) fn wait(fd: RawFd, events: i16) -> io::Result<()> {
 /// was stopped (a peer that never comes must not hold a job forever
 /// against SIGINT/SIGTERM).
 const PATIENCE_MS: i32 = 50;
-
-fn stopped() -> bool {
-    crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
-}
 
 /// Bounds each blocking call on the socket to [`PATIENCE_MS`].
 pub(super) fn patient(fd: RawFd) -> io::Result<()> {
@@ -220,7 +217,7 @@ pub(super) fn patient(fd: RawFd) -> io::Result<()> {
 /// timed out while the run goes on.
 pub(super) fn retry(e: &io::Error) -> bool {
     match e.kind() {
-        io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => !stopped(),
+        io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => !stop_requested(),
         _ => false,
     }
 }

@@ -3,12 +3,12 @@
 use super::slots::Slot;
 use super::{Quiesce, Records};
 use crate::engine::Dir;
+use crate::result::{JobResult, strerror};
 use crate::run::config::JobConfig;
 use crate::run::errors::{self, Verdict};
 use crate::run::pacing::clock::{Nanos, ms_between};
 use crate::run::pacing::latency_target::{self, LatencyTarget};
 use crate::run::records::logs::Completed;
-use crate::run::result::{JobResult, strerror};
 use crate::run::status::live::Measured;
 use crate::run::verification::verifying::Verifying;
 

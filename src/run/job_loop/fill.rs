@@ -6,13 +6,13 @@ use super::pace::wait_until;
 use super::{Backlog, Io, JobLoop, Next, Phase, Turn};
 use crate::engine::Dir;
 use crate::rand::fio_rand::Draws;
+use crate::result::JobResult;
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{self, Nanos, nanos};
 use crate::run::place::files::FileChooser;
 use crate::run::place::placement::Placer;
 use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::replay::{Action, Replayer, Step};
-use crate::run::result::JobResult;
 use crate::run::storage::lazy_open::{LazyOpen, UNOPENED};
 
 impl JobLoop<'_, '_> {

@@ -5,10 +5,10 @@ use super::complete::Finishing;
 use super::pace::think;
 use super::{Backlog, Io, JobLoop, Next, Phase, Turn, errno, issued};
 use crate::engine::{Dir, Queued, Request};
+use crate::result::JobResult;
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{self, ms_between};
 use crate::run::records::logs::{Completed, JobLogs};
-use crate::run::result::JobResult;
 
 impl JobLoop<'_, '_> {
     /// Hands `io` (the rest of one cut short when `resumed`) to the

@@ -36,6 +36,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::{Completion, Dir, Engine, OpenMode};
 use crate::rand::fio_rand::{Draws, FioRng};
+use crate::result::{DirStats, JobResult};
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{LoopClock, Nanos};
 use crate::run::pacing::flow::Seat;
@@ -47,7 +48,6 @@ use crate::run::place::placement::{Placer, rw_min_bs};
 use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::logs::JobLogs;
 use crate::run::records::replay::Replayer;
-use crate::run::result::{DirStats, JobResult};
 use crate::run::scheduling::ExitWhat;
 use crate::run::status::depth::DepthTracker;
 use crate::run::status::live::Tally;
@@ -154,7 +154,7 @@ fn run_job(cfg: &JobConfig, stop: Stops<'_>, progress: &JobProgress) -> JobResul
         Err(e) => {
             // A failed exec_prerun ends the job quietly, as in fio.
             if e.errno != 0 {
-                result.fail(e.errno, &e.func, e.message);
+                result.fail(e.errno, e.func, e.message);
             }
             return result;
         }

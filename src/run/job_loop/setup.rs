@@ -12,6 +12,7 @@ use super::{
 };
 use crate::engine::{self, Dir, Engine, OpenMode, WriteHintFailed};
 use crate::rand::fio_rand::{Draws, FioRng, Purpose};
+use crate::result::JobResult;
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{self, LoopClock, Nanos, nanos};
 use crate::run::pacing::flow::Seat;
@@ -23,7 +24,6 @@ use crate::run::place::placement::{Placement, Placer, rw_min_bs, used_dirs};
 use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::logs::JobLogs;
 use crate::run::records::replay::Replayer;
-use crate::run::result::JobResult;
 use crate::run::status::depth::DepthTracker;
 use crate::run::status::live::Tally;
 use crate::run::status::progress::{JobProgress, State};
@@ -564,7 +564,7 @@ fn open_files(
                 }
                 // A wait in the open (a net listener's) cut by a stop is
                 // no error: the job ends with nothing done, as fio's.
-                let stopped = crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed);
+                let stopped = crate::sys::signals::stop_requested();
                 if stopped && e.kind() == std::io::ErrorKind::Interrupted {
                     result.stopped_in_setup = true;
                     return None;

@@ -3,10 +3,10 @@
 use super::buffers::{Buffer, Carver};
 use super::sync::SyncKind;
 use crate::engine::Dir;
+use crate::result::JobResult;
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::Nanos;
 use crate::run::place::offsets::Rng;
-use crate::run::result::JobResult;
 use crate::run::storage::content::BufferFill;
 use crate::run::storage::layout::fill_random;
 use crate::verify::pattern::repeat_into;

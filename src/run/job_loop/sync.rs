@@ -4,9 +4,9 @@
 use super::slots::Slot;
 use super::{JobLoop, Next, Phase, Turn, errno};
 use crate::engine::{Dir, Queued};
+use crate::result::JobResult;
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{self, Nanos};
-use crate::run::result::JobResult;
 
 impl JobLoop<'_, '_> {
     /// fio's periodic syncs: due whenever the writes issued so far

@@ -3,10 +3,10 @@
 
 use super::pace::think;
 use super::{JobLoop, Next, Phase, Quiesce, Turn, issued};
+use crate::result::JobResult;
 use crate::run::pacing::clock::{self, ms_between, nanos};
 use crate::run::pacing::latency_target;
 use crate::run::pacing::rate;
-use crate::run::result::JobResult;
 use crate::run::status::depth::DepthTracker;
 use crate::run::status::progress::State;
 use crate::run::status::sampler::RateSampler;

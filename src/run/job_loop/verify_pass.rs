@@ -7,10 +7,10 @@ use super::submit::submit;
 use super::{JobLoop, Records, Stops, errno};
 use crate::engine::caps;
 use crate::engine::{Completion, Dir, Engine, Queued, Request};
+use crate::result::JobResult;
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{self, LoopClock, Nanos};
 use crate::run::records::iolog::IoLogWriter;
-use crate::run::result::JobResult;
 use crate::run::verification::verifying::Verifying;
 use crate::verify::Written;
 

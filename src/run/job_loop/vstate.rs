@@ -3,8 +3,8 @@
 use super::JobLoop;
 use crate::engine::Dir;
 use crate::rand::fio_rand::Draws;
+use crate::result::JobResult;
 use crate::run::config::JobConfig;
-use crate::run::result::JobResult;
 use crate::run::status::progress::JobProgress;
 use crate::run::verification::verify_trail;
 use crate::run::verification::verifying::Verifying;

@@ -2,10 +2,10 @@
 //! `rate_iops_min`, checked once per `rate_cycle` as fio checks them, and
 //! the random arrivals of `rate_process=poisson`.
 
+use crate::result::DirStats;
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock::Nanos;
 use crate::run::place::offsets::Rng;
-use crate::run::result::DirStats;
 
 /// The rate floors of a job, per direction (0: none).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

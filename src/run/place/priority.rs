@@ -11,21 +11,10 @@
 use crate::options::number::{self, SizeValue};
 use crate::plan::JobSpec;
 use crate::rand::fio_rand::FioRng;
+use crate::sys::sched::ioprio_value;
 
-/// fio's IOPRIO_CLASS_SHIFT: the class sits above the 13 level bits.
-const CLASS_SHIFT: u16 = 13;
 /// The real-time class, which cmdprio_class defaults to.
 const CLASS_RT: u16 = 1;
-
-/// The kernel's encoding of a priority class and level.
-pub fn ioprio_value(class: u16, level: u16) -> u16 {
-    (class << CLASS_SHIFT) | level
-}
-
-/// The class and level of an encoded priority, as fio prints them.
-pub fn class_and_level(ioprio: u16) -> (u16, u16) {
-    (ioprio >> CLASS_SHIFT, ioprio & 7)
-}
 
 /// One priority a share of an I/O size (or direction) is sent at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -97,7 +97,7 @@ pub fn line(out: &mut String, s: &Sample, layout: Layout) {
     if layout.prio {
         let _ = writeln!(out, "0x{:04x}", s.prio);
     } else {
-        let rt = crate::run::place::priority::class_and_level(s.prio).0 == 1;
+        let rt = crate::sys::sched::class_and_level(s.prio).0 == 1;
         out.push_str(if rt { "1\n" } else { "0\n" });
     }
 }

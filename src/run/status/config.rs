@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::engine::{self, caps};
 use crate::plan::JobSpec;
-use crate::report::options::ReportOptions;
+use crate::result::options::ReportOptions;
 
 /// What the job measures and how it is reported.
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
+use crate::result::JobResult;
 use crate::run::pacing::clock::Nanos;
-use crate::run::result::JobResult;
 use crate::run::status::live::Tally;
 
 /// A job's state, as fio's status line shows it.

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::run::pacing::clock::{Nanos, nanos};
 
-use crate::run::result::DirStats;
+use crate::result::DirStats;
 
 /// One kind of sample (bandwidth or IOPS).
 #[derive(Debug, Clone, Copy)]

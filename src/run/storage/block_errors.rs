@@ -19,8 +19,8 @@
 use std::path::Path;
 
 use crate::plan::JobSpec;
+use crate::result::JobError;
 use crate::run::refusal::Refusal;
-use crate::run::result::JobError;
 use crate::run::workload::Pattern;
 
 /// fio's largest table of block states.

@@ -7,8 +7,8 @@ use crate::engine::{self, caps};
 use crate::options::Value;
 use crate::plan::JobSpec;
 use crate::rand::fio_rand::{Purpose, Seeds};
+use crate::result::JobError;
 use crate::run::refusal::Refusal;
-use crate::run::result::JobError;
 use crate::run::workload::{BlockSizes, WorkloadConfig};
 
 /// The job's files and how it uses them.

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use crate::options::Value;
 use crate::plan::JobSpec;
-use crate::run::result::JobError;
+use crate::result::JobError;
 
 /// How the buffer memory is obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -12,6 +12,7 @@ use std::path::Path;
 use crate::engine;
 use crate::run::config::JobConfig;
 use crate::run::place::offsets::Rng;
+use crate::sys::signals::stop_requested;
 
 /// Creates or extends the job's files to their offset plus size; returns
 /// the "Laying out" notice fio prints when it had to, and the warnings of
@@ -29,8 +30,8 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     // Only a stop that comes during this layout cuts it: a run already
     // stopping (a trigger fired in an earlier group) lays out the files its
     // jobs will open, as before.
-    let stopping = stopped();
-    let stopped = || stopped() && !stopping;
+    let stopping = stop_requested();
+    let stopped = || stop_requested() && !stopping;
     for (path, region, needed) in short_files(cfg) {
         // A stop (SIGINT, SIGTERM) ends the layout: no further file is
         // started, as fio stops.
@@ -161,11 +162,6 @@ pub fn short_files(cfg: &JobConfig) -> impl Iterator<Item = (&Path, &u64, u64)> 
             let current = meta.map(|m| m.len()).unwrap_or(0);
             (current < needed).then_some((path.as_path(), region, needed))
         })
-}
-
-/// Whether the run was asked to stop (SIGINT, SIGTERM) while laying out.
-pub fn stopped() -> bool {
-    crate::sys::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Fills a buffer with random bytes.

@@ -239,7 +239,7 @@ impl TrimBacklog {
 /// What fio's parent reports about a job whose process died of `signal`:
 /// its message, and the numbers the job never got to fill in (bytes,
 /// runtimes, rate samples, CPU use) left at zero.
-pub fn died(result: &mut crate::run::result::JobResult, signal: i32) {
+pub fn died(result: &mut crate::result::JobResult, signal: i32) {
     eprintln!(
         "ferrio: job '{}': fio 3.33 fails an assertion on a trim_backlog trim in a job whose rw has no trims; the job ends here as fio's does",
         result.name

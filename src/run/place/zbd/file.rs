@@ -7,7 +7,7 @@ use super::setup::aligned_region;
 use super::zones::ZoneTable;
 use super::{SharedZones, ZbdSpec, lock};
 use crate::engine::Dir;
-use crate::run::result::JobError;
+use crate::result::JobError;
 
 /// The job's own zone counts: the zones it holds open (fio's
 /// td->num_open_zones), the resets it made, and an error that ended its

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::zones::{MAX_OPEN_ZONES, Zone, ZoneTable};
 use super::{ZbdSpec, lock};
 use crate::engine::Dir;
-use crate::run::result::JobError;
+use crate::result::JobError;
 use crate::run::workload::BlockSizes;
 
 /// A setup failure: fio says some only on stderr (no error code), and

@@ -5,7 +5,7 @@
 use super::ZbdSpec;
 use super::file::{Adjusted, ZbdFile, ZbdJob};
 use super::zones::{MAX_OPEN_ZONES, ZoneTable, open_zone};
-use crate::run::result::JobError;
+use crate::result::JobError;
 
 impl ZbdFile {
     pub(super) fn write(
