@@ -143,3 +143,77 @@ fn an_unset_variable_is_named_after_fios_lines() {
         explained[0]
     );
 }
+
+/// An error is said once: fio's own lines, then one `ferrio:` line that
+/// adds only what fio did not say (where it stands, whose option it is,
+/// the nearest value) and repeats none of fio's words.
+#[test]
+fn errors_are_said_once_after_fios_lines() {
+    // (job file or none, command line, what the ferrio line must say)
+    let cases: [(Option<&str>, &[&str], &str); 5] = [
+        (
+            Some("[j]\nioengine=null\nsize=1m\niodpeth=4\n"),
+            &[],
+            ":4:1: in 'iodpeth=4'",
+        ),
+        (
+            Some("[j]\nioengine=null\nsize=1m\nrw=randred\n"),
+            &[],
+            ":4:1: bad value 'randred' in 'rw=randred'; expected one of the values listed (did you mean randread?)",
+        ),
+        (
+            Some("[j]\nioengine=psync\nsize=1m\nsqthread_poll=1\n"),
+            &[],
+            ":4:1: in 'sqthread_poll=1': option 'sqthread_poll' belongs to ioengine io_uring/io_uring_cmd but this job uses ioengine psync",
+        ),
+        (
+            None,
+            &["--name=a", "--iodpeth=4"],
+            "on the command line: '--iodpeth=4'",
+        ),
+        (
+            None,
+            &["--name=a", "--rw=zzzzzz"],
+            "bad value 'zzzzzz' in 'rw=zzzzzz'; expected one of the values listed",
+        ),
+    ];
+    for (job, args, says) in cases {
+        let mut run = Run::new().arg("--parse-only").args(args);
+        if let Some(job) = job {
+            run = run.job(job);
+        }
+        let (want, got) = run.both();
+        let what = format!("{job:?} {args:?}");
+        // fio's list of values, with ferrio's own help text beside each word.
+        let words = |out: &str| -> Vec<String> {
+            out.lines()
+                .filter_map(|l| l.split_once(": "))
+                .map(|(_, rest)| rest.split_whitespace().next().unwrap_or("").to_string())
+                .collect()
+        };
+        assert_eq!(
+            (got.code, words(&got.stdout)),
+            (want.code, words(&want.stdout)),
+            "{what}"
+        );
+        assert_eq!(want.code, 1, "{what}: {}", want.stderr);
+        assert_eq!(fio_part(&got.stderr), want.stderr, "{what}");
+        let explained: Vec<&str> = got
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("ferrio: "))
+            .collect();
+        assert_eq!(explained.len(), 1, "{what}: {}", got.stderr);
+        assert!(explained[0].ends_with(says), "{what}: {}", explained[0]);
+        // fio's suggestion (and fio's own list of values) is not said again.
+        for line in want.stderr.lines() {
+            if let Some(name) = line.strip_prefix("Did you mean ") {
+                assert!(
+                    !explained[0].contains(name.trim_end_matches('?')),
+                    "{what}: {}",
+                    explained[0]
+                );
+            }
+        }
+    }
+}

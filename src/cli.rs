@@ -428,9 +428,6 @@ fn usage_error(argv: &[String], e: &clap::Error) -> UsageError {
     match e.kind() {
         ErrorKind::UnknownArgument => {
             let closest = closest_long_option(&original);
-            let hint = closest
-                .map(|s| format!(" (did you mean --{s}?)"))
-                .unwrap_or_default();
             // getopt reports the option, then fio reports it again and
             // suggests the nearest long option.
             let unknown = format!(
@@ -441,9 +438,7 @@ fn usage_error(argv: &[String], e: &clap::Error) -> UsageError {
             fio_stderr.extend(closest.map(|s| format!("Did you mean {s}?")));
             UsageError {
                 fio_stderr,
-                detail: format!(
-                    "unknown option '{original}'{hint}; expected a fio flag or job option"
-                ),
+                detail: format!("on the command line: '{original}'"),
             }
         }
         _ => UsageError {

@@ -306,7 +306,14 @@ impl Collector {
         if !stderr.contains(&failed) {
             stderr.push(failed);
         }
-        let expected = match options::find(key.trim_end()) {
+        let def = options::find(key.trim_end());
+        let expected = match def {
+            // fio lists the values on stdout: ferrio names the nearest one
+            // rather than listing them again.
+            Some(def) if words.is_some() => match nearest_word(def, value) {
+                Some(w) => format!("one of the values listed (did you mean {w}?)"),
+                None => "one of the values listed".to_string(),
+            },
             Some(def) => expectation(def),
             None => "a valid value".to_string(),
         };
@@ -362,17 +369,17 @@ impl Collector {
             .filter(|o| o.matches(key) && !o.engines.is_empty())
             .flat_map(|o| o.engines.iter().copied())
             .collect();
-        let mut detail = if owners.is_empty() {
-            format!("unknown option '{key}' in '{text}'; expected a fio option name")
+        // fio's lines already name the option and the nearest one: ferrio's
+        // line adds only where it stands and, for another engine's option,
+        // whose it is.
+        let detail = if owners.is_empty() {
+            format!("in '{text}'")
         } else {
             format!(
-                "option '{key}' belongs to ioengine {} but this job uses ioengine {engine}",
+                "in '{text}': option '{key}' belongs to ioengine {} but this job uses ioengine {engine}",
                 owners.join("/")
             )
         };
-        if let Some(s) = hint {
-            detail.push_str(&format!(" (did you mean {s}?)"));
-        }
         self.push(location, stderr, vec![], detail);
     }
 
@@ -387,6 +394,20 @@ impl Collector {
             }
         }
     }
+}
+
+/// The value word of a choice option closest to a misspelt `value`, when
+/// close enough to be worth suggesting (the rule options' names follow).
+fn nearest_word(def: &OptDef, value: &str) -> Option<&'static str> {
+    let Kind::Choice(words) = def.kind else {
+        return None;
+    };
+    let value = value.trim();
+    let (best, d) = words
+        .iter()
+        .map(|w| (w.word, options::distance(value, w.word)))
+        .min_by_key(|(_, d)| *d)?;
+    (!value.is_empty() && d > 0 && d <= value.chars().count().div_ceil(2)).then_some(best)
 }
 
 /// What a value of this option should look like, for error messages.
