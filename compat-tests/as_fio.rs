@@ -171,3 +171,70 @@ fn an_existing_fio_is_never_replaced() {
     let kept = std::fs::read_to_string(dir.0.join("fio")).unwrap();
     assert_eq!(kept, "#!/bin/sh\necho the real one\n");
 }
+
+/// `--install-alias` says what it made, and warns when `fio` would still
+/// not run ferrio: its directory absent from PATH, or a real fio first.
+#[test]
+fn install_alias_says_what_it_made_and_whether_fio_runs_it() {
+    let dir = Scratch::new("alias-say");
+    let bin = dir.0.join("bin");
+    fio();
+    let path = std::env::var("PATH").unwrap_or_default();
+    let fio_dir = std::env::split_paths(&path)
+        .find(|d| d.join("fio").is_file())
+        .expect("fio is in PATH");
+    let install = |path: String| {
+        let env = HashMap::from([("PATH".to_string(), path)]);
+        Run::ferrio()
+            .args([&format!("--install-alias={}", bin.display())])
+            .in_dir(&dir.0)
+            .envs(&env)
+            .out()
+    };
+    let link = bin.join("fio");
+    // A PATH that has timeout(1), which runs the test's programs, and no fio.
+    let tools = dir.0.join("tools");
+    std::fs::create_dir(&tools).unwrap();
+    let timeout = std::env::split_paths(&path)
+        .map(|d| d.join("timeout"))
+        .find(|t| t.is_file())
+        .expect("timeout is in PATH");
+    std::os::unix::fs::symlink(timeout, tools.join("timeout")).unwrap();
+    let out = install(tools.display().to_string());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "ferrio: created {}\nferrio: {} now links to this ferrio, which answers as fio when run by that name\n",
+            bin.display(),
+            link.display()
+        )
+    );
+    assert_eq!(
+        out.stderr,
+        format!(
+            "ferrio: warning: {} is not in PATH, so `fio` does not run ferrio yet; add it to PATH\n",
+            bin.display()
+        )
+    );
+    let out = install(format!("{}:{}", fio_dir.display(), bin.display()));
+    assert_eq!(
+        out.stdout,
+        format!(
+            "ferrio: {} already links to this ferrio, which answers as fio when run by that name\n",
+            link.display()
+        )
+    );
+    assert_eq!(
+        out.stderr,
+        format!(
+            "ferrio: warning: {} comes before {} in PATH, so `fio` still runs {}; put {} first in PATH\n",
+            fio_dir.display(),
+            bin.display(),
+            fio_dir.join("fio").display(),
+            bin.display()
+        )
+    );
+    let out = install(format!("{}:{}", bin.display(), fio_dir.display()));
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}

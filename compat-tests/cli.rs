@@ -173,6 +173,38 @@ fn version_names_fio_3_33_and_ferrio() {
     assert!(got.stdout.contains("ferrio"));
 }
 
+/// ferrio's own commands and formats are in its help, and `merge` has a
+/// `--help` of its own (fio has neither, so there is nothing to compare).
+#[test]
+fn help_names_ferrios_formats_and_merge_has_its_own_help() {
+    let out = Run::ferrio().arg("--help").out();
+    assert_eq!(out.code, 0);
+    for line in [
+        "  --output-format=html\t",
+        "  --notes\t",
+        "  merge a.json b.json",
+    ] {
+        assert!(out.stdout.contains(line), "{line:?} not in {}", out.stdout);
+    }
+    let out = Run::ferrio().args(["merge", "--help"]).out();
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert!(
+        out.stdout
+            .contains("Usage: ferrio merge [OPTIONS] <FILE.json>..."),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("--output <FILE>"), "{}", out.stdout);
+    let out = Run::ferrio().args(["merge", "--bogus", "a.json"]).out();
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .starts_with("error: unexpected argument '--bogus' found"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn client_server_mode_is_refused_clearly() {
     let out = Run::ferrio().args(["--client=host1", "x.fio"]).out();

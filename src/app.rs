@@ -112,11 +112,26 @@ fn answer_alone(args: &Args) -> Option<Result<i32, i32>> {
     }
     if let Some(dir) = args.flag("install-alias") {
         return Some(match crate::persona::install_alias(dir) {
-            Ok(link) => {
+            Ok(alias) => {
+                if alias.made_dir {
+                    out(&format!(
+                        "ferrio: created {}\n",
+                        alias.link.parent().unwrap_or(&alias.link).display()
+                    ));
+                }
+                let what = if alias.existed {
+                    "already links"
+                } else {
+                    "now links"
+                };
                 out(&format!(
-                    "ferrio: {} now runs ferrio as fio; put its directory first in PATH\n",
-                    link.display()
+                    "ferrio: {} {what} to this ferrio, which answers as fio when run by that name\n",
+                    alias.link.display()
                 ));
+                let path = std::env::var("PATH").unwrap_or_default();
+                if let Some(w) = crate::persona::alias_warning(&alias.link, &path) {
+                    eprintln!("ferrio: {w}");
+                }
                 Ok(0)
             }
             Err(e) => {

@@ -43,7 +43,17 @@ pub fn explain(detail: &str) {
 /// Makes `dir/fio` a symbolic link to this executable, so that scripts
 /// that run `fio` from a `PATH` with `dir` first run ferrio. An existing
 /// `fio` there is never replaced, unless it is already such a link.
-pub fn install_alias(dir: Option<&str>) -> Result<PathBuf, String> {
+/// What `--install-alias` did, for the lines it prints.
+#[derive(Debug)]
+pub struct Alias {
+    pub link: PathBuf,
+    /// The link's directory did not exist and was made.
+    pub made_dir: bool,
+    /// The link was already there (nothing was changed).
+    pub existed: bool,
+}
+
+pub fn install_alias(dir: Option<&str>) -> Result<Alias, String> {
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| format!("cannot find ferrio's own executable: {e}"))?;
@@ -53,10 +63,17 @@ pub fn install_alias(dir: Option<&str>) -> Result<PathBuf, String> {
             .map(|h| PathBuf::from(h).join(".local/bin"))
             .ok_or("no directory given and HOME is not set")?,
     };
+    let made_dir = !dir.is_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let link = dir.join("fio");
     match std::fs::read_link(&link) {
-        Ok(target) if target == exe => return Ok(link),
+        Ok(target) if target == exe => {
+            return Ok(Alias {
+                link,
+                made_dir,
+                existed: true,
+            });
+        }
         Ok(target) => {
             return Err(format!(
                 "{} already links to {}; remove it first",
@@ -74,5 +91,38 @@ pub fn install_alias(dir: Option<&str>) -> Result<PathBuf, String> {
     }
     std::os::unix::fs::symlink(&exe, &link)
         .map_err(|e| format!("cannot create {}: {e}", link.display()))?;
-    Ok(link)
+    Ok(Alias {
+        link,
+        made_dir,
+        existed: false,
+    })
+}
+
+/// What a shell would run as `fio` with `path` (a PATH value): the first
+/// `fio` file in its directories, or where `link` is not reached first,
+/// a warning to print; `None` when `link` is what runs.
+pub fn alias_warning(link: &std::path::Path, path: &str) -> Option<String> {
+    let dir = link.parent()?;
+    let same = |d: &std::path::Path| {
+        d == dir || matches!((d.canonicalize(), dir.canonicalize()), (Ok(a), Ok(b)) if a == b)
+    };
+    for d in std::env::split_paths(path) {
+        if same(&d) {
+            return None;
+        }
+        let candidate = d.join("fio");
+        if candidate.is_file() {
+            return Some(format!(
+                "warning: {} comes before {} in PATH, so `fio` still runs {}; put {} first in PATH",
+                d.display(),
+                dir.display(),
+                candidate.display(),
+                dir.display()
+            ));
+        }
+    }
+    Some(format!(
+        "warning: {} is not in PATH, so `fio` does not run ferrio yet; add it to PATH",
+        dir.display()
+    ))
 }

@@ -36,33 +36,59 @@ struct Request {
     output: Option<String>,
 }
 
-fn request(argv: &[String]) -> Result<Request, String> {
-    let mut files = Vec::new();
-    let mut output = None;
-    let mut args = argv.iter();
-    while let Some(a) = args.next() {
-        if let Some(path) = a.strip_prefix("--output=") {
-            output = Some(path.to_string());
-        } else if a == "--output" {
-            output = Some(args.next().ok_or("--output: expected a file name")?.clone());
-        } else if a.starts_with("--") {
-            return Err(format!(
-                "unknown option '{a}'; expected JSON files and --output FILE"
-            ));
-        } else {
-            files.push(a.clone());
-        }
-    }
-    if files.is_empty() {
-        return Err("expected the JSON files of the instances to merge".to_string());
-    }
-    Ok(Request { files, output })
+/// `ferrio merge`'s command line, through clap so that `--help` and its
+/// errors read as every other command's.
+fn command() -> clap::Command {
+    use clap::{Arg, ArgAction, Command};
+    Command::new("merge")
+        .bin_name("ferrio merge")
+        .about("Merge the JSON results of ferrio instances run on several hosts into one document shaped as fio's client mode writes it")
+        .arg(
+            Arg::new("files")
+                .value_name("FILE.json")
+                .help("the JSON (--output-format=json or json+) of each instance, or of an earlier merge")
+                .required(true)
+                .num_args(1..)
+                .action(ArgAction::Append),
+        )
+        .arg(
+            Arg::new("output")
+                .long("output")
+                .value_name("FILE")
+                .help("write the merged document to FILE instead of stdout"),
+        )
+}
+
+/// What the command line asks for; `Err` carries clap's text (help, or an
+/// error) and whether it is an error.
+fn request(argv: &[String]) -> Result<Request, (String, bool)> {
+    let matches = command()
+        .try_get_matches_from(std::iter::once("merge".to_string()).chain(argv.iter().cloned()))
+        .map_err(|e| (e.render().to_string(), e.use_stderr()))?;
+    Ok(Request {
+        files: matches
+            .get_many::<String>("files")
+            .map(|f| f.cloned().collect())
+            .unwrap_or_default(),
+        output: matches.get_one::<String>("output").cloned(),
+    })
 }
 
 /// Runs `ferrio merge` with its arguments (after `merge`); returns the
 /// exit status.
 pub fn run(argv: &[String]) -> i32 {
-    match request(argv).and_then(|r| Ok((merge_files(&r.files)?, r.output))) {
+    let request = match request(argv) {
+        Ok(r) => r,
+        Err((text, false)) => {
+            print!("{text}");
+            return 0;
+        }
+        Err((text, true)) => {
+            eprint!("{text}");
+            return 1;
+        }
+    };
+    match merge_files(&request.files).map(|text| (text, request.output)) {
         Ok((text, Some(path))) => match std::fs::write(&path, text) {
             Ok(()) => 0,
             Err(e) => {
