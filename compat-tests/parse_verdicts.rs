@@ -217,3 +217,55 @@ fn errors_are_said_once_after_fios_lines() {
         }
     }
 }
+
+/// fio reads `bs=4q` as 4 bytes and `size=64.5k` as 64 without a word;
+/// ferrio runs them as fio does (the same I/Os) and `--explain` says so.
+#[test]
+fn explain_names_the_size_suffixes_fio_ignores() {
+    // On the command line, and in a job file with blanks around '=' (fio
+    // then reads the value from the blank, which hides the suffix).
+    let args = ["--name=a", "--ioengine=null", "--size=64.5k", "--bs=4q"];
+    let spaced = "[a]\nioengine=null\nsize = 64k\nbs = 4k\n";
+    for run in [Run::new().args(args), Run::new().job(spaced)] {
+        let (want, got) = run.arg("--output-format=json").both_json();
+        for key in ["total_ios", "io_bytes"] {
+            assert_eq!(
+                got["jobs"][0]["read"][key], want["jobs"][0]["read"][key],
+                "{key}"
+            );
+        }
+        assert_eq!(
+            want["jobs"][0]["read"]["total_ios"], 16,
+            "fio read 64 bytes in 4-byte I/Os"
+        );
+    }
+    let spaced_out = Run::ferrio()
+        .job(spaced)
+        .args(["--explain", "--parse-only"])
+        .out();
+    assert!(
+        spaced_out.stdout.ends_with(
+            "warnings:\n  a: size= 64k: fio reads 'k' as nothing here, so the value is 64; sizes are whole numbers with k, m, g, t or p\n  a: bs= 4k: fio reads 'k' as nothing here, so the value is 4; sizes are whole numbers with k, m, g, t or p\n"
+        ),
+        "{}",
+        spaced_out.stdout
+    );
+    let out = Run::ferrio()
+        .args(args)
+        .args(["--explain", "--parse-only"])
+        .out();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let warnings: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "warnings:")
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "warnings:",
+            "  a: size=64.5k: fio reads '.5k' as nothing here, so the value is 64; sizes are whole numbers with k, m, g, t or p",
+            "  a: bs=4q: fio reads 'q' as nothing here, so the value is 4; sizes are whole numbers with k, m, g, t or p",
+        ]
+    );
+}

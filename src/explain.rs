@@ -135,6 +135,11 @@ pub fn lint(job: &JobSpec) -> Vec<Lint> {
             bs[0]
         ));
     }
+    for (name, text, v, ignored) in ignored_suffixes(job) {
+        warn(format!(
+            "{name}={text}: fio reads '{ignored}' as nothing here, so the value is {v}; sizes are whole numbers with k, m, g, t or p"
+        ));
+    }
     if let Some(Value::Nums(rate)) = job.setting("rate").map(|s| &s.value) {
         for (dir, (r, b)) in ["read", "write", "trim"]
             .iter()
@@ -149,6 +154,23 @@ pub fn lint(job: &JobSpec) -> Vec<Lint> {
         }
     }
     out
+}
+
+/// The size options whose text fio reads only in part (`bs=4q` is 4 bytes,
+/// `size=1.5m` is 1): each with its text, the number read and the part
+/// ignored (the first such piece of a list or range).
+fn ignored_suffixes(job: &JobSpec) -> Vec<(&'static str, &str, i64, &str)> {
+    job.settings
+        .iter()
+        .filter(|set| matches!(set.def.kind, Kind::Size | Kind::Range))
+        .filter_map(|set| {
+            let text = set.text.as_deref()?;
+            let (v, ignored) = text
+                .split([',', '-', ':'])
+                .find_map(crate::options::number::ignored_suffix)?;
+            Some((set.def.name, text, v, ignored))
+        })
+        .collect()
 }
 
 /// The plan as JSON, for scripts and tests: groups, jobs (with clone

@@ -105,6 +105,25 @@ fn leading_number(s: &str) -> Option<i64> {
     strtoll(s, base).map(|(v, _)| v)
 }
 
+/// The part of one size (`4q`, `1.5m`) that fio reads past without a
+/// word: a suffix that is no multiplier, or a fraction with whatever
+/// follows it. Returns the number fio keeps and the text it ignores, for
+/// `--explain` to point at; `None` when every character counts.
+pub fn ignored_suffix(s: &str) -> Option<(i64, &str)> {
+    if s.contains("0x") || s.contains("0X") {
+        return None;
+    }
+    let (v, rest) = strtoll(s, 10)?;
+    let rest = rest.trim_end();
+    // As in `size`: a blank before the number hides any suffix from fio.
+    let blank_first = s.starts_with(|c: char| c.is_ascii_whitespace());
+    let multiplier = rest
+        .to_ascii_lowercase()
+        .starts_with(['k', 'm', 'g', 't', 'p', 'b', '%']);
+    let counted = rest.is_empty() || multiplier && !blank_first;
+    (!counted).then_some((v, rest))
+}
+
 /// Reads a size with suffixes (fio's `str_to_decimal` with `kilo`).
 /// Values are returned as fio stores them: the bit pattern of a wrapped
 /// signed result, so `-1` is `u64::MAX`.
@@ -241,6 +260,17 @@ pub fn c_float(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ignored_suffixes_are_those_size_reads_past() {
+        assert_eq!(ignored_suffix("4q"), Some((4, "q")));
+        assert_eq!(ignored_suffix("1.5m"), Some((1, ".5m")));
+        assert_eq!(ignored_suffix(" 4k"), Some((4, "k")));
+        assert_eq!(ignored_suffix("4 k"), Some((4, " k")));
+        for counted in ["4k", "4KiB", "8kb", "50%", "4096", "4096b", "0x10", "1g "] {
+            assert_eq!(ignored_suffix(counted), None, "{counted}");
+        }
+    }
 
     #[test]
     fn sizes_follow_fio() {
