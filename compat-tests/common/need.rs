@@ -28,6 +28,11 @@ pub const NEEDS: &[(&str, &str)] = &[
     ("fsfreeze", "fsfreeze(8) (Debian's util-linux)"),
     ("mpirun", "Open MPI's mpirun (Debian's openmpi-bin)"),
     (
+        "prometheus-client",
+        "the OpenMetrics parser of Prometheus' Python client for /usr/bin/python3 \
+         (Debian's python3-prometheus-client)",
+    ),
+    (
         "ceph",
         "Ceph's daemons (ceph-osd: Debian's ceph-osd), or root for scripts/ceph-local to install them",
     ),

@@ -9,7 +9,12 @@
 //! Served: per job and direction, counters of completed bytes and I/Os;
 //! per job, a gauge of the I/Os in flight; per job and direction,
 //! latency summaries whose quantiles cover the last interval (their
-//! `_count` and `_sum` the whole run). The endpoint has no
+//! `_count` and `_sum` the whole run). The counters and the summaries are
+//! read from the same posting, so that within one scrape a direction's
+//! `ferrio_ios_total` equals its summaries' `_count`: a scraper that
+//! divides one by the other (a mean latency, bytes per I/O) never sees
+//! two moments mixed. They move once per interval (`--status-interval`,
+//! else every second). The endpoint has no
 //! authentication, so it listens on loopback addresses only unless
 //! `--metrics-allow-remote` is given.
 
@@ -80,24 +85,36 @@ impl Summary {
 #[derive(Debug, Default)]
 pub struct Board {
     jobs: Vec<[[Summary; 3]; 3]>,
+    /// Per job and direction: (bytes, I/Os) completed up to the posting.
+    totals: Vec<[(u64, u64); 3]>,
 }
 
 impl Board {
     pub fn new(jobs: usize) -> Board {
         Board {
             jobs: vec![Default::default(); jobs],
+            totals: vec![Default::default(); jobs],
         }
     }
 
     /// Takes in each job's tally of the interval just ended.
     pub fn post(&mut self, tallies: &[Tally]) {
-        for (job, tally) in self.jobs.iter_mut().zip(tallies) {
-            for (dir, d) in job.iter_mut().zip(&tally.dirs) {
+        let jobs = self.jobs.iter_mut().zip(self.totals.iter_mut());
+        for ((job, totals), tally) in jobs.zip(tallies) {
+            for ((dir, total), d) in job.iter_mut().zip(totals.iter_mut()).zip(&tally.dirs) {
                 dir[0].update(&d.clat);
                 dir[1].update(&d.lat);
                 dir[2].update(&d.intended);
+                total.0 += d.bytes;
+                total.1 += d.ios;
             }
         }
+    }
+
+    /// Job `i`'s (bytes, I/Os) per direction, as posted.
+    fn totals(&self, i: usize) -> ([u64; 3], [u64; 3]) {
+        let t = self.totals.get(i).copied().unwrap_or_default();
+        (t.map(|d| d.0), t.map(|d| d.1))
     }
 }
 
@@ -133,7 +150,11 @@ pub struct Sources<'a> {
 /// The OpenMetrics text of the run as it stands.
 fn exposition(from: &Sources<'_>) -> String {
     let mut out = String::new();
-    let totals: Vec<([u64; 3], [u64; 3])> = from.progress.iter().map(|p| p.totals()).collect();
+    let board = match from.board.lock() {
+        Ok(b) => b,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let totals: Vec<([u64; 3], [u64; 3])> = (0..from.jobs.len()).map(|i| board.totals(i)).collect();
     family(
         &mut out,
         "ferrio_io_bytes",
@@ -162,10 +183,6 @@ fn exposition(from: &Sources<'_>) -> String {
     for (i, (cfg, p)) in from.jobs.iter().zip(from.progress).enumerate() {
         let _ = writeln!(out, "ferrio_iodepth{{{}}} {}", labels(i, cfg), p.depth());
     }
-    let board = match from.board.lock() {
-        Ok(b) => b,
-        Err(poisoned) => poisoned.into_inner(),
-    };
     for (s, (series, what)) in SERIES.iter().enumerate() {
         let name = format!("ferrio_{series}_seconds");
         let help = format!("I/O {what}: quantiles over the last interval.");
@@ -264,7 +281,8 @@ mod tests {
             "[a\"b]\nioengine=null\nsize=1m\nrw=write\nrate_iops=100\n",
         )];
         let progress = vec![JobProgress::default()];
-        progress[0].publish([0, 8192, 0], [0, 2, 0]);
+        // The live atomics run ahead of the posting; a scrape serves the posting.
+        progress[0].publish([0, 5 * 4096, 0], [0, 5, 0]);
         let board = Mutex::new(Board::new(1));
         let mut t = Tally::starting(0);
         for ns in [1000, 3000] {
