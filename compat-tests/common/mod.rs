@@ -14,6 +14,7 @@ use std::time::Duration;
 use ferrio::options::table::OPTIONS;
 
 pub mod need;
+pub mod report_rules;
 
 /// What a run printed and how it ended.
 #[derive(Debug, Clone)]

@@ -270,28 +270,20 @@ fn direction(
         }
     }
     if d.bw.count > 0 {
+        // Always bytes: fio 3.33 means to show bits here under
+        // unit_base=1, but compares the option with 1 while it holds its
+        // bit-rate unit code, so the ×8 and the `kbit` labels never apply.
         let base = group.kb_base as f64;
-        let mut label = match (group.bits, binary) {
-            (true, true) => "Kibit",
-            (true, false) => "kbit",
-            (false, true) => "KiB",
-            (false, false) => "kB",
-        };
+        let mut label = if binary { "KiB" } else { "kB" };
         let per = share_of_group(d.bw.mean(), group.dirs[dir].agg);
         let (mut min, mut max) = (d.bw.min, d.bw.max);
         let (mut mean, mut dev) = (d.bw.mean(), d.bw.stddev());
-        if group.bits {
-            min *= 8;
-            max *= 8;
-            mean *= 8.0;
-            dev *= 8.0;
-        }
         if mean > base * base {
             min = (min as f64 / base) as u64;
             max = (max as f64 / base) as u64;
             mean /= base;
             dev /= base;
-            label = if group.bits { "Mibit" } else { "MiB" };
+            label = "MiB";
         }
         let _ = writeln!(
             out,
