@@ -896,7 +896,7 @@ fn options_set_to_their_defaults_run_as_in_fio() {
 fn buffered_passes_reach_the_device_and_samples_come_as_fio_takes_them() {
     // Three passes of buffered random reads over a 4 MiB file: fio drops
     // the file's cached pages at every pass and advises random access, so
-    // about every read reaches the disk. Without either, the first pass
+    // later passes reach the disk too. Without either, the first pass
     // (1024 reads) would fill the cache, or readahead would merge reads.
     // Sized by passes, not by time, so that a slow machine reads as much.
     let job = "[b]\nioengine=psync\nfilename=data\nsize=4m\nrw=randread\nloops=3\n";
@@ -907,8 +907,13 @@ fn buffered_passes_reach_the_device_and_samples_come_as_fio_takes_them() {
         let ios = ios(doc, 0, "read");
         let disk = doc["disk_util"][0]["read_ios"].as_u64().unwrap_or(0);
         assert_eq!(ios, 3 * 1024, "{tool}");
-        // Disk counters are device-wide: other activity only adds.
-        assert!(2 * disk >= ios, "{tool}: {disk} disk reads for {ios} reads");
+        // More than one pass's reads reached the disk: without the pages
+        // dropped at each pass, only the first (1,024 reads, or fewer with
+        // readahead) would. fio drops them but its later passes still hit
+        // some cached pages: 1,503 to 2,267 disk reads in runs here
+        // (ferrio: 3,072). Disk counters are device-wide: other activity
+        // only adds.
+        assert!(3 * disk > ios, "{tool}: {disk} disk reads for {ios} reads");
     }
     // A 1 s run: bw and iops samples every 500 ms, the last partial
     // interval lost, however many reads the machine manages.
