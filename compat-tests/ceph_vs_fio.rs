@@ -464,6 +464,11 @@ fn rbd_periodic_syncs_are_queued_as_fio_queues_them(cluster: &Cluster) {
         assert_eq!(one["write"]["total_ios"], 4096, "{tool}");
         let flushes = one["sync"]["total_ios"].as_u64().unwrap();
         assert_eq!(one["sync"]["lat_ns"]["N"], flushes, "{tool}");
+        // Not yet fio's own spread: a bound of three fio runs widened by
+        // their spread passed idle (fio 1672-2006, ferrio 1555) and failed
+        // on a loaded machine (fio 2183-2477, ferrio 1665): ferrio queues
+        // fewer flushes than fio when the CPUs are busy, to be explained
+        // before the bound can be fio's.
         assert!(
             (1100..=1024 * 16).contains(&flushes),
             "{tool}: {flushes} flushes for 4096 writes"
