@@ -427,3 +427,101 @@ fn merge_blktrace_only_merges_and_runs_nothing() {
         }
     }
 }
+
+/// `--explain`'s text for two groups (a numjobs=2 pair, then a stonewalled
+/// job overriding global values), asserted line for line but the
+/// `defaults:` list, and each fact it states checked against fio's run of
+/// the same file: the groups and jobs in fio's JSON, every value at
+/// the section fio's JSON lists it under (`global options` or the job's
+/// `job options`), and the options set kept out of the defaults.
+#[test]
+fn explain_states_groups_jobs_and_origins_as_fio_runs_them() {
+    let job = "[global]\nioengine=null\nbs=4k\nsize=8m\n[a]\nrw=randread\nnumjobs=2\n\
+        [b]\nstonewall\nrw=write\nbs=64k\nsize=1m\nnrfiles=2\n";
+    let explained = Run::ferrio()
+        .arg("--explain")
+        .job_named("j.fio", job)
+        .ok()
+        .stdout;
+    let (text, defaults): (Vec<&str>, Vec<&str>) = explained
+        .lines()
+        .partition(|l| !l.trim_start().starts_with("defaults: "));
+    let origin = |value: &str, place: &str| format!("    {value:<40} <- {place}");
+    let global =
+        |line: u32, value: &str| origin(value, &format!("global section at j.fio:{line}:1"));
+    let local = |line: u32, value: &str| origin(value, &format!("job section at j.fio:{line}:1"));
+    let expected = [
+        "group 0:".to_string(),
+        "  job 1 'a' (ioengine=null):".into(),
+        global(2, "ioengine=null"),
+        global(3, "bs=4k"),
+        global(4, "size=8m"),
+        local(6, "rw=randread"),
+        local(7, "numjobs=2"),
+        "  job 2 'a' (ioengine=null, clone 1):".into(),
+        "group 1:".into(),
+        "  job 3 'b' (ioengine=null):".into(),
+        global(2, "ioengine=null"),
+        global(3, "bs=4k"),
+        global(4, "size=8m"),
+        local(9, "stonewall"),
+        local(10, "rw=write"),
+        local(11, "bs=64k"),
+        local(12, "size=1m"),
+        local(13, "nrfiles=2"),
+    ];
+    assert_eq!(text, expected, "{explained}");
+    // One defaults list per job explained in full (a clone shares its
+    // parent's); what a section sets is not a default.
+    assert_eq!(defaults.len(), 2, "{explained}");
+    let words = |i: usize| -> Vec<&str> { defaults[i].split_whitespace().skip(1).collect() };
+    assert!(
+        !words(0)
+            .iter()
+            .any(|w| w.starts_with("numjobs=") || w.starts_with("rw="))
+    );
+    assert!(words(0).contains(&"nrfiles=1") && words(1).contains(&"numjobs=1"));
+    assert!(
+        !words(1)
+            .iter()
+            .any(|w| w.starts_with("nrfiles=") || w.starts_with("bs="))
+    );
+
+    // The same facts from fio's run of the file (stonewall shows in
+    // fio's JSON as the second group, not as an option).
+    let fio_doc = Run::fio()
+        .arg("--output-format=json")
+        .job_named("j.fio", job)
+        .json();
+    let jobs = fio_doc["jobs"].as_array().unwrap();
+    let seen: Vec<(&str, u64)> = jobs
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap(),
+                j["groupid"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(seen, [("a", 0), ("a", 0), ("b", 1)]);
+    let global_options = &fio_doc["global options"];
+    for (key, value) in [("ioengine", "null"), ("bs", "4k"), ("size", "8m")] {
+        assert_eq!(global_options[key], value, "fio's global {key}");
+    }
+    for (i, pairs) in [
+        (0, &[("rw", "randread"), ("numjobs", "2")][..]),
+        (
+            2,
+            &[
+                ("rw", "write"),
+                ("bs", "64k"),
+                ("size", "1m"),
+                ("nrfiles", "2"),
+            ][..],
+        ),
+    ] {
+        for (key, value) in pairs {
+            assert_eq!(jobs[i]["job options"][key], *value, "fio's job {i} {key}");
+        }
+    }
+}

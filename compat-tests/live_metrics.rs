@@ -642,3 +642,95 @@ fn one_scrape_holds_counters_and_summaries_of_one_moment() {
 fn run_is_on(addr: &str) -> bool {
     TcpStream::connect(addr).is_ok()
 }
+
+/// The counter of one job and direction in a scrape.
+fn counter(samples: &HashMap<String, f64>, family: &str, job: &str, jobid: u32) -> f64 {
+    let series = format!(
+        "ferrio_{family}_total{{job=\"{job}\",jobid=\"{jobid}\",groupid=\"0\",direction=\"read\"}}"
+    );
+    *samples
+        .get(&series)
+        .unwrap_or_else(|| panic!("no {series} in {samples:?}"))
+}
+
+/// Three jobs in one group (a clone pair from numjobs=2 that ends after a
+/// fixed 256 reads, and a rate-capped time-based job) scraped once the
+/// pair has ended and the third still runs: each ended job's counters are
+/// exactly what its JSON reports at the end (and what fio's JSON reports
+/// for the same job), the running job's counter lies below its final
+/// total, and the scrape's totals are the sum of its jobs.
+#[test]
+fn openmetrics_counts_each_of_several_jobs_as_its_json_does() {
+    if !parser_present() {
+        return;
+    }
+    let job = "[global]\nioengine=psync\nfilename=data\nsize=1m\nbs=4k\nrw=read\n\
+        [pair]\nnumjobs=2\n[paced]\nrate_iops=500\nruntime=3\ntime_based\n";
+    let s = Scratch::new("metrics-jobs");
+    s.write("job.fio", job);
+    let fio_doc = Run::fio().args(["--output-format=json"]).job(job).json();
+    let run = Background::start(
+        &[
+            "--output-format=json",
+            "--metrics-listen=127.0.0.1:0",
+            "job.fio",
+        ],
+        &s.0,
+    );
+    let addr = run
+        .first_line
+        .trim()
+        .strip_prefix("ferrio: OpenMetrics at http://")
+        .and_then(|a| a.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("{}", run.first_line))
+        .to_string();
+    // 1 MiB of reads ends in milliseconds; the paced job runs 3 s. The
+    // counters move once a second: scrape until a posting holds the pair's
+    // whole count.
+    let began = Instant::now();
+    let samples = loop {
+        let samples = parse_openmetrics(&get(&addr, "/metrics").2);
+        let pair_done = counter(&samples, "ios", "pair", 0) >= 256.0
+            && counter(&samples, "ios", "pair", 1) >= 256.0;
+        if pair_done || began.elapsed() > Duration::from_millis(2500) {
+            break samples;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let (code, out) = run.finish();
+    assert_eq!(code, 0);
+    let doc = &documents(&out)[0];
+    let names: Vec<(&str, u32)> = vec![("pair", 0), ("pair", 1), ("paced", 2)];
+    assert_eq!(doc["jobs"].as_array().unwrap().len(), names.len());
+    for (i, (name, jobid)) in names.iter().enumerate() {
+        let mine = &doc["jobs"][i];
+        assert_eq!(mine["jobname"], *name);
+        let ios = counter(&samples, "ios", name, *jobid);
+        let bytes = counter(&samples, "io_bytes", name, *jobid);
+        let total_ios = mine["read"]["total_ios"].as_f64().unwrap();
+        let io_bytes = mine["read"]["io_bytes"].as_f64().unwrap();
+        if *name == "pair" {
+            assert_eq!((ios, bytes), (total_ios, io_bytes), "{name} {jobid}");
+            assert_eq!((ios, bytes), (256.0, 1048576.0), "{name} {jobid}");
+            assert_eq!(
+                fio_doc["jobs"][i]["read"]["total_ios"].as_f64(),
+                Some(total_ios),
+                "fio's {name} {jobid}"
+            );
+        } else {
+            // Scraped at half its runtime: counting, and below its end.
+            assert!(ios > 0.0 && ios < total_ios, "{ios} of {total_ios}");
+            assert_eq!(bytes, ios * 4096.0);
+        }
+    }
+    let scraped: f64 = samples
+        .iter()
+        .filter(|(k, _)| k.starts_with("ferrio_ios_total{") && k.contains("direction=\"read\""))
+        .map(|(_, v)| v)
+        .sum();
+    let per_job: f64 = names
+        .iter()
+        .map(|(name, jobid)| counter(&samples, "ios", name, *jobid))
+        .sum();
+    assert_eq!(scraped, per_job, "a read counter beyond the three jobs");
+}

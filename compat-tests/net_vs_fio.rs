@@ -97,13 +97,30 @@ fn both_ok(want: &Outcome, got: &Outcome) -> (Value, Value) {
     (w, g)
 }
 
-/// Bandwidths within a factor of 20 of each other: the same order, on
-/// a loopback link shared with whatever else the machine runs.
-fn same_order(want: u64, got: u64, label: &str) {
-    let (a, b) = (want.max(1) as f64, got.max(1) as f64);
+/// The sender's bandwidth: exactly what its own bytes and runtime make
+/// in each tool (KiB/s, integer, as fio computes it), so a unit slip
+/// fails; then ferrio's within a factor of 20 of fio's. That factor is
+/// not fio's spread: a bound from fio's own repeated runs (its range
+/// widened by its max/min ratio) passes idle but fails beside stress-ng
+/// --cpu 2, where ferrio's net engine is several times slower than fio's
+/// (tcp 64k: ferrio 1.04-1.34 GB/s, fio 1.68-2.52; pingpong 4k: ferrio
+/// 33-132 MB/s, fio 111-186), a difference to fix before the bound can
+/// be fio's.
+fn sender_bw_against_fio(want: &Value, got: &Value, label: &str) {
+    let bw = |doc: &Value| figure(doc, "sender", "write", "bw");
+    for (tool, doc) in [("fio", want), ("ferrio", got)] {
+        let bytes = figure(doc, "sender", "write", "io_bytes");
+        let ms = figure(doc, "sender", "write", "runtime").max(1);
+        assert_eq!(
+            bw(doc),
+            bytes * 1000 / 1024 / ms,
+            "{tool} {label}: {bytes} B in {ms} ms"
+        );
+    }
+    let (a, b) = (bw(want).max(1) as f64, bw(got).max(1) as f64);
     assert!(
         a / b < 20.0 && b / a < 20.0,
-        "{label}: fio {want} KiB/s, ferrio {got} KiB/s"
+        "{label}: fio {a} KiB/s, ferrio {b} KiB/s"
     );
 }
 
@@ -154,11 +171,7 @@ fn tcp_listener_and_sender_in_one_file() {
         );
         assert!(reads <= 1024 + shorts, "{doc}");
     }
-    same_order(
-        figure(&w, "sender", "write", "bw"),
-        figure(&g, "sender", "write", "bw"),
-        "sender bw",
-    );
+    sender_bw_against_fio(&w, &g, "sender bw");
     // fio tells of the wait on its standard output, before the report.
     for out in [&want, &got] {
         assert!(out.stdout.starts_with("fio: waiting for connection\n"));
@@ -318,11 +331,7 @@ fn pingpong_round_trips() {
         let other = if dir == "read" { "write" } else { "read" };
         assert_eq!(figure(&g, job, other, "total_ios"), 0);
     }
-    same_order(
-        figure(&w, "sender", "write", "bw"),
-        figure(&g, "sender", "write", "bw"),
-        "pingpong bw",
-    );
+    sender_bw_against_fio(&w, &g, "pingpong bw");
 }
 
 #[test]
