@@ -94,13 +94,31 @@ fn ndjson_interval_deltas_add_up_to_the_final_totals() {
 /// A ferrio run in the background, its stderr's first line read.
 struct Background {
     child: Child,
-    first_line: String,
+    /// Where the endpoint listens, as its first stderr line says.
+    addr: String,
+}
+
+/// The address of the endpoint that `first_line`, a run's first line on
+/// stderr, announces.
+fn endpoint(first_line: &str) -> String {
+    first_line
+        .trim()
+        .strip_prefix("ferrio: OpenMetrics at http://")
+        .and_then(|a| a.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("{first_line}"))
+        .to_string()
 }
 
 impl Background {
-    fn start(args: &[&str], dir: &Path) -> Background {
+    /// `job.fio` of `dir` run with JSON output and the endpoint on a free
+    /// loopback port.
+    fn scraped(dir: &Path) -> Background {
         let mut child = Command::new(ferrio())
-            .args(args)
+            .args([
+                "--output-format=json",
+                "--metrics-listen=127.0.0.1:0",
+                "job.fio",
+            ])
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -111,7 +129,10 @@ impl Background {
         let mut first_line = String::new();
         err.read_line(&mut first_line).unwrap();
         std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-        Background { child, first_line }
+        Background {
+            child,
+            addr: endpoint(&first_line),
+        }
     }
 
     fn finish(mut self) -> (i32, String) {
@@ -221,21 +242,8 @@ fn openmetrics_endpoint_counts_up_during_a_run() {
         "job.fio",
         "[scraped]\nioengine=psync\nfilename=data\nsize=1m\nrw=randread\nrate_iops=2000\nruntime=5\ntime_based\n",
     );
-    let run = Background::start(
-        &[
-            "--output-format=json",
-            "--metrics-listen=127.0.0.1:0",
-            "job.fio",
-        ],
-        &s.0,
-    );
-    let addr = run
-        .first_line
-        .trim()
-        .strip_prefix("ferrio: OpenMetrics at http://")
-        .and_then(|a| a.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("{}", run.first_line))
-        .to_string();
+    let run = Background::scraped(&s.0);
+    let addr = run.addr.clone();
     let ios = "ferrio_ios_total{job=\"scraped\",jobid=\"0\",groupid=\"0\",direction=\"read\"}";
     let p99 = "ferrio_clat_seconds{job=\"scraped\",jobid=\"0\",groupid=\"0\",direction=\"read\",quantile=\"0.99\"}";
     let mut counts: Vec<f64> = Vec::new();
@@ -321,12 +329,7 @@ fn slow_and_idle_clients_block_neither_scrapes_nor_the_runs_end() {
     let mut first_line = String::new();
     err.read_line(&mut first_line).unwrap();
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-    let addr = first_line
-        .trim()
-        .strip_prefix("ferrio: OpenMetrics at http://")
-        .and_then(|a| a.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("{first_line}"))
-        .to_string();
+    let addr = endpoint(&first_line);
     // A crowd of connections that never send anything (more than the
     // endpoint serves at once), then a client trickling its request.
     let idle: Vec<TcpStream> = (0..100)
@@ -581,21 +584,8 @@ fn one_scrape_holds_counters_and_summaries_of_one_moment() {
         "[global]\nioengine=null\nsize=1g\nruntime=3\ntime_based\nrate_iops=3000\n\
          [reader]\nrw=randread\nbs=4k\n[mixed]\nrw=randrw\nbs=8k\nnumjobs=2\n",
     );
-    let run = Background::start(
-        &[
-            "--output-format=json",
-            "--metrics-listen=127.0.0.1:0",
-            "job.fio",
-        ],
-        &s.0,
-    );
-    let addr = run
-        .first_line
-        .trim()
-        .strip_prefix("ferrio: OpenMetrics at http://")
-        .and_then(|a| a.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("{}", run.first_line))
-        .to_string();
+    let run = Background::scraped(&s.0);
+    let addr = run.addr.clone();
     // (job label, jobid, direction, block size)
     let series = [
         ("reader", 0, "read", 4096.0),
@@ -669,21 +659,8 @@ fn openmetrics_counts_each_of_several_jobs_as_its_json_does() {
     let s = Scratch::new("metrics-jobs");
     s.write("job.fio", job);
     let fio_doc = Run::fio().args(["--output-format=json"]).job(job).json();
-    let run = Background::start(
-        &[
-            "--output-format=json",
-            "--metrics-listen=127.0.0.1:0",
-            "job.fio",
-        ],
-        &s.0,
-    );
-    let addr = run
-        .first_line
-        .trim()
-        .strip_prefix("ferrio: OpenMetrics at http://")
-        .and_then(|a| a.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("{}", run.first_line))
-        .to_string();
+    let run = Background::scraped(&s.0);
+    let addr = run.addr.clone();
     // 1 MiB of reads ends in milliseconds; the paced job runs 3 s. The
     // counters move once a second: scrape until a posting holds the pair's
     // whole count.
