@@ -10,11 +10,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::report_rules::percentile::{bucket_middle, bucket_of, rank_threshold};
 use common::report_rules::text::{Unit, num2str};
-use common::report_rules::{self, Parts, Verdict};
+use common::report_rules::{self, Parts, Verdict, fixed};
 use common::{Run, Scratch, ferrio, fio, parallel};
 use serde_json::Value;
 
@@ -46,14 +44,7 @@ const EXTRA: &[(&str, &str)] = &[
 ];
 
 fn report_files() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("compat-tests/reports");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
-        .collect();
-    files.sort();
-    let mut jobs: Vec<(String, String)> = files
+    let mut jobs: Vec<(String, String)> = fixed::report_files()
         .iter()
         .map(|p| {
             (
@@ -132,7 +123,6 @@ fn fio_output_follows_the_report_rules() {
 /// What does not depend on timing in a run: job structure, options,
 /// counts of size-based jobs, depth maps of the null engine.
 fn deterministic(parts: &Parts, size_based: bool, null_engine: bool) -> Vec<String> {
-    let doc = &parts.json;
     let mut out: Vec<String> = parts.headers.clone();
     out.push(format!("terse lines {}", parts.terse.len()));
     for l in &parts.terse {
@@ -142,47 +132,11 @@ fn deterministic(parts: &Parts, size_based: bool, null_engine: bool) -> Vec<Stri
         let jobs = l.split("jobs=").nth(1).and_then(|r| r.split(')').next());
         out.push(format!("normal header jobs={jobs:?}"));
     }
-    out.push(format!("global {}", doc["global options"]));
-    for job in doc["jobs"].as_array().unwrap() {
-        for key in [
-            "jobname",
-            "groupid",
-            "error",
-            "job options",
-            "desc",
-            "latency_depth",
-            "latency_target",
-            "latency_window",
-            "latency_percentile",
-        ] {
-            out.push(format!("{key} {}", job[key]));
-        }
-        if null_engine {
-            for key in ["iodepth_level", "iodepth_submit", "iodepth_complete"] {
-                out.push(format!("{key} {}", job[key]));
-            }
-        }
-        for dir in ["read", "write", "trim", "mixed", "sync"] {
-            let d = &job[dir];
-            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
-                if let Some(p) = d[lat]["percentile"].as_object() {
-                    let keys: Vec<&String> = p.keys().collect();
-                    out.push(format!("{dir} {lat} percentiles {keys:?}"));
-                }
-            }
-            if size_based {
-                for key in [
-                    "total_ios",
-                    "io_kbytes",
-                    "io_bytes",
-                    "short_ios",
-                    "drop_ios",
-                ] {
-                    out.push(format!("{dir} {key} {}", d[key]));
-                }
-            }
-        }
-    }
+    out.extend(fixed::fixed_json_values(
+        &parts.json,
+        size_based,
+        null_engine,
+    ));
     out
 }
 
@@ -192,9 +146,7 @@ fn ferrio_output_follows_the_report_rules_and_fios_fixed_values() {
     let results = parallel(&jobs, |(name, text)| {
         let want = run(fio(), text);
         let got = run(ferrio(), text);
-        let size_based = ["time_based", "randrw", "bsrange"]
-            .iter()
-            .all(|w| !text.contains(w));
+        let size_based = fixed::size_based(text);
         let null_engine = text.contains("ioengine=null");
         let mut verdict = report_rules::check(&got, ferrio_line);
         let (w, g) = (

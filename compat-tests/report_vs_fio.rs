@@ -14,6 +14,7 @@ mod common;
 
 use std::path::PathBuf;
 
+use common::report_rules::fixed;
 use common::{Run, Scratch, ferrio, fio, parallel};
 use serde_json::Value;
 
@@ -155,55 +156,6 @@ fn shape(v: &Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Values that do not depend on timing.
-fn deterministic(doc: &Value, size_based: bool) -> Vec<String> {
-    let mut out = vec![
-        format!("fio version {}", doc["fio version"]),
-        format!("global {}", doc["global options"]),
-    ];
-    for job in doc["jobs"].as_array().unwrap() {
-        for key in [
-            "jobname",
-            "groupid",
-            "error",
-            "job options",
-            "desc",
-            "latency_depth",
-            "latency_target",
-            "latency_window",
-            "latency_percentile",
-        ] {
-            out.push(format!("{key} {}", job[key]));
-        }
-        for dir in ["read", "write", "trim", "mixed", "sync"] {
-            let d = &job[dir];
-            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
-                if let Some(p) = d[lat]["percentile"].as_object() {
-                    let keys: Vec<&String> = p.keys().collect();
-                    out.push(format!("{dir} {lat} percentiles {keys:?}"));
-                }
-            }
-            if size_based {
-                for key in ["total_ios", "io_kbytes", "io_bytes", "short_ios"] {
-                    out.push(format!("{dir} {key} {}", d[key]));
-                }
-            }
-        }
-    }
-    out
-}
-
-fn job_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("compat-tests/reports");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// Runs one job file with a tool in a scratch folder of its own.
 fn report(tool: &str, file: &PathBuf) -> String {
     let scratch = Scratch::new("report");
@@ -227,16 +179,15 @@ fn report(tool: &str, file: &PathBuf) -> String {
 
 #[test]
 fn reports_match_fio_line_for_line_key_for_key_field_for_field() {
-    let files = job_files();
+    let files = fixed::report_files();
     assert!(files.len() >= 20, "only {} report job files", files.len());
     let failures: Vec<String> = parallel(&files, |file| {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         // I/O counts are fixed for size-based jobs, except where fio's
         // random generator splits a mix or draws block sizes.
         let text = std::fs::read_to_string(file).unwrap();
-        let size_based = ["time_based", "randrw", "bsrange"]
-            .iter()
-            .all(|w| !text.contains(w));
+        let size_based = fixed::size_based(&text);
+        let null_engine = text.contains("ioengine=null");
         let want = split(&report(fio(), file), "fio");
         let got = split(&report(ferrio(), file), "ferrio");
         let mut problems = Vec::new();
@@ -265,8 +216,8 @@ fn reports_match_fio_line_for_line_key_for_key_field_for_field() {
             ));
         }
         let (wd, gd) = (
-            deterministic(&want.json, size_based),
-            deterministic(&got.json, size_based),
+            fixed::fixed_json_values(&want.json, size_based, null_engine),
+            fixed::fixed_json_values(&got.json, size_based, null_engine),
         );
         for (w, g) in wd.iter().zip(&gd) {
             if w != g {

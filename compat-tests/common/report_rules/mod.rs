@@ -13,6 +13,7 @@
 //! value to six decimals (`%f`) and the text rounds it again, every text
 //! the true value could give is accepted, and nothing else.
 
+pub mod fixed;
 pub mod json;
 pub mod normal;
 pub mod percentile;
