@@ -95,8 +95,14 @@ pub fn suggest(name: &str) -> Option<&'static str> {
         .filter(|o| o.engines.is_empty())
         .map(|o| (o, distance(name, o.name)))
         .min_by_key(|(_, d)| *d)?;
-    let ok = d <= name.chars().count().div_ceil(2) && best.kind != Kind::Unsupported;
+    let ok = close_enough(name, d) && best.kind != Kind::Unsupported;
     ok.then_some(best.name)
+}
+
+/// Whether a word at `distance` from a misspelt `name` is near enough to
+/// suggest: within half the name's length, as fio judges.
+pub fn close_enough(name: &str, distance: usize) -> bool {
+    distance <= name.chars().count().div_ceil(2)
 }
 
 #[cfg(test)]

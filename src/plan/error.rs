@@ -407,7 +407,7 @@ fn nearest_word(def: &OptDef, value: &str) -> Option<&'static str> {
         .iter()
         .map(|w| (w.word, options::distance(value, w.word)))
         .min_by_key(|(_, d)| *d)?;
-    (!value.is_empty() && d > 0 && d <= value.chars().count().div_ceil(2)).then_some(best)
+    (!value.is_empty() && d > 0 && options::close_enough(value, d)).then_some(best)
 }
 
 /// What a value of this option should look like, for error messages.
