@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::options::{self, FIO_ENGINES, Kind, OptDef, def::Check, table::OPTIONS};
+use crate::engine::FIO_ENGINES;
+use crate::options::{self, Kind, OptDef, def::Check, table::OPTIONS};
 
 /// The usage text (`--help`, and after "No job(s) defined").
 pub fn usage() -> String {
@@ -257,11 +258,7 @@ pub fn enghelp(arg: Option<&str>) -> (String, String, i32) {
         Some((e, o)) => (e, Some(o)),
         None => (arg, None),
     };
-    let engine = if engine.starts_with("aio") || engine.starts_with("linuxaio") {
-        "libaio"
-    } else {
-        engine
-    };
+    let engine = crate::engine::fio_name(engine);
     if !FIO_ENGINES.contains(&engine) {
         return (
             format!("IO engine {engine} not found\n"),

@@ -336,7 +336,7 @@ pub trait Engine: Send {
     }
 }
 
-pub use kind::{KINDS, Kind, caps, kind};
+pub use kind::{FIO_ENGINES, KINDS, Kind, caps, fio_name, fio_refuses_offload, kind};
 
 /// Whether the engine of this name moves no data (see [`caps::NO_IO`]):
 /// for the job lines, printed from the job's options alone.

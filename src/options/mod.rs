@@ -9,44 +9,6 @@ pub mod value;
 pub use def::{Category, Kind, OptDef, Support};
 pub use value::{ParseContext, Parsed, Value};
 
-/// Engines that fio 3.33 from Debian has built in; any other `ioengine`
-/// value would make fio try to load a plugin, which fails.
-pub const FIO_ENGINES: &[&str] = &[
-    "cpuio",
-    "mmap",
-    "sync",
-    "psync",
-    "vsync",
-    "pvsync",
-    "pvsync2",
-    "null",
-    "net",
-    "netsplice",
-    "ftruncate",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "exec",
-    "posixaio",
-    "falloc",
-    "e4defrag",
-    "splice",
-    "gfapi",
-    "gfapi_async",
-    "mtd",
-    "sg",
-    "io_uring",
-    "io_uring_cmd",
-    "nbd",
-    "libaio",
-    "rdma",
-    "rados",
-    "rbd",
-    "pmemblk",
-    "dev-dax",
-    "libpmem",
-];
-
 /// The generic option (one that every job has) called `name`.
 pub fn find(name: &str) -> Option<&'static OptDef> {
     table::OPTIONS

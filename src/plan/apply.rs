@@ -5,9 +5,10 @@ use std::fmt;
 use super::error::PlanError;
 use super::job::{JobSpec, Setting};
 use super::{Input, Notes};
+use crate::engine::FIO_ENGINES;
 use crate::jobfile::expand::{replace_keywords, substitute_env};
 use crate::jobfile::{Location, Section};
-use crate::options::{self, FIO_ENGINES, OptDef, ParseContext, Value};
+use crate::options::{self, OptDef, ParseContext, Value};
 
 /// Where an option's value was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,16 +115,13 @@ impl State {
     }
 
     /// The engine name as set (`psync` by default).
-    /// fio reads any name starting with `aio` or `linuxaio` as libaio.
+    /// Aliases read as fio reads them ([`crate::engine::fio_name`]).
     pub fn engine(&self) -> String {
         let name = match self.last("ioengine") {
             Some(Value::Text(t)) => t.strip_prefix("external:").unwrap_or(t),
             _ => "psync",
         };
-        if name.starts_with("aio") || name.starts_with("linuxaio") {
-            return "libaio".to_string();
-        }
-        name.to_string()
+        crate::engine::fio_name(name).to_string()
     }
 
     pub fn numjobs(&self) -> u32 {

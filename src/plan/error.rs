@@ -103,7 +103,7 @@ impl PlanError {
                 ..
             })
         );
-        if offload && matches!(job.engine.as_str(), "io_uring" | "io_uring_cmd") {
+        if offload && crate::engine::fio_refuses_offload(&job.engine) {
             return Some(PlanError {
                 location: state.location.clone(),
                 fio_stderr: vec![

@@ -73,6 +73,16 @@ impl JobSpec {
         self.num(name).is_some_and(|v| v != 0)
     }
 
+    /// Whether the job verifies, as fio's verify option reads it: any
+    /// `verify` but 0, or `verify_pattern` alone.
+    pub fn verifies(&self) -> bool {
+        match self.setting("verify").map(|s| &s.value) {
+            Some(Value::Word { word: "0", .. }) => false,
+            Some(_) => true,
+            None => self.setting("verify_pattern").is_some(),
+        }
+    }
+
     /// The files named by `filename`: `:` separates names and `\:` keeps a
     /// colon inside one (`/dev/dsk/foo@3,0\:c`). Empty when not set.
     pub fn filenames(&self) -> Vec<String> {

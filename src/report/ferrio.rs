@@ -7,7 +7,7 @@
 //! they went to, and the connection rbd and rados jobs used; and the
 //! state `ferrio merge` folds.
 
-use super::json::{Json, Obj};
+use super::json_tree::{Json, Obj};
 use crate::engine::caps;
 use crate::result::JobResult;
 use crate::result::steady::SteadyResult;

@@ -6,6 +6,7 @@ pub mod eta;
 pub mod ferrio;
 pub mod html;
 pub mod json;
+pub mod json_tree;
 pub mod ndjson;
 pub mod normal;
 pub mod num2str;

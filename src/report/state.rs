@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::json::{Json, Obj};
+use super::json_tree::{Json, Obj};
 use crate::result::options::{ReportOptions, Unified};
 use crate::result::{DirStats, JobResult, LatencyBuckets};
 use crate::stats::fine::FineHistogram;

@@ -211,7 +211,7 @@ fn admit(job: &JobSpec) -> Result<&'static engine::Kind, Refusal> {
     }
     // Neither has fio 3.33 (dircreate, dirstat and dirdelete came
     // later): fio fails to load it, and so does the run here.
-    if !crate::options::FIO_ENGINES.contains(&job.engine.as_str()) {
+    if !engine::FIO_ENGINES.contains(&job.engine.as_str()) {
         return Err(Refusal(format!(
             "job '{}': fio: engine {} not loadable (fio 3.33 has no such engine built in)",
             job.name, job.engine

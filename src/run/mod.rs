@@ -68,8 +68,13 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .jobs()
         .map(|j| (j.num("flow_id").unwrap_or(0), j.num("flow").unwrap_or(0)))
         .collect();
-    crate::run::pacing::flow::join_flows(&mut jobs, &flows);
-    crate::run::place::zbd::share(
+    for (job, member) in jobs
+        .iter_mut()
+        .zip(crate::run::pacing::flow::join_flows(&flows))
+    {
+        job.pacing.flow = member;
+    }
+    crate::run::place::zbd::spec::share(
         jobs.iter_mut()
             .map(|j| (&j.files.paths[..], &mut j.placement.zbd)),
     );

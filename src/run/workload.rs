@@ -9,8 +9,8 @@ use crate::options::Value;
 use crate::options::check::SplitEntry;
 use crate::plan::JobSpec;
 use crate::rand::fio_rand::FioRng;
-use crate::run::place::zbd::ZbdSpec;
-use crate::run::records::replay::ReplayLog;
+use crate::run::place::zbd::spec::ZbdSpec;
+use crate::run::records::replay_log::ReplayLog;
 use crate::run::refusal::Refusal;
 
 /// The I/O pattern of `rw`.

@@ -12,7 +12,8 @@ use crate::run::pacing::clock::{self, Nanos, nanos};
 use crate::run::place::files::FileChooser;
 use crate::run::place::placement::Placer;
 use crate::run::records::iolog::IoLogWriter;
-use crate::run::records::replay::{Action, Replayer, Step};
+use crate::run::records::replay::Replayer;
+use crate::run::records::replay_log::{Action, Step};
 use crate::run::storage::lazy_open::{LazyOpen, UNOPENED};
 
 impl JobLoop<'_, '_> {

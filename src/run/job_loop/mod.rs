@@ -44,7 +44,7 @@ use crate::run::pacing::latency_target::LatencyTarget;
 use crate::run::pacing::rate::{FloorCheck, PoissonArrivals};
 use crate::run::place::files::FileChooser;
 use crate::run::place::offsets::Rng;
-use crate::run::place::placement::{Placer, rw_min_bs};
+use crate::run::place::placement::Placer;
 use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::logs::JobLogs;
 use crate::run::records::replay::Replayer;
@@ -469,25 +469,6 @@ enum Quiesce {
     Depth,
     /// latency_target settled on a depth: the statistics start over.
     FinalWindow,
-}
-
-/// Whether the job's generators are 64-bit: asked for, or needed to
-/// reach every block of the job's size.
-pub fn draws_wide(cfg: &JobConfig) -> bool {
-    let smallest = rw_min_bs(cfg);
-    cfg.placement.wide_draws || cfg.files.size / smallest > u64::from(u32::MAX)
-}
-
-/// The job's draws from fio's generators. A file with more blocks than a
-/// 32-bit draw can reach makes fio switch to its 64-bit generator.
-pub fn job_draws(cfg: &JobConfig) -> Draws {
-    Draws::new(
-        &cfg.placement.seeds,
-        draws_wide(cfg),
-        cfg.workload.read_percent,
-        cfg.verification.verify.is_some(),
-        cfg.workload.pattern.trimwrite,
-    )
 }
 
 fn errno(e: &io::Error) -> i32 {

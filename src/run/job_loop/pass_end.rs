@@ -1,11 +1,12 @@
 //! The end of a pass over the job's files, and the start of the next:
 //! fio's next loop, with the verify pass a writing job's loop ends in.
 
-use super::{JobLoop, Next, Phase, draws_wide, errno, issued, job_draws};
+use super::{JobLoop, Next, Phase, errno, issued};
 use crate::engine::caps;
 use crate::engine::{Engine, OpenMode};
 use crate::run::config::JobConfig;
 use crate::run::pacing::clock;
+use crate::run::place::placement::{draws_wide, job_draws};
 use crate::run::storage::lazy_open::UNOPENED;
 
 impl JobLoop<'_, '_> {

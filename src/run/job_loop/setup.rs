@@ -7,9 +7,7 @@ use std::io;
 use super::buffers::Carver;
 use super::pace::wait_until;
 use super::slots::{Slot, fills_buffers};
-use super::{
-    JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, draws_wide, errno, job_draws,
-};
+use super::{JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, errno};
 use crate::engine::{self, Dir, Engine, OpenMode, WriteHintFailed};
 use crate::rand::fio_rand::{Draws, FioRng, Purpose};
 use crate::result::JobResult;
@@ -20,7 +18,9 @@ use crate::run::pacing::latency_target::LatencyTarget;
 use crate::run::pacing::rate::{FloorCheck, PoissonArrivals};
 use crate::run::place::files::FileChooser;
 use crate::run::place::offsets::Rng;
-use crate::run::place::placement::{Placement, Placer, rw_min_bs, used_dirs};
+use crate::run::place::placement::{
+    Placement, Placer, draws_wide, job_draws, rw_min_bs, used_dirs,
+};
 use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::logs::JobLogs;
 use crate::run::records::replay::Replayer;

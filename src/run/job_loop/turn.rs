@@ -283,7 +283,12 @@ impl JobLoop<'_, '_> {
                 // thinking is no part of its latency.
                 self.clock = clock::now();
                 if cfg.pacing.rate_ignore_thinktime {
-                    self.rate_credit[d] += rate::thinktime_credit(cfg, d, thought);
+                    self.rate_credit[d] += rate::thinktime_credit(
+                        cfg.workload.bs[d].min(),
+                        cfg.pacing.rate_bytes[d],
+                        cfg.pacing.rate_iops[d],
+                        thought,
+                    );
                     if let Some(p) = &mut self.poisson {
                         p.delay(d, thought);
                     }

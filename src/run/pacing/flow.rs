@@ -7,8 +7,6 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::run::config::JobConfig;
-
 /// One flow id's shared counts.
 #[derive(Debug)]
 pub struct Flow {
@@ -67,13 +65,16 @@ impl Drop for Seat<'_> {
     }
 }
 
-/// Puts every job with a `flow` weight into the flow of its `flow_id`;
-/// as in fio, every job of the run weighs in from the start, whichever
-/// group it runs in.
-pub fn join_flows(jobs: &mut [JobConfig], ids_and_weights: &[(u64, u64)]) {
+/// Each job's membership, given every job's `flow_id` and `flow`
+/// weight: a job with a weight joins the flow of its id. As in fio,
+/// every job of the run weighs in from the start, whichever group it
+/// runs in.
+pub fn join_flows(ids_and_weights: &[(u64, u64)]) -> Vec<Option<FlowMember>> {
     let mut flows: Vec<(u64, Arc<Flow>)> = Vec::new();
-    for (job, &(id, weight)) in jobs.iter_mut().zip(ids_and_weights) {
+    let mut members = Vec::with_capacity(ids_and_weights.len());
+    for &(id, weight) in ids_and_weights {
         if weight == 0 {
+            members.push(None);
             continue;
         }
         let flow = match flows.iter().find(|(i, _)| *i == id) {
@@ -88,8 +89,9 @@ pub fn join_flows(jobs: &mut [JobConfig], ids_and_weights: &[(u64, u64)]) {
             }
         };
         flow.weight.fetch_add(weight, Ordering::Relaxed);
-        job.pacing.flow = Some(FlowMember { flow, weight });
+        members.push(Some(FlowMember { flow, weight }));
     }
+    members
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 //! the random arrivals of `rate_process=poisson`.
 
 use crate::result::DirStats;
-use crate::run::config::JobConfig;
 use crate::run::pacing::clock::Nanos;
 use crate::run::place::offsets::Rng;
 
@@ -164,13 +163,14 @@ impl PoissonArrivals {
     }
 }
 
-/// rate_ignore_thinktime: the bytes direction `dir` would have issued at
+/// rate_ignore_thinktime: the bytes a direction (smallest block
+/// `min_bs`, capped at `rate_bytes` or `rate_iops`) would have issued at
 /// its cap while the job thought for `us` µs, less one block once the
 /// pause spans a whole I/O (so that the next goes at once), as fio
 /// reckons them.
-pub fn thinktime_credit(cfg: &JobConfig, dir: usize, us: u64) -> u64 {
-    let min_bs = cfg.workload.bs[dir].min().max(1);
-    let bps = cfg.pacing.rate_bytes[dir].max(cfg.pacing.rate_iops[dir] * min_bs);
+pub fn thinktime_credit(min_bs: u64, rate_bytes: u64, rate_iops: u64, us: u64) -> u64 {
+    let min_bs = min_bs.max(1);
+    let bps = rate_bytes.max(rate_iops * min_bs);
     if bps == 0 || us == 0 {
         return 0;
     }

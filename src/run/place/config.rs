@@ -6,7 +6,7 @@ use crate::options::Value;
 use crate::plan::JobSpec;
 use crate::rand::fio_rand::{SeedOptions, Seeds};
 use crate::run::place::distribution::Shape;
-use crate::run::place::zbd::ZbdSpec;
+use crate::run::place::zbd::spec::ZbdSpec;
 use crate::run::refusal::Refusal;
 use crate::run::workload::{BlockSizes, WorkloadConfig, per_dir};
 

@@ -599,6 +599,25 @@ fn divide(x: u64, unit: u64) -> u64 {
     }
 }
 
+/// Whether the job's generators are 64-bit: asked for, or needed to
+/// reach every block of the job's size.
+pub fn draws_wide(cfg: &JobConfig) -> bool {
+    let smallest = rw_min_bs(cfg);
+    cfg.placement.wide_draws || cfg.files.size / smallest > u64::from(u32::MAX)
+}
+
+/// The job's draws from fio's generators. A file with more blocks than a
+/// 32-bit draw can reach makes fio switch to its 64-bit generator.
+pub fn job_draws(cfg: &JobConfig) -> Draws {
+    Draws::new(
+        &cfg.placement.seeds,
+        draws_wide(cfg),
+        cfg.workload.read_percent,
+        cfg.verification.verify.is_some(),
+        cfg.workload.pattern.trimwrite,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -613,7 +632,7 @@ mod tests {
     /// until the file is done.
     fn offsets_in(cfg: &JobConfig, file_len: u64, n: usize) -> Vec<u64> {
         let mut placer = Placer::new(cfg, &[file_len], &mut |_| {}).unwrap();
-        let mut draws = crate::run::job_loop::job_draws(cfg);
+        let mut draws = job_draws(cfg);
         (0..n)
             .map_while(|_| placer.next(cfg, 0, Dir::Read, &mut draws))
             .map(|(o, _)| o)

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::engine::Dir;
-use crate::run::records::replay::{Action, ReplayLog, ReplayOptions, Step, gap_since};
+use crate::run::records::replay_log::{Action, ReplayLog, ReplayOptions, Step, gap_since};
 
 pub const MAGIC: u32 = 0x6561_7400;
 const VERSION: u32 = 0x07;
@@ -185,7 +185,8 @@ pub fn parse(data: &[u8], job: &str, opts: &ReplayOptions) -> Result<ReplayLog, 
         let delay_us = delay_ns / 1000;
         let action = match dir {
             Some(dir) => {
-                let offset = crate::run::records::replay::scaled(t.sector.wrapping_mul(512), opts);
+                let offset =
+                    crate::run::records::replay_log::scaled(t.sector.wrapping_mul(512), opts);
                 log.max_len = log.max_len.max(bytes);
                 log.bytes += bytes;
                 ios[dir as usize] += 1;

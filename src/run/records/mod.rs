@@ -9,3 +9,4 @@ pub mod log_gz;
 pub mod logs;
 pub mod merge_blktrace;
 pub mod replay;
+pub mod replay_log;

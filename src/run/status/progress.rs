@@ -70,7 +70,7 @@ pub struct JobProgress {
     /// state was reached).
     pub terminate: AtomicBool,
     /// The trigger's request for the job's verify state.
-    pub vstate: crate::run::verification::trigger_save::StateRequest,
+    pub vstate: crate::run::verification::state_request::StateRequest,
     /// Lines the job's setup prints on fio's stdout whatever the output
     /// format (its random map's notes), for the main thread to print.
     lines: Mutex<Vec<String>>,

@@ -8,7 +8,6 @@ use crate::engine::{self, caps};
 use crate::options::Value;
 use crate::plan::JobSpec;
 use crate::run::refusal::Refusal;
-use crate::run::verification::trim_backlog::TrimSpec;
 use crate::run::workload::{BlockSizes, Pattern, WorkloadConfig};
 use crate::verify::checksum::Checksum;
 use crate::verify::pattern::DataPattern;
@@ -73,7 +72,7 @@ impl VerifyConfig {
 /// verifying writer share their files, so one may overwrite what another
 /// will check: unless each clone gets its own files by name.
 pub fn shared_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
-    let verifies = verifies(job);
+    let verifies = job.verifies();
     let own_files = job.setting("filename").is_none()
         && job.flag("unique_filename")
         && match job.value("filename_format") {
@@ -94,30 +93,20 @@ pub fn shared_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
     })
 }
 
-/// Whether the job verifies, as verify_spec reads it: verify_pattern
-/// alone verifies too.
-pub fn verifies(job: &JobSpec) -> bool {
-    match job.setting("verify").map(|s| &s.value) {
-        Some(Value::Word { word: "0", .. }) => false,
-        Some(_) => true,
-        None => job.setting("verify_pattern").is_some(),
-    }
-}
-
 /// fio's warning (init.c, for every job and clone) that without a random
 /// map, blocks of varying sizes overlap and only the latest is checked.
 pub fn norandommap_verify_warning(job: &JobSpec, bs: &[BlockSizes; 3]) -> Option<String> {
     let fixed = bs.iter().all(|b| b.min() == b.max())
         && bs[0].min() == bs[1].min()
         && bs[0].min() == bs[2].min();
-    (job.flag("norandommap") && verifies(job) && !fixed)
+    (job.flag("norandommap") && job.verifies() && !fixed)
         .then(|| "fio: norandommap given for variable block sizes, verify limited".to_string())
 }
 
 /// fio's note (init.c) that a time-based writer with a runtime has no
 /// time left for its verify pass (only a backlog checks while writing).
 pub fn timed_verify_warning(job: &JobSpec, rw: &Pattern) -> Option<String> {
-    let warn = verifies(job)
+    let warn = job.verifies()
         && rw.write
         && !rw.read
         && job.flag("do_verify")
@@ -274,4 +263,80 @@ fn fixed_size(bs: &[BlockSizes; 3]) -> bool {
 
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// A verifying writer's trim settings, when they can change anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrimSpec {
+    /// trim_percentage: the share of logged writes chosen for trimming.
+    pub percent: u64,
+    /// trim_backlog: trims come due each time the unchecked writes reach
+    /// a multiple of this (0: never).
+    pub backlog: u64,
+}
+
+impl TrimSpec {
+    /// The settings of a job whose writes are logged for verification
+    /// (`logs_writes`), or None when they cannot matter: no percentage,
+    /// or nothing logged to draw from. Refuses the combinations where
+    /// when fio's trim comes due depends on things ferrio does not model.
+    pub fn from_job(job: &JobSpec, logs_writes: bool) -> Result<Option<Self>, Refusal> {
+        let percent = job.num("trim_percentage").unwrap_or(0);
+        if percent == 0 || !logs_writes {
+            return Ok(None);
+        }
+        let refuse = |why: &str| {
+            Err(Refusal(format!(
+                "job '{}': trim_percentage {why} is not run by ferrio yet (run it with fio)",
+                job.name
+            )))
+        };
+        // fio's write loop keeps going while chosen blocks wait, past the
+        // job's size when the files have room left, and a backlog read
+        // changes both the count and the last direction the rule looks at.
+        if job.setting("io_size").is_some() || job.setting("number_ios").is_some() {
+            return refuse("with io_size or number_ios");
+        }
+        if job.flag("time_based") || job.flag("norandommap") {
+            return refuse("with time_based or norandommap");
+        }
+        // Nor does it stop once the job's size is written while blocks
+        // wait, unless the offsets run out: with holes or steps in a
+        // sequence, zones, a skewed or partly random choice, or no random
+        // map, they never do, and fio writes on for good.
+        let skewed = matches!(
+            job.value("random_distribution"),
+            Some(Value::Word { word, .. }) if *word != "random"
+        );
+        let partly_random = matches!(
+            job.value("percentage_random"),
+            Some(Value::Nums(v)) if v.iter().any(|&p| p < 100)
+        );
+        let zoned = matches!(
+            job.value("zonemode"),
+            Some(Value::Word { word, .. }) if *word != "none"
+        );
+        let stepped = matches!(job.value("rw"), Some(Value::Word { tail: Some(_), .. }));
+        if skewed || partly_random || zoned || stepped || job.setting("ba").is_some() {
+            return refuse(
+                "with rw steps, zones, random_distribution, percentage_random or blockalign",
+            );
+        }
+        if job.flag("verify_only") {
+            return refuse("with verify_only");
+        }
+        // With I/O in flight, whether the last completion fio saw was a
+        // write when the backlog comes due is a matter of timing (the
+        // synchronous engines complete each I/O before the next).
+        // (Only the sync family's runs were compared with fio's.)
+        let sync_family = crate::engine::kind(&job.engine)
+            .is_some_and(|k| k.has(crate::engine::caps::SYNC_FAMILY));
+        if job.num("iodepth").unwrap_or(1) > 1 && !sync_family {
+            return refuse("with iodepth above 1 on an asynchronous engine");
+        }
+        Ok(Some(TrimSpec {
+            percent: percent.min(100),
+            backlog: job.num("trim_backlog").unwrap_or(0),
+        }))
+    }
 }

@@ -2,6 +2,7 @@
 //! passes, verify state files, trim backlogs, the trigger.
 
 pub mod config;
+pub mod state_request;
 pub mod trigger;
 pub mod trigger_save;
 pub mod trim_backlog;

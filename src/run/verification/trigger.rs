@@ -12,23 +12,13 @@
 //! triggers; fio reads it only with `--client`, which ferrio refuses, so
 //! in a local run it changes nothing, as in fio.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::cli::Args;
 use crate::run::config::JobConfig;
 use crate::run::status::progress::JobProgress;
-
-/// `--aux-path`, where a trigger saves the state of the jobs that do not
-/// verify (a verifying job's own spec carries it).
-static AUX_PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Where the trigger's state files go (the working directory by default).
-pub fn aux_path() -> Option<&'static Path> {
-    AUX_PATH.get().and_then(Option::as_deref)
-}
 
 /// What the command line asked of the trigger.
 #[derive(Debug, Default)]
@@ -58,7 +48,9 @@ impl Trigger {
                 }
             },
         };
-        let _ = AUX_PATH.set(args.flag("aux-path").flatten().map(PathBuf::from));
+        crate::run::verification::state_request::set_aux_path(
+            args.flag("aux-path").flatten().map(PathBuf::from),
+        );
         Ok(Trigger {
             file: args.flag("trigger-file").flatten().map(PathBuf::from),
             timeout,

@@ -10,86 +10,19 @@
 //! those yet to start as they would begin, those that have ended as fio
 //! keeps them then (their files closed, so none listed).
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::run::config::JobConfig;
 use crate::run::status::progress::{JobProgress, State};
+use crate::run::verification::state_request::aux_path;
 use crate::run::verification::verify_trail;
-use crate::verify::state::{RandState, VerifyState};
-
-// A job's stage is 0 until the trigger asks for its state.
-
-/// Asked, not answered yet.
-const ASKED: u8 = 1;
-/// Saved for the trigger, by the job or the main thread.
-const SAVED: u8 = 2;
+use crate::verify::state::VerifyState;
 
 /// How long the trigger waits for the running jobs' answers before it
 /// runs its command all the same (a job stuck in one I/O then saves as
 /// it ends).
 const PATIENCE: Duration = Duration::from_secs(5);
-
-/// One job's side of the exchange, in its progress slot.
-#[derive(Debug, Default)]
-pub struct StateRequest {
-    stage: AtomicU8,
-    /// What the job left as it ended: writes issued and the random-offset
-    /// generator's state.
-    ended: Mutex<Option<(u64, RandState)>>,
-}
-
-impl StateRequest {
-    /// Whether the trigger waits for this job's state (a cheap look
-    /// before [`StateRequest::answer`]).
-    pub fn asked(&self) -> bool {
-        self.stage.load(Ordering::Relaxed) == ASKED
-    }
-
-    /// Whether the trigger saved this job's state already (its own save
-    /// at the end is then left out, as in fio).
-    pub fn saved(&self) -> bool {
-        self.stage.load(Ordering::Acquire) == SAVED
-    }
-
-    /// Saves the job's state now if the trigger asked for it and nobody
-    /// saved it yet; whether this call saved it.
-    pub fn answer(&self, state: impl FnOnce() -> VerifyState) -> bool {
-        if !self.asked() || !self.claim_asked() {
-            return false;
-        }
-        verify_trail::save(crate::run::verification::trigger::aux_path(), &state());
-        true
-    }
-
-    /// Records what the job left as it ended.
-    pub fn ended(&self, issued: u64, rand: RandState) {
-        if let Ok(mut slot) = self.ended.lock() {
-            *slot = Some((issued, rand));
-        }
-    }
-
-    fn ask(&self) {
-        self.stage.store(ASKED, Ordering::Release);
-    }
-
-    /// Takes an asked-for save on; only one of the job and the main
-    /// thread gets it.
-    fn claim_asked(&self) -> bool {
-        self.stage
-            .compare_exchange(ASKED, SAVED, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    fn claim(&self) {
-        self.stage.store(SAVED, Ordering::Release);
-    }
-
-    fn ended_with(&self) -> Option<(u64, RandState)> {
-        self.ended.lock().ok().and_then(|s| s.clone())
-    }
-}
 
 /// Saves every job's state for the trigger. `running` says whether the
 /// first group's jobs have been let go; before that no job thread runs
@@ -106,10 +39,7 @@ pub fn save_all(
             p.vstate.ask();
         } else {
             p.vstate.claim();
-            verify_trail::save(
-                crate::run::verification::trigger::aux_path(),
-                &unstarted(cfg),
-            );
+            verify_trail::save(aux_path(), &unstarted(cfg));
         }
     }
     stop.store(true, Ordering::Relaxed);
@@ -128,7 +58,7 @@ pub fn save_all(
                     Some((issued, rand)) => verify_trail::unlisted(cfg, 0, issued, rand),
                     None => unstarted(cfg),
                 };
-                verify_trail::save(crate::run::verification::trigger::aux_path(), &state);
+                verify_trail::save(aux_path(), &state);
             }
         }
         if !waiting || Instant::now() >= give_up {
@@ -141,7 +71,7 @@ pub fn save_all(
 /// The state of a job that has not started: nothing written, its files
 /// counted, its random-offset generator as seeded.
 fn unstarted(cfg: &JobConfig) -> VerifyState {
-    let seeded = crate::run::job_loop::job_draws(cfg).offsets;
+    let seeded = crate::run::place::placement::job_draws(cfg).offsets;
     let rand = verify_trail::rand_state(cfg, &seeded, false, 0);
     verify_trail::unlisted(cfg, cfg.files.paths.len() as u32, 0, rand)
 }

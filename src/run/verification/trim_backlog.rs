@@ -27,10 +27,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::options::Value;
-use crate::plan::JobSpec;
 use crate::rand::fio_rand::{FioRng, Purpose, Seeds};
-use crate::run::refusal::Refusal;
+use crate::run::verification::config::TrimSpec;
 use crate::run::verification::verifying::Verifying;
 
 /// The signal fio's job dies of when its assertion fails (SIGABRT).
@@ -45,82 +43,6 @@ pub fn exit_note() -> Option<&'static str> {
     ANY_DIED
         .load(Ordering::Relaxed)
         .then_some("fio: file hash not empty on exit")
-}
-
-/// A verifying writer's trim settings, when they can change anything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TrimSpec {
-    /// trim_percentage: the share of logged writes chosen for trimming.
-    pub percent: u64,
-    /// trim_backlog: trims come due each time the unchecked writes reach
-    /// a multiple of this (0: never).
-    pub backlog: u64,
-}
-
-impl TrimSpec {
-    /// The settings of a job whose writes are logged for verification
-    /// (`logs_writes`), or None when they cannot matter: no percentage,
-    /// or nothing logged to draw from. Refuses the combinations where
-    /// when fio's trim comes due depends on things ferrio does not model.
-    pub fn from_job(job: &JobSpec, logs_writes: bool) -> Result<Option<Self>, Refusal> {
-        let percent = job.num("trim_percentage").unwrap_or(0);
-        if percent == 0 || !logs_writes {
-            return Ok(None);
-        }
-        let refuse = |why: &str| {
-            Err(Refusal(format!(
-                "job '{}': trim_percentage {why} is not run by ferrio yet (run it with fio)",
-                job.name
-            )))
-        };
-        // fio's write loop keeps going while chosen blocks wait, past the
-        // job's size when the files have room left, and a backlog read
-        // changes both the count and the last direction the rule looks at.
-        if job.setting("io_size").is_some() || job.setting("number_ios").is_some() {
-            return refuse("with io_size or number_ios");
-        }
-        if job.flag("time_based") || job.flag("norandommap") {
-            return refuse("with time_based or norandommap");
-        }
-        // Nor does it stop once the job's size is written while blocks
-        // wait, unless the offsets run out: with holes or steps in a
-        // sequence, zones, a skewed or partly random choice, or no random
-        // map, they never do, and fio writes on for good.
-        let skewed = matches!(
-            job.value("random_distribution"),
-            Some(Value::Word { word, .. }) if *word != "random"
-        );
-        let partly_random = matches!(
-            job.value("percentage_random"),
-            Some(Value::Nums(v)) if v.iter().any(|&p| p < 100)
-        );
-        let zoned = matches!(
-            job.value("zonemode"),
-            Some(Value::Word { word, .. }) if *word != "none"
-        );
-        let stepped = matches!(job.value("rw"), Some(Value::Word { tail: Some(_), .. }));
-        if skewed || partly_random || zoned || stepped || job.setting("ba").is_some() {
-            return refuse(
-                "with rw steps, zones, random_distribution, percentage_random or blockalign",
-            );
-        }
-        if job.flag("verify_only") {
-            return refuse("with verify_only");
-        }
-        // With I/O in flight, whether the last completion fio saw was a
-        // write when the backlog comes due is a matter of timing (the
-        // synchronous engines complete each I/O before the next).
-        // (Only the sync family's runs were compared with fio's.)
-        let sync_family = crate::engine::kind(&job.engine)
-            .is_some_and(|k| k.has(crate::engine::caps::SYNC_FAMILY));
-        if job.num("iodepth").unwrap_or(1) > 1 && !sync_family {
-            return refuse("with iodepth above 1 on an asynchronous engine");
-        }
-        Ok(Some(TrimSpec {
-            percent: percent.min(100),
-            backlog: job.num("trim_backlog").unwrap_or(0),
-        }))
-    }
 }
 
 /// One job's trim list. fio 3.33 never trims its blocks in a job that

@@ -88,10 +88,10 @@ impl<'a> Verifying<'a> {
             )
         });
         let blocks = (cfg.timing.pass_bytes / cfg.workload.bs[1].min().max(1)) as usize;
-        let fresh = cfg
-            .placement
-            .seeds
-            .generator(Purpose::Verify, crate::run::job_loop::draws_wide(cfg));
+        let fresh = cfg.placement.seeds.generator(
+            Purpose::Verify,
+            crate::run::place::placement::draws_wide(cfg),
+        );
         let draws_seeds = spec.pattern.is_none();
         let fake_io = cfg.kind.has(crate::engine::caps::FAKE_IO);
         Ok(Some(Verifying {

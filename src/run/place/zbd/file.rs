@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::setup::aligned_region;
+use super::spec::{SharedZones, ZbdSpec, lock};
 use super::zones::ZoneTable;
-use super::{SharedZones, ZbdSpec, lock};
 use crate::engine::Dir;
 use crate::result::JobError;
 

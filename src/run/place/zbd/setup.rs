@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use super::spec::{ZbdSpec, lock};
 use super::zones::{MAX_OPEN_ZONES, Zone, ZoneTable};
-use super::{ZbdSpec, lock};
 use crate::engine::Dir;
 use crate::result::JobError;
 use crate::run::workload::BlockSizes;

@@ -2,9 +2,9 @@
 //! that is open (or may be opened) with room for it, resetting full
 //! zones as fio does.
 
-use super::ZbdSpec;
 use super::file::{Adjusted, ZbdFile, ZbdJob};
-use super::zones::{MAX_OPEN_ZONES, ZoneTable, open_zone};
+use super::spec::ZbdSpec;
+use super::zones::{MAX_OPEN_ZONES, ZoneTable};
 use crate::result::JobError;
 
 impl ZbdFile {
@@ -162,4 +162,27 @@ impl ZbdFile {
         }
         None
     }
+}
+
+/// fio's zbd_open_zone: whether zone `z` may take writes, opening it if
+/// the limits allow.
+fn open_zone(t: &mut ZoneTable, spec: &ZbdSpec, job: &mut ZbdJob, z: u32) -> bool {
+    if t.max_open == 0 {
+        return true;
+    }
+    let zone = &t.zones[z as usize];
+    if zone.open {
+        return zone.wp < zone.capacity_end();
+    }
+    if spec.job_max_open_zones > 0 && job.open >= spec.job_max_open_zones {
+        return false;
+    }
+    if t.open_count >= t.max_open {
+        return false;
+    }
+    t.open[t.open_count as usize] = z;
+    t.open_count += 1;
+    job.open += 1;
+    t.zones[z as usize].open = true;
+    true
 }

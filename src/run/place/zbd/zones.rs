@@ -2,8 +2,6 @@
 //! zone's write pointer, and the zones open for writing under
 //! max_open_zones.
 
-use super::{ZbdJob, ZbdSpec};
-
 /// fio's own cap on open zones (its open zone array's size).
 pub(super) const MAX_OPEN_ZONES: usize = 4096;
 
@@ -89,27 +87,4 @@ impl ZoneTable {
             u32::MAX
         };
     }
-}
-
-/// fio's zbd_open_zone: whether zone `z` may take writes, opening it if
-/// the limits allow.
-pub(super) fn open_zone(t: &mut ZoneTable, spec: &ZbdSpec, job: &mut ZbdJob, z: u32) -> bool {
-    if t.max_open == 0 {
-        return true;
-    }
-    let zone = &t.zones[z as usize];
-    if zone.open {
-        return zone.wp < zone.capacity_end();
-    }
-    if spec.job_max_open_zones > 0 && job.open >= spec.job_max_open_zones {
-        return false;
-    }
-    if t.open_count >= t.max_open {
-        return false;
-    }
-    t.open[t.open_count as usize] = z;
-    t.open_count += 1;
-    job.open += 1;
-    t.zones[z as usize].open = true;
-    true
 }
