@@ -386,3 +386,17 @@ fn log_compression_cpus_pins_the_compressing_thread() {
     let _ = child.wait();
     assert_eq!(pinned.as_deref(), Some("0"));
 }
+
+/// fio 3.33 once hung here with its job process orphaned (its main
+/// process gone) and holding the run's output open: the suite waited on
+/// it for good. A run whose leftover process holds its output now fails
+/// after a grace instead, and the leftover is killed.
+#[test]
+fn a_process_left_holding_the_output_fails_the_run_instead_of_hanging() {
+    let run = Run::tool("sh").args(["-c", "sleep 60 & exit 0"]);
+    let started = std::time::Instant::now();
+    let failed = std::panic::catch_unwind(|| run.out()).expect_err("the run should fail");
+    let message = failed.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("still held its output"), "{message}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}

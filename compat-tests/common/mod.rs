@@ -276,9 +276,43 @@ pub struct Running {
 impl Running {
     /// Waits for the run; what it printed and how it ended. A run that
     /// outlived its time limit fails the test.
-    pub fn wait(self) -> Outcome {
-        let out = self.child.wait_with_output().expect("wait");
-        let code = out.status.code().unwrap_or(-1);
+    pub fn wait(mut self) -> Outcome {
+        // The pipes are read on threads of their own: a process the
+        // program left behind (fio's job process, orphaned when its main
+        // process died) may hold them open long after timeout(1) ended,
+        // and reading them to their end would then hang the suite.
+        let reader = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_end(&mut buf);
+                }
+                let _ = tx.send(buf);
+            });
+            rx
+        };
+        let stdout = reader(self.child.stdout.take().map(|p| Box::new(p) as _));
+        let stderr = reader(self.child.stderr.take().map(|p| Box::new(p) as _));
+        let status = self.child.wait().expect("wait");
+        let code = status.code().unwrap_or(-1);
+        let grace = Duration::from_secs(10);
+        let collect = |rx: std::sync::mpsc::Receiver<Vec<u8>>| match rx.recv_timeout(grace) {
+            Ok(buf) => buf,
+            Err(_) => {
+                // timeout(1) leads its own process group: whatever the
+                // program left in it is killed, and the test fails.
+                // SAFETY: kill(2) with a process group and a signal number.
+                unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+                panic!(
+                    "{}: a process it left behind still held its output {} s after it ended",
+                    self.what,
+                    grace.as_secs()
+                );
+            }
+        };
+        let out_bytes = collect(stdout);
+        let err_bytes = collect(stderr);
         // timeout(1) exits 124 when the limit ran out (137 when the
         // program then had to be killed).
         assert!(
@@ -289,8 +323,8 @@ impl Running {
         );
         Outcome {
             code,
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout: String::from_utf8_lossy(&out_bytes).into_owned(),
+            stderr: String::from_utf8_lossy(&err_bytes).into_owned(),
         }
     }
 }
