@@ -381,28 +381,6 @@ impl Engine for Uring {
     }
 }
 
-/// The runner frees its buffers after its engine. A ring closed with
-/// I/O in flight is torn down by the kernel in the background, which may
-/// still read into or write from those buffers, so the engine waits for
-/// every completion first (libaio's io_destroy and posixaio's drop wait
-/// likewise). The job loop drains before it ends; this covers the paths
-/// that leave it early.
-impl Drop for Uring {
-    fn drop(&mut self) {
-        // Entries queued but not committed are submitted by the enter
-        // below, so they are waited for too.
-        let mut left = self.in_flight + self.ring.submission().len() - self.deferred;
-        while left > 0 {
-            match self.ring.submit_and_wait(1) {
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => return,
-            }
-            left = left.saturating_sub(self.ring.completion().count());
-        }
-    }
-}
-
 /// io_uring's options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UringOptions {
@@ -457,81 +435,4 @@ pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>
         return Err(super::kind::foreign_options());
     };
     Uring::new(depth, *options).map(|e| Box::new(e) as Box<dyn Engine>)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::io::Write;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::Duration;
-
-    use super::*;
-
-    /// A read still in flight when the engine is dropped completes before
-    /// the drop returns: its buffer is not left to the kernel.
-    #[test]
-    fn dropping_the_engine_waits_for_io_in_flight() {
-        let dir = std::env::temp_dir().join(format!("ferrio-uring-drop-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let fifo = dir.join("fifo");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let wrote = Arc::new(AtomicBool::new(false));
-        let writer = {
-            let (fifo, wrote) = (fifo.clone(), wrote.clone());
-            std::thread::spawn(move || {
-                let mut w = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
-                std::thread::sleep(Duration::from_millis(200));
-                wrote.store(true, Ordering::SeqCst);
-                let _ = w.write_all(b"data");
-            })
-        };
-        let options = UringOptions {
-            fixed_buffers: false,
-            registered_files: false,
-            sq_poll: false,
-            sq_poll_cpu: None,
-            polled: false,
-            nowait: false,
-            uncached: false,
-            vectored: false,
-            force_async: 0,
-            default_ioprio: 0,
-        };
-        let mut engine = Uring::new(4, options).unwrap();
-        let mode = OpenMode {
-            write: false,
-            direct: false,
-            invalidate: false,
-            advice: None,
-            create: false,
-            sync_flags: 0,
-            atomic: false,
-            write_hint: None,
-        };
-        let file = engine.open(&fifo, mode).unwrap();
-        let mut buf = vec![0u8; 4];
-        let req = Request {
-            slot: 0,
-            file,
-            offset: 0,
-            dir: Dir::Read,
-            buf: &mut buf,
-            ioprio: None,
-        };
-        // SAFETY: `buf` outlives the engine, which is dropped below.
-        let queued = unsafe { engine.queue(req) };
-        assert!(matches!(queued, Queued::Pending), "{queued:?}");
-        engine.commit().unwrap();
-        drop(engine);
-        assert!(
-            wrote.load(Ordering::SeqCst),
-            "the drop returned before the read completed"
-        );
-        assert_eq!(&buf, b"data");
-        writer.join().unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 }
