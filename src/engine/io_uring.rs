@@ -33,7 +33,14 @@ unsafe impl Send for IoVecs {}
 pub struct Uring {
     ring: IoUring,
     files: FileTable,
+    /// Entries committed and not yet reaped: what a reap may still wait
+    /// for, and what the drop waits for.
     in_flight: usize,
+    /// Entries pushed since the last commit. Counted here, not read off
+    /// the ring: with a polling kernel thread (sqthread_poll) the kernel
+    /// takes entries as soon as they are pushed, so the ring's length
+    /// says nothing of what the runner queued.
+    uncommitted: usize,
     options: UringOptions,
     /// How many of the files are registered: `None` until the first
     /// request, when the job's files are open; a file opened later goes
@@ -107,6 +114,7 @@ impl Uring {
             ring,
             files: FileTable::default(),
             in_flight: 0,
+            uncommitted: 0,
             options,
             registered_files: None,
             buffers_registered: false,
@@ -240,6 +248,7 @@ impl Uring {
             // SAFETY: passed on from the caller.
             let pushed = unsafe { self.ring.submission().push(entry) };
             if pushed.is_ok() {
+                self.uncommitted += 1;
                 return Queued::Pending;
             }
             if let Err(e) = self.ring.submit() {
@@ -340,7 +349,7 @@ impl Engine for Uring {
     }
 
     fn commit(&mut self) -> io::Result<()> {
-        let queued = self.ring.submission().len() - self.deferred;
+        let queued = std::mem::take(&mut self.uncommitted);
         if queued == 0 {
             return Ok(());
         }
@@ -378,6 +387,29 @@ impl Engine for Uring {
             });
         }
         Ok(())
+    }
+}
+
+/// The runner frees its buffers after its engine. A ring closed with
+/// I/O in flight is torn down by the kernel in the background, which may
+/// still read into or write from those buffers, so the engine waits for
+/// every completion first (libaio's io_destroy and posixaio's drop wait
+/// likewise). The job loop drains before it ends; this covers the paths
+/// that leave it early. The count is ferrio's own (`in_flight` and
+/// `uncommitted`), never the ring's, which a polling kernel thread moves.
+impl Drop for Uring {
+    fn drop(&mut self) {
+        // Entries pushed but not committed are submitted by the enter
+        // below, so they are waited for too.
+        let mut left = self.in_flight + self.uncommitted;
+        while left > 0 {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return,
+            }
+            left = left.saturating_sub(self.ring.completion().count());
+        }
     }
 }
 
@@ -435,4 +467,130 @@ pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>
         return Err(super::kind::foreign_options());
     };
     Uring::new(depth, *options).map(|e| Box::new(e) as Box<dyn Engine>)
+}
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    fn options(sq_poll: bool) -> UringOptions {
+        UringOptions {
+            fixed_buffers: false,
+            registered_files: false,
+            sq_poll,
+            sq_poll_cpu: None,
+            polled: false,
+            nowait: false,
+            uncached: false,
+            vectored: false,
+            force_async: 0,
+            default_ioprio: 0,
+        }
+    }
+
+    fn read_only() -> OpenMode {
+        OpenMode {
+            write: false,
+            direct: false,
+            invalidate: false,
+            advice: None,
+            create: false,
+            sync_flags: 0,
+            atomic: false,
+            write_hint: None,
+        }
+    }
+
+    /// With a polling kernel thread the kernel takes entries as they are
+    /// pushed; the engine's count of what is in flight must still come
+    /// back to zero after every completion is reaped, or the drop would
+    /// wait for completions that never come (this hung with the count
+    /// read off the ring).
+    #[test]
+    fn with_a_polling_kernel_thread_every_io_is_counted_once() {
+        let path = std::env::temp_dir().join(format!("ferrio-uring-sqpoll-{}", std::process::id()));
+        std::fs::write(&path, vec![7u8; 64 * 4096]).unwrap();
+        let mut engine = Uring::new(8, options(true)).unwrap();
+        let file = engine.open(&path, read_only()).unwrap();
+        let mut bufs = vec![vec![0u8; 4096]; 8];
+        let mut done = Vec::new();
+        let mut reaped = 0;
+        for round in 0..8u64 {
+            for (slot, buf) in bufs.iter_mut().enumerate() {
+                let req = Request {
+                    slot,
+                    file,
+                    offset: (round * 8 + slot as u64) * 4096,
+                    dir: Dir::Read,
+                    buf,
+                    ioprio: None,
+                };
+                // SAFETY: every buffer outlives its completion, reaped below.
+                let queued = unsafe { engine.queue(req) };
+                assert!(matches!(queued, Queued::Pending), "{queued:?}");
+                // Let the kernel thread take each entry before the commit.
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            engine.commit().unwrap();
+            assert_eq!(engine.in_flight, 8, "round {round}");
+            while engine.in_flight > 0 {
+                done.clear();
+                engine.reap(1, 8, &mut done).unwrap();
+                reaped += done.len();
+                assert!(done.iter().all(|c| c.result == 4096), "{done:?}");
+            }
+        }
+        assert_eq!(reaped, 64);
+        drop(engine);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A read still in flight when the engine is dropped completes before
+    /// the drop returns: its buffer is not left to the kernel.
+    #[test]
+    fn dropping_the_engine_waits_for_io_in_flight() {
+        let dir = std::env::temp_dir().join(format!("ferrio-uring-drop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let wrote = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (fifo, wrote) = (fifo.clone(), wrote.clone());
+            std::thread::spawn(move || {
+                let mut w = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+                std::thread::sleep(Duration::from_millis(200));
+                wrote.store(true, Ordering::SeqCst);
+                let _ = w.write_all(b"data");
+            })
+        };
+        let mut engine = Uring::new(4, options(false)).unwrap();
+        let file = engine.open(&fifo, read_only()).unwrap();
+        let mut buf = vec![0u8; 4];
+        let req = Request {
+            slot: 0,
+            file,
+            offset: 0,
+            dir: Dir::Read,
+            buf: &mut buf,
+            ioprio: None,
+        };
+        // SAFETY: `buf` outlives the engine, which is dropped below.
+        let queued = unsafe { engine.queue(req) };
+        assert!(matches!(queued, Queued::Pending), "{queued:?}");
+        engine.commit().unwrap();
+        drop(engine);
+        assert!(
+            wrote.load(Ordering::SeqCst),
+            "the drop returned before the read completed"
+        );
+        assert_eq!(&buf, b"data");
+        writer.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
