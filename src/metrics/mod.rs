@@ -188,7 +188,7 @@ fn exposition(from: &Sources<'_>) -> String {
         let help = format!("I/O {what}: quantiles over the last interval.");
         family(&mut out, &name, "summary", Some("seconds"), &help);
         for (i, cfg) in from.jobs.iter().enumerate() {
-            for d in used_dirs(cfg) {
+            for d in used_dirs(&cfg.workload) {
                 let shown = match s {
                     0 => cfg.reporting.measure.clat,
                     1 => cfg.reporting.measure.lat,
@@ -220,7 +220,7 @@ fn exposition(from: &Sources<'_>) -> String {
 fn per_direction(out: &mut String, name: &str, jobs: &[JobConfig], of: impl Fn(usize) -> [u64; 3]) {
     for (i, cfg) in jobs.iter().enumerate() {
         let values = of(i);
-        for d in used_dirs(cfg) {
+        for d in used_dirs(&cfg.workload) {
             let _ = writeln!(
                 out,
                 "{name}{{{},direction=\"{}\"}} {}",

@@ -11,6 +11,7 @@ use crate::run::errors::ErrorsConfig;
 use crate::run::job_loop::depth::{DepthConfig, offloaded};
 use crate::run::pacing::config::{PacingConfig, TimingConfig};
 use crate::run::place::config::PlacementConfig;
+use crate::run::place::parts::PlaceParts;
 use crate::run::records::config::LoggingConfig;
 use crate::run::refusal::Refusal;
 use crate::run::scheduling::SchedulingConfig;
@@ -71,6 +72,18 @@ pub struct JobConfig {
 }
 
 impl JobConfig {
+    /// The parts that decide where the job's I/O goes, for placement.
+    pub fn place_parts(&self) -> PlaceParts<'_> {
+        PlaceParts {
+            workload: &self.workload,
+            placement: &self.placement,
+            files: &self.files,
+            time_based: self.timing.time_based,
+            verifies: self.verification.verify.is_some(),
+            diskless: self.kind.has(crate::engine::caps::DISKLESS),
+        }
+    }
+
     /// Reads the options ferrio runs. Any other option that was set makes
     /// the job refused, naming the options, so nothing is silently ignored.
     /// The parts are read in the order in which fio refuses what they

@@ -352,8 +352,9 @@ fn lay_out_before(
         // zonemode=zbd: fio makes the zones from the file's size before
         // it lays the file out (and says what it rounds whatever the
         // output format).
-        None if let Err(e) =
-            crate::run::place::zbd::set_up(cfg, &mut |line| observer.engine_line(line)) =>
+        None if let Err(e) = crate::run::place::zbd::set_up(&cfg.place_parts(), &mut |line| {
+            observer.engine_line(line)
+        }) =>
         {
             Err(e)
         }

@@ -7,9 +7,9 @@ use super::{Backlog, Io, JobLoop, Next, Phase, Turn};
 use crate::engine::Dir;
 use crate::rand::fio_rand::Draws;
 use crate::result::JobResult;
-use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{self, Nanos, nanos};
 use crate::run::place::files::FileChooser;
+use crate::run::place::parts::PlaceParts;
 use crate::run::place::placement::Placer;
 use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::replay::Replayer;
@@ -305,12 +305,11 @@ impl JobLoop<'_, '_> {
         dir: &mut Dir,
         mixed: bool,
     ) -> Phase<(usize, u64, u64)> {
-        let cfg = self.cfg;
         let stop = self.stop;
         match (follow, replayed) {
             // zbd: trimwrite's write goes to the write
             // pointer of the zone just reset, as fio's does.
-            (Some(block), _) => match self.placer.zbd_write(cfg, block) {
+            (Some(block), _) => match self.placer.zbd_write(&self.place, block) {
                 Some(block) => Ok(block),
                 None => {
                     self.free.push(index);
@@ -348,7 +347,7 @@ impl JobLoop<'_, '_> {
                 let redraw =
                     (mixed && !self.traits.rate_capped).then_some([self.work[0].0, self.work[1].0]);
                 let placed = next_io(
-                    cfg,
+                    &self.place,
                     &mut self.chooser,
                     &mut self.lazy,
                     &mut self.placer,
@@ -395,7 +394,7 @@ fn zbd_failed(placer: &mut Placer, result: &mut JobResult) -> bool {
 // The job loop's state it reads and moves on, each its own part.
 #[allow(clippy::too_many_arguments)]
 fn next_io(
-    cfg: &JobConfig,
+    cfg: &PlaceParts<'_>,
     chooser: &mut FileChooser,
     lazy: &mut Option<LazyOpen>,
     placer: &mut Placer,

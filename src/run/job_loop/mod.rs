@@ -44,6 +44,7 @@ use crate::run::pacing::latency_target::LatencyTarget;
 use crate::run::pacing::rate::{FloorCheck, PoissonArrivals};
 use crate::run::place::files::FileChooser;
 use crate::run::place::offsets::Rng;
+use crate::run::place::parts::PlaceParts;
 use crate::run::place::placement::Placer;
 use crate::run::records::iolog::IoLogWriter;
 use crate::run::records::logs::JobLogs;
@@ -216,6 +217,8 @@ struct JobLoop<'a, 'f> {
     chooser: FileChooser,
     /// One placement per file.
     placer: Placer,
+    /// The parts of the configuration the placer reads.
+    place: PlaceParts<'a>,
     file_locks: Option<FileLocks>,
 
     /// The largest I/O: each slot's buffer holds one.

@@ -205,7 +205,7 @@ impl JobLoop<'_, '_> {
                 }
             }
         }
-        self.placer.restart(cfg);
+        self.placer.restart(&self.place);
         self.verify_reseeded = false;
         self.eng.new_pass();
         // fio's next loop draws again from the start of each
@@ -213,13 +213,13 @@ impl JobLoop<'_, '_> {
         // (fio's clear_io_state: after a time-based loop too,
         // when one ends to verify.)
         if cfg.placement.seeds.repeat && (!cfg.timing.time_based || verifies) {
-            self.draws.start_over(job_draws(cfg));
+            self.draws.start_over(job_draws(&self.place));
             if let Some(v) = &mut self.verifying {
                 v.reseed();
             }
             self.chooser.reseed(cfg);
             if let Some(t) = &mut self.trims {
-                t.start_over(&cfg.placement.seeds, draws_wide(cfg));
+                t.start_over(&cfg.placement.seeds, draws_wide(&self.place));
             }
         }
         self.draining = false;

@@ -116,7 +116,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         let Some(mut bufs) = buffers(cfg, &mut result) else {
             return Err(Box::new(result));
         };
-        let draws = job_draws(cfg);
+        let draws = job_draws(&cfg.place_parts());
         let prio_draws = cfg.placement.seeds.generator(Purpose::PrioCmds, false);
         let Some(mut regions) = crate::run::storage::alloc::with_capacity(bufs.slots.len()) else {
             eprintln!("fio: failed setting up IO queues");
@@ -130,10 +130,9 @@ impl<'a, 'f> JobLoop<'a, 'f> {
                 return Err(Box::new(result));
             }
         };
-        let trims = cfg
-            .verification
-            .trim
-            .map(|spec| TrimBacklog::new(spec, &cfg.placement.seeds, draws_wide(cfg)));
+        let trims = cfg.verification.trim.map(|spec| {
+            TrimBacklog::new(spec, &cfg.placement.seeds, draws_wide(&cfg.place_parts()))
+        });
         // SAFETY: the regions are the slots' buffers, which stay put when
         // the slots move. Wherever the engine goes with them (`Opened`
         // before `Buffers` here and in `Ready`, `eng` before `slots` and
@@ -147,7 +146,9 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         }
         // A random map that cannot be allocated ends the job as fio's
         // ends, with its message and no error code.
-        let Some(placer) = Placer::new(cfg, &opened.lens, &mut |line| progress.say(line)) else {
+        let Some(placer) = Placer::new(&cfg.place_parts(), &opened.lens, &mut |line| {
+            progress.say(line)
+        }) else {
             return Err(Box::new(result));
         };
         let real_sizes = real_sizes(cfg);
@@ -222,6 +223,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         let traits = Traits::of(cfg, opened.eng.as_ref(), &records);
         JobLoop {
             cfg,
+            place: cfg.place_parts(),
             stop,
             progress,
             flow,
@@ -510,7 +512,7 @@ fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engi
     // (which act on the mapping) it refuses blocks smaller than a page
     // as its engine setup fails.
     if cfg.kind.has(caps::MAPS_FILES)
-        && !rw_min_bs(cfg).is_multiple_of(page_size())
+        && !rw_min_bs(&cfg.workload).is_multiple_of(page_size())
         && (cfg.files.direct || cfg.sync.fsync_blocks > 0 || cfg.sync.fdatasync_blocks > 0)
     {
         let text = format!(
@@ -586,7 +588,7 @@ fn buffers(cfg: &JobConfig, result: &mut JobResult) -> Option<Buffers> {
     // A replay's buffers fit the largest I/O of its log.
     let max_len = match &cfg.workload.replay {
         Some(log) => log.max_len.max(1),
-        None => used_dirs(cfg)
+        None => used_dirs(&cfg.workload)
             .map(|d| cfg.workload.bs[d].max())
             .max()
             .unwrap_or(4096),

@@ -5,6 +5,7 @@ pub mod config;
 pub mod distribution;
 pub mod files;
 pub mod offsets;
+pub mod parts;
 pub mod placement;
 pub mod priority;
 pub mod zbd;

@@ -10,10 +10,11 @@ use std::path::Path;
 use crate::engine::Dir;
 use crate::rand::fio_rand::{Draws, Purpose};
 use crate::rand::lfsr::Lfsr;
-use crate::run::config::JobConfig;
 use crate::run::place::distribution::{Distribution, Seeding, jhash};
 use crate::run::place::offsets::RandomMap;
+use crate::run::place::parts::PlaceParts;
 use crate::run::place::zbd::{Adjusted, ZbdFile, ZbdJob};
+use crate::run::workload::WorkloadConfig;
 
 /// One file's positions.
 pub struct Placement {
@@ -60,7 +61,7 @@ impl MapNotes<'_> {
     /// fio's check of `blocks` against the 32-bit Tausworthe generator:
     /// it moves a job that did not choose a generator to the 64-bit one
     /// (which ferrio's draws follow on their own), and only notes it.
-    fn check_generator(&mut self, cfg: &JobConfig, path: &Path, blocks: u64) {
+    fn check_generator(&mut self, cfg: &PlaceParts<'_>, path: &Path, blocks: u64) {
         let tausworthe = !cfg.placement.wide_draws && !cfg.placement.lfsr && !self.switched;
         if blocks <= u64::from(u32::MAX) || !tausworthe {
             return;
@@ -87,7 +88,7 @@ impl MapNotes<'_> {
     /// The file's random map of `blocks` blocks: `Some(None)` when it
     /// could not be allocated and softrandommap runs the job without one,
     /// `None` when the job ends (as fio's, with no error code).
-    fn map(&mut self, cfg: &JobConfig, path: &Path, blocks: u64) -> Option<Option<RandomMap>> {
+    fn map(&mut self, cfg: &PlaceParts<'_>, path: &Path, blocks: u64) -> Option<Option<RandomMap>> {
         if let Some(map) = RandomMap::new(blocks) {
             return Some(Some(map));
         }
@@ -111,7 +112,7 @@ impl Placement {
     /// `path`, `file_len` bytes long; `None` when its random map could
     /// not be allocated and the job is to end (fio's message said so).
     pub fn new(
-        cfg: &JobConfig,
+        cfg: &PlaceParts<'_>,
         path: &Path,
         (io_size, file_len): (u64, u64),
         notes: &mut MapNotes<'_>,
@@ -154,7 +155,7 @@ impl Placement {
             Distribution::new(&cfg.placement.distribution, span.div_ceil(unit), seeding);
         // fio gives up the random map for non-uniform distributions. Its
         // map has a bit per smallest block size of the job.
-        let map_unit = rw_min_bs(cfg);
+        let map_unit = rw_min_bs(cfg.workload);
         let uniform = cfg.workload.pattern.random && distribution.is_uniform();
         // What a draw spreads over: the region within the file, or one
         // strided zone (fio's last_block, and its lfsr's block count).
@@ -204,7 +205,7 @@ impl Placement {
 
     /// Back to the start of the region with every block unvisited (fio's
     /// fio_file_reset).
-    pub fn reset(&mut self, cfg: &JobConfig) {
+    pub fn reset(&mut self, cfg: &PlaceParts<'_>) {
         if let (Some(z), Some(spec)) = (&self.zbd, &cfg.placement.zbd) {
             z.reset(spec);
         }
@@ -219,20 +220,18 @@ impl Placement {
     }
 
     /// A new pass over the file: the region is back where it began.
-    pub fn restart(&mut self, cfg: &JobConfig) {
+    pub fn restart(&mut self, cfg: &PlaceParts<'_>) {
         self.start = self.first_start;
         self.reset(cfg);
     }
 
     /// fio's get_next_seq_offset: where a sequential I/O goes, relative
     /// to the region, with the hole (or step back) of `rw=...:N`.
-    fn sequential(&mut self, cfg: &JobConfig, d: usize) -> Option<u64> {
+    fn sequential(&mut self, cfg: &PlaceParts<'_>, d: usize) -> Option<u64> {
         let step = cfg.workload.seq_step;
         let last = &mut self.last_pos[d];
         // A time-based job on one file starts over at the region's end.
-        if *last >= self.io_size + self.first_start
-            && cfg.timing.time_based
-            && cfg.files.paths.len() == 1
+        if *last >= self.io_size + self.first_start && cfg.time_based && cfg.files.paths.len() == 1
         {
             *last = self.start;
         }
@@ -262,11 +261,11 @@ impl Placement {
     /// fio's get_next_rand_block: a random block of the region. With the
     /// random map used up, a time-based job (or a skewed file choice)
     /// starts the map over; any other job is done with the file.
-    fn random(&mut self, cfg: &JobConfig, d: usize, draws: &mut Draws) -> Option<Pick> {
+    fn random(&mut self, cfg: &PlaceParts<'_>, d: usize, draws: &mut Draws) -> Option<Pick> {
         if let Some(pick) = self.draw(d, draws) {
             return Some(pick);
         }
-        if cfg.timing.time_based || cfg.placement.file_service.skewed() {
+        if cfg.time_based || cfg.placement.file_service.skewed() {
             self.reset(cfg);
             return self.draw(d, draws);
         }
@@ -309,7 +308,7 @@ impl Placement {
     }
 
     /// fio's setup_strided_zone_mode, before each I/O.
-    fn enter_zone(&mut self, cfg: &JobConfig, d: usize, zone_bytes: &mut u64) {
+    fn enter_zone(&mut self, cfg: &PlaceParts<'_>, d: usize, zone_bytes: &mut u64) {
         let Some(z) = &cfg.placement.zones else {
             return;
         };
@@ -353,7 +352,11 @@ impl Placer {
     /// `file_lens`: each file's length; `say` prints a line on stdout.
     /// `None` when a file's random map could not be allocated (see
     /// [`MapNotes`]).
-    pub fn new(cfg: &JobConfig, file_lens: &[u64], say: &mut dyn FnMut(String)) -> Option<Self> {
+    pub fn new(
+        cfg: &PlaceParts<'_>,
+        file_lens: &[u64],
+        say: &mut dyn FnMut(String),
+    ) -> Option<Self> {
         let mut notes = MapNotes {
             say,
             switched: false,
@@ -378,7 +381,7 @@ impl Placer {
     }
 
     /// Every file back to the start of its region, for a new pass.
-    pub fn restart(&mut self, cfg: &JobConfig) {
+    pub fn restart(&mut self, cfg: &PlaceParts<'_>) {
         for f in &mut self.files {
             f.restart(cfg);
         }
@@ -394,7 +397,7 @@ impl Placer {
     /// when no zone takes it. Other jobs' blocks pass unchanged.
     pub fn zbd_write(
         &mut self,
-        cfg: &JobConfig,
+        cfg: &PlaceParts<'_>,
         (file, offset, len): (usize, u64, u64),
     ) -> Option<(usize, u64, u64)> {
         let (Some(z), Some(spec)) = (&self.files[file].zbd, &cfg.placement.zbd) else {
@@ -425,7 +428,7 @@ impl Placer {
 
     /// zonemode=zbd: the direction an I/O to `file` takes (a mixed job
     /// writes while the file has nothing to read).
-    pub fn direction(&self, cfg: &JobConfig, file: usize, dir: Dir) -> Dir {
+    pub fn direction(&self, cfg: &PlaceParts<'_>, file: usize, dir: Dir) -> Dir {
         match (&cfg.placement.zbd, &self.files[file].zbd) {
             (Some(spec), Some(z)) => z.direction(
                 spec,
@@ -445,7 +448,7 @@ impl Placer {
     /// (fio's fill_io_u failing).
     pub fn next(
         &mut self,
-        cfg: &JobConfig,
+        cfg: &PlaceParts<'_>,
         file: usize,
         dir: Dir,
         draws: &mut Draws,
@@ -557,7 +560,7 @@ impl Placer {
 }
 
 /// Whether a new offset of a random job is random (percentage_random).
-fn should_be_random(cfg: &JobConfig, d: usize, draws: &mut Draws) -> bool {
+fn should_be_random(cfg: &PlaceParts<'_>, d: usize, draws: &mut Draws) -> bool {
     let percent = cfg.placement.percentage_random[d];
     percent >= 100 || draws.random_or_not[d].between(1, 100) <= percent
 }
@@ -566,8 +569,8 @@ fn should_be_random(cfg: &JobConfig, d: usize, draws: &mut Draws) -> bool {
 /// whether the job uses them or not (`bs=4k,16k` on a random writer
 /// still sizes the random map in 4k blocks, while the writes mark it in
 /// 16k units: fio's random map then runs out early).
-pub fn rw_min_bs(cfg: &JobConfig) -> u64 {
-    cfg.workload
+pub fn rw_min_bs(workload: &WorkloadConfig) -> u64 {
+    workload
         .bs
         .iter()
         .map(|b| b.min())
@@ -576,11 +579,12 @@ pub fn rw_min_bs(cfg: &JobConfig) -> u64 {
         .max(1)
 }
 
-pub fn used_dirs(cfg: &JobConfig) -> impl Iterator<Item = usize> + '_ {
+/// The directions the job issues (read, write, trim), by index.
+pub fn used_dirs(workload: &WorkloadConfig) -> impl Iterator<Item = usize> + '_ {
     [
-        cfg.workload.pattern.read,
-        cfg.workload.pattern.write,
-        cfg.workload.pattern.trim,
+        workload.pattern.read,
+        workload.pattern.write,
+        workload.pattern.trim,
     ]
     .into_iter()
     .enumerate()
@@ -601,19 +605,19 @@ fn divide(x: u64, unit: u64) -> u64 {
 
 /// Whether the job's generators are 64-bit: asked for, or needed to
 /// reach every block of the job's size.
-pub fn draws_wide(cfg: &JobConfig) -> bool {
-    let smallest = rw_min_bs(cfg);
+pub fn draws_wide(cfg: &PlaceParts<'_>) -> bool {
+    let smallest = rw_min_bs(cfg.workload);
     cfg.placement.wide_draws || cfg.files.size / smallest > u64::from(u32::MAX)
 }
 
 /// The job's draws from fio's generators. A file with more blocks than a
 /// 32-bit draw can reach makes fio switch to its 64-bit generator.
-pub fn job_draws(cfg: &JobConfig) -> Draws {
+pub fn job_draws(cfg: &PlaceParts<'_>) -> Draws {
     Draws::new(
         &cfg.placement.seeds,
         draws_wide(cfg),
         cfg.workload.read_percent,
-        cfg.verification.verify.is_some(),
+        cfg.verifies,
         cfg.workload.pattern.trimwrite,
     )
 }
@@ -622,6 +626,7 @@ pub fn job_draws(cfg: &JobConfig) -> Draws {
 mod tests {
     use super::*;
     use crate::plan::plan_for_test;
+    use crate::run::config::JobConfig;
 
     fn config(text: &str) -> JobConfig {
         let p = plan_for_test(text, &[], &[], false).unwrap();
@@ -631,6 +636,7 @@ mod tests {
     /// Offsets of up to `n` reads of 4k on one file of `file_len` bytes,
     /// until the file is done.
     fn offsets_in(cfg: &JobConfig, file_len: u64, n: usize) -> Vec<u64> {
+        let cfg = &cfg.place_parts();
         let mut placer = Placer::new(cfg, &[file_len], &mut |_| {}).unwrap();
         let mut draws = job_draws(cfg);
         (0..n)

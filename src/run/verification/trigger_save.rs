@@ -71,7 +71,7 @@ pub fn save_all(
 /// The state of a job that has not started: nothing written, its files
 /// counted, its random-offset generator as seeded.
 fn unstarted(cfg: &JobConfig) -> VerifyState {
-    let seeded = crate::run::place::placement::job_draws(cfg).offsets;
+    let seeded = crate::run::place::placement::job_draws(&cfg.place_parts()).offsets;
     let rand = verify_trail::rand_state(cfg, &seeded, false, 0);
     verify_trail::unlisted(cfg, cfg.files.paths.len() as u32, 0, rand)
 }

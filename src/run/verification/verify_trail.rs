@@ -115,7 +115,7 @@ pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool, replayed: u
     }
     let mut fresh;
     let rng = if reseeded && cfg.placement.seeds.repeat {
-        fresh = crate::run::place::placement::job_draws(cfg).offsets;
+        fresh = crate::run::place::placement::job_draws(&cfg.place_parts()).offsets;
         if !cfg.placement.lfsr {
             for _ in 0..replayed {
                 fresh.draw();

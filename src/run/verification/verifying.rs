@@ -90,7 +90,7 @@ impl<'a> Verifying<'a> {
         let blocks = (cfg.timing.pass_bytes / cfg.workload.bs[1].min().max(1)) as usize;
         let fresh = cfg.placement.seeds.generator(
             Purpose::Verify,
-            crate::run::place::placement::draws_wide(cfg),
+            crate::run::place::placement::draws_wide(&cfg.place_parts()),
         );
         let draws_seeds = spec.pattern.is_none();
         let fake_io = cfg.kind.has(crate::engine::caps::FAKE_IO);
@@ -121,7 +121,7 @@ impl<'a> Verifying<'a> {
             trail: Trail::new(cfg.depth.iodepth, cfg.files.paths.len()).ok_or(NO_TRAIL)?,
             fake_io,
             replay_verified: 0,
-            min_bs: crate::run::place::placement::rw_min_bs(cfg),
+            min_bs: crate::run::place::placement::rw_min_bs(&cfg.workload),
         }))
     }
 

@@ -43,14 +43,18 @@ impl ZbdFile {
     /// The view of file `index` of the job, whose region starts at
     /// `offset` and spans `io_size` bytes (fio's io_size of the file,
     /// which may reach past the zones: rounding cuts it for writers).
-    pub fn new(cfg: &crate::run::config::JobConfig, index: usize, io_size: u64) -> Option<Self> {
+    pub fn new(
+        cfg: &crate::run::place::parts::PlaceParts<'_>,
+        index: usize,
+        io_size: u64,
+    ) -> Option<Self> {
         let spec = cfg.placement.zbd.as_ref()?;
         let table = Arc::clone(spec.tables.get(index)?);
         let (offset, io_size, min_zone, max_zone) = {
             let guard = lock(&table);
             let t = guard.as_ref()?;
             let (offset, io_size) = aligned_region(
-                cfg,
+                cfg.workload,
                 t,
                 cfg.files.offset,
                 io_size,

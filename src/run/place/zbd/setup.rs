@@ -8,7 +8,8 @@ use super::spec::{ZbdSpec, lock};
 use super::zones::{MAX_OPEN_ZONES, Zone, ZoneTable};
 use crate::engine::Dir;
 use crate::result::JobError;
-use crate::run::workload::BlockSizes;
+use crate::run::place::parts::PlaceParts;
+use crate::run::workload::{BlockSizes, WorkloadConfig};
 
 /// A setup failure: fio says some only on stderr (no error code), and
 /// fails the job with an error code for others.
@@ -25,10 +26,7 @@ fn quiet(message: String) -> JobError {
 /// them), then the checks of the job's region against them. `say`
 /// prints fio's lines about regions it rounds to whole zones (on stdout,
 /// as fio's are).
-pub fn set_up(
-    cfg: &crate::run::config::JobConfig,
-    say: &mut dyn FnMut(&str),
-) -> Result<(), JobError> {
+pub fn set_up(cfg: &PlaceParts<'_>, say: &mut dyn FnMut(&str)) -> Result<(), JobError> {
     let Some(spec) = &cfg.placement.zbd else {
         return Ok(());
     };
@@ -65,7 +63,7 @@ pub fn set_up(
             )));
         }
         let mut lines = Vec::new();
-        let aligned = aligned_region(cfg, t, cfg.files.offset, region, path, &mut lines);
+        let aligned = aligned_region(cfg.workload, t, cfg.files.offset, region, path, &mut lines);
         for line in &lines {
             say(line);
         }
@@ -107,8 +105,8 @@ pub fn set_up(
 /// The size fio sees for a file when it makes its zones: its size on
 /// disk (0 when missing), but for an engine that cannot tell file sizes
 /// (null), the job's size shared among its files.
-fn real_size(cfg: &crate::run::config::JobConfig, path: &Path) -> u64 {
-    if cfg.kind.has(crate::engine::caps::DISKLESS) {
+fn real_size(cfg: &PlaceParts<'_>, path: &Path) -> u64 {
+    if cfg.diskless {
         return cfg.files.size / cfg.files.paths.len().max(1) as u64;
     }
     std::fs::metadata(path).map_or(0, |m| m.len())
@@ -116,11 +114,7 @@ fn real_size(cfg: &crate::run::config::JobConfig, path: &Path) -> u64 {
 
 /// fio's init_zone_info: zones of the zone size over the whole file,
 /// all empty.
-fn make_table(
-    cfg: &crate::run::config::JobConfig,
-    spec: &ZbdSpec,
-    path: &Path,
-) -> Result<ZoneTable, JobError> {
+fn make_table(cfg: &PlaceParts<'_>, spec: &ZbdSpec, path: &Path) -> Result<ZoneTable, JobError> {
     let name = path.display();
     let size = spec.zone_size;
     if size == 0 {
@@ -183,7 +177,7 @@ fn make_table(
 /// so); a region with no whole zone left fails the job (also said in
 /// `lines`, where fio says it: on stdout).
 pub(super) fn aligned_region(
-    cfg: &crate::run::config::JobConfig,
+    workload: &WorkloadConfig,
     t: &ZoneTable,
     mut offset: u64,
     mut io_size: u64,
@@ -192,10 +186,10 @@ pub(super) fn aligned_region(
 ) -> Result<(u64, u64), ()> {
     let name = path.display();
     // fio compares the whole rw value: only rw=read is left as it is.
-    let read_only = cfg.workload.pattern.read
-        && !cfg.workload.pattern.write
-        && !cfg.workload.pattern.trim
-        && !cfg.workload.pattern.random;
+    let read_only = workload.pattern.read
+        && !workload.pattern.write
+        && !workload.pattern.trim
+        && !workload.pattern.random;
     let zone_size = t.zone_size;
     if offset >= t.zones[t.zone_count() as usize].start || io_size == 0 || read_only {
         return Ok((offset, io_size));
