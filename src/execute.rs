@@ -155,7 +155,8 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     sink.say(&for_sink);
     // fio aborts a run that would write to a mounted device before any
     // job starts; the jobs are reported as having done nothing.
-    let aborted = crate::run::storage::mounts::mounted_write(&jobs);
+    let aborted =
+        crate::run::storage::mounts::mounted_write(jobs.iter().map(JobConfig::storage_parts));
     if formats.normal {
         say_version(&mut sink, args, &jobs, aborted.is_some());
     }
@@ -482,14 +483,15 @@ impl Observer for Watcher<'_> {
                 self.sink.note("\nfio: terminating on signal 15\n");
                 self.signalled |= job.scheduling.thread;
             }
-            self.trigger
-                .fire(self.jobs, self.progress, self.stop, false);
+            let states: Vec<_> = self.jobs.iter().map(JobConfig::state_parts).collect();
+            self.trigger.fire(&states, self.progress, self.stop, false);
         }
     }
 
     fn tick(&mut self, disks: &DiskWatch) {
         if self.trigger.due() {
-            self.trigger.fire(self.jobs, self.progress, self.stop, true);
+            let states: Vec<_> = self.jobs.iter().map(JobConfig::state_parts).collect();
+            self.trigger.fire(&states, self.progress, self.stop, true);
         }
         if let Some(line) = self.live.as_mut().and_then(|l| l.tick(Instant::now())) {
             self.sink.say(&line);

@@ -10,6 +10,7 @@ use crate::result::JobError;
 use crate::run::errors::ErrorsConfig;
 use crate::run::job_loop::depth::{DepthConfig, offloaded};
 use crate::run::pacing::config::{PacingConfig, TimingConfig};
+use crate::run::pacing::steady::SteadyJob;
 use crate::run::place::config::PlacementConfig;
 use crate::run::place::parts::PlaceParts;
 use crate::run::records::config::LoggingConfig;
@@ -18,8 +19,10 @@ use crate::run::scheduling::SchedulingConfig;
 use crate::run::status::config::ReportingConfig;
 use crate::run::storage::config::FilesConfig;
 use crate::run::storage::content::ContentConfig;
+use crate::run::storage::parts::StorageParts;
 use crate::run::storage::sync_range::SyncConfig;
 use crate::run::verification::config::VerifyConfig;
+use crate::run::verification::verify_trail::StateParts;
 use crate::run::workload::WorkloadConfig;
 
 /// A job, ready to run.
@@ -81,6 +84,36 @@ impl JobConfig {
             time_based: self.timing.time_based,
             verifies: self.verification.verify.is_some(),
             diskless: self.kind.has(crate::engine::caps::DISKLESS),
+        }
+    }
+
+    /// The parts that laying out and guarding the job's files read.
+    pub fn storage_parts(&self) -> StorageParts<'_> {
+        StorageParts {
+            name: &self.name,
+            files: &self.files,
+            pattern: &self.workload.pattern,
+            kind: self.kind,
+            layout_seed: self.placement.seed,
+        }
+    }
+
+    /// What the job's verify state file says of it.
+    pub fn state_parts(&self) -> StateParts<'_> {
+        StateParts {
+            name: &self.name,
+            iodepth: self.depth.iodepth as u32,
+            place: self.place_parts(),
+        }
+    }
+
+    /// What the steady-state checker reads of the job.
+    pub fn steady_job(&self) -> SteadyJob<'_> {
+        SteadyJob {
+            name: &self.name,
+            group: self.group,
+            steady: self.pacing.steady,
+            group_reporting: self.reporting.group_reporting,
         }
     }
 

@@ -48,9 +48,11 @@ pub fn prepare(plan: &Plan, readonly: bool) -> Result<Vec<JobConfig>, Refusal> {
         .jobs()
         .map(|j| JobConfig::from_spec(j, readonly))
         .collect::<Result<Vec<_>, _>>()?;
-    crate::run::pacing::steady::check_groups(&jobs)?;
+    crate::run::pacing::steady::check_groups(
+        &jobs.iter().map(JobConfig::steady_job).collect::<Vec<_>>(),
+    )?;
     if readonly {
-        crate::run::storage::readonly::check(&jobs)?;
+        crate::run::storage::readonly::check(jobs.iter().map(JobConfig::storage_parts))?;
     }
     let mut contents: Vec<(u64, &mut storage::content::ContentConfig)> = jobs
         .iter_mut()
@@ -360,7 +362,8 @@ fn lay_out_before(
         }
         // create_serialize=0: the job's own thread lays them out.
         None if laid_in_job(cfg) => Ok((None, Vec::new())),
-        None => crate::run::storage::layout::lay_out(cfg).map_err(|e| layout_error(cfg, &e)),
+        None => crate::run::storage::layout::lay_out(&cfg.storage_parts())
+            .map_err(|e| layout_error(cfg, &e)),
     }
 }
 
@@ -438,7 +441,8 @@ impl Group<'_> {
             group_stop: AtomicBool::new(false),
             io_done: AtomicBool::new(false),
         };
-        let mut steady = crate::run::pacing::steady::Checker::new(self.members, self.run_start);
+        let steady_jobs: Vec<_> = self.members.iter().map(JobConfig::steady_job).collect();
+        let mut steady = crate::run::pacing::steady::Checker::new(&steady_jobs, self.run_start);
         // What the jobs that lay out their own files have to say of it,
         // by their place in the group.
         let (laid_tx, laid_rx) = std::sync::mpsc::channel::<LaidNote>();
@@ -537,7 +541,7 @@ fn job_thread(
 ) -> JobResult {
     job_loop::wait_for(waitees, stops);
     if laid_in_job(cfg) {
-        match crate::run::storage::layout::lay_out(cfg) {
+        match crate::run::storage::layout::lay_out(&cfg.storage_parts()) {
             Ok((line, warnings)) => {
                 let _ = laid_tx.send((i, line, warnings));
             }

@@ -190,8 +190,14 @@ impl JobLoop<'_, '_> {
         let progress = self.progress;
         let verifying = self.verifying.as_ref();
         let replayed = verifying.map_or(0, |v| v.trail.replayed);
-        let rand =
-            || verify_trail::rand_state(cfg, &self.draws.offsets, self.verify_reseeded, replayed);
+        let rand = || {
+            verify_trail::rand_state(
+                &cfg.place_parts(),
+                &self.draws.offsets,
+                self.verify_reseeded,
+                replayed,
+            )
+        };
         answer_trigger(
             progress,
             cfg,
@@ -205,7 +211,10 @@ impl JobLoop<'_, '_> {
             && v.spec.state_save
             && cfg.workload.pattern.write
         {
-            verify_trail::save(v.spec.dump_dir.as_deref(), &v.trail.state(cfg, rand()));
+            verify_trail::save(
+                v.spec.dump_dir.as_deref(),
+                &v.trail.state(&cfg.state_parts(), rand()),
+            );
         }
         progress
             .vstate

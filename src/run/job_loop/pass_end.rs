@@ -217,7 +217,7 @@ impl JobLoop<'_, '_> {
             if let Some(v) = &mut self.verifying {
                 v.reseed();
             }
-            self.chooser.reseed(cfg);
+            self.chooser.reseed(&cfg.placement);
             if let Some(t) = &mut self.trims {
                 t.start_over(&cfg.placement.seeds, draws_wide(&self.place));
             }

@@ -152,7 +152,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             return Err(Box::new(result));
         };
         let real_sizes = real_sizes(cfg);
-        let chooser = FileChooser::new(cfg, opened.files.len());
+        let chooser = FileChooser::new(&cfg.placement, cfg.files.open_files, opened.files.len());
         // Random offsets without a map never run out.
         let endless = cfg.workload.pattern.random && !placer.files.iter().all(Placement::has_map);
         let ready = Ready {
@@ -473,7 +473,7 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
         .collect();
     // With openfiles below the file count, fio opens each file only when
     // the job comes to it.
-    let lazy = LazyOpen::new(cfg);
+    let lazy = LazyOpen::new(&cfg.files, cfg.workload.replay.is_some());
     let at_start = LazyOpen::at_start(&lazy, cfg.files.paths.len());
     let files = open_files(cfg, eng.as_mut(), mode, at_start, result)?;
     if cfg.files.pre_read

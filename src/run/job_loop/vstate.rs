@@ -37,7 +37,7 @@ pub(super) fn answer_trigger(
 ) {
     progress.vstate.answer(|| {
         let replayed = verifying.map_or(0, |v| v.trail.replayed);
-        let rand = verify_trail::rand_state(cfg, &draws.offsets, reseeded, replayed);
+        let rand = verify_trail::rand_state(&cfg.place_parts(), &draws.offsets, reseeded, replayed);
         trigger_state(cfg, verifying, result, rand)
     });
 }
@@ -51,10 +51,15 @@ fn trigger_state(
     rand: RandState,
 ) -> VerifyState {
     match verifying {
-        Some(v) if v.spec.state_save => v.trail.state(cfg, rand),
+        Some(v) if v.spec.state_save => v.trail.state(&cfg.state_parts(), rand),
         _ => {
             let issued = writes_issued(verifying, result);
-            verify_trail::unlisted(cfg, cfg.files.paths.len() as u32, issued, rand)
+            verify_trail::unlisted(
+                &cfg.state_parts(),
+                cfg.files.paths.len() as u32,
+                issued,
+                rand,
+            )
         }
     }
 }

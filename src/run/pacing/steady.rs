@@ -9,7 +9,6 @@
 use std::sync::atomic::Ordering;
 
 use crate::result::steady::SteadyResult;
-use crate::run::config::JobConfig;
 use crate::run::pacing::clock::{self, Nanos};
 use crate::run::status::progress::{JobProgress, State};
 
@@ -25,13 +24,24 @@ pub const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// sample on the second after ss_ramp already counts.
 const EARLY: Nanos = 1_000_000;
 
+/// What steady state reads of a job: its name (in the refusal), its
+/// reporting group, its steadystate options and whether its group is
+/// reported as one.
+#[derive(Clone, Copy)]
+pub struct SteadyJob<'a> {
+    pub name: &'a str,
+    pub group: u32,
+    pub steady: Option<SteadyConfig>,
+    pub group_reporting: bool,
+}
+
 /// fio rejects a job whose steady-state options (or their absence)
 /// differ from those of an earlier job of its group.
-pub fn check_groups(jobs: &[JobConfig]) -> Result<(), crate::run::refusal::Refusal> {
+pub fn check_groups(jobs: &[SteadyJob<'_>]) -> Result<(), crate::run::refusal::Refusal> {
     for (i, job) in jobs.iter().enumerate() {
         if jobs[..i]
             .iter()
-            .any(|other| other.group == job.group && other.pacing.steady != job.pacing.steady)
+            .any(|other| other.group == job.group && other.steady != job.steady)
         {
             return Err(crate::run::refusal::Refusal(format!(
                 "job '{}': job rejected (as fio rejects it): steadystate options must be \
@@ -71,28 +81,28 @@ impl Checker {
     /// None when no job of the group asks for steady state. Checks fall
     /// on whole seconds since `run_start`, as fio's helper thread, started
     /// before any job is set up, keeps its one-second timer.
-    pub fn new(jobs: &[JobConfig], run_start: Nanos) -> Option<Self> {
-        jobs.iter().any(|j| j.pacing.steady.is_some()).then(|| {
+    pub fn new(jobs: &[SteadyJob<'_>], run_start: Nanos) -> Option<Self> {
+        jobs.iter().any(|j| j.steady.is_some()).then(|| {
             let last_of_group = |i: usize| {
                 jobs[i + 1..]
                     .iter()
-                    .all(|later| later.pacing.steady.is_none() || later.group != jobs[i].group)
+                    .all(|later| later.steady.is_none() || later.group != jobs[i].group)
             };
             let watches = jobs
                 .iter()
                 .enumerate()
                 .map(|(i, j)| {
-                    j.pacing.steady.map(|config| Watch {
+                    j.steady.map(|config| Watch {
                         config,
                         group: j.group,
-                        group_reporting: j.reporting.group_reporting,
+                        group_reporting: j.group_reporting,
                         epoch: 0,
                         prev_time: 0,
                         prev_ios: 0,
                         prev_bytes: 0,
                         ramp_over: config.ramp_us == 0,
                         attained: false,
-                        window: (!j.reporting.group_reporting || last_of_group(i))
+                        window: (!j.group_reporting || last_of_group(i))
                             .then(|| SteadyResult::new(config)),
                     })
                 })

@@ -9,7 +9,7 @@
 //! reaps before it asks again.
 
 use crate::rand::fio_rand::{FioRng, Purpose};
-use crate::run::config::JobConfig;
+use crate::run::place::config::PlacementConfig;
 use crate::run::place::config::{FileService, ServiceKind};
 use crate::run::place::distribution::{Distribution, Seeding};
 
@@ -50,14 +50,15 @@ pub struct FileChooser {
 }
 
 impl FileChooser {
-    /// The choice among `files` files of the job `cfg`, of which at most
-    /// openfiles (0: all) are in use at once.
-    pub fn new(cfg: &JobConfig, files: usize) -> Self {
-        let limit = cfg.files.open_files;
+    /// The choice among `files` files of a job placed by `placement`, of
+    /// which at most `open_files` (fio's openfiles, 0: all) are in use at
+    /// once.
+    pub fn new(placement: &PlacementConfig, open_files: usize, files: usize) -> Self {
+        let limit = open_files;
         FileChooser {
-            service: cfg.placement.file_service.clone(),
-            rng: cfg.placement.seeds.generator(Purpose::File, false),
-            skew: skew(cfg, files),
+            service: placement.file_service.clone(),
+            rng: placement.seeds.generator(Purpose::File, false),
+            skew: skew(placement, files),
             done: vec![false; files],
             done_count: 0,
             current: None,
@@ -75,9 +76,9 @@ impl FileChooser {
 
     /// The choice's generators from their seeds again: fio reseeds them
     /// at each loop of a job that repeats its randomness.
-    pub fn reseed(&mut self, cfg: &JobConfig) {
-        self.rng = cfg.placement.seeds.generator(Purpose::File, false);
-        self.skew = skew(cfg, self.done.len());
+    pub fn reseed(&mut self, placement: &PlacementConfig) {
+        self.rng = placement.seeds.generator(Purpose::File, false);
+        self.skew = skew(placement, self.done.len());
     }
 
     /// Whether `f` may take the next I/O: not done, and in use already or
@@ -264,14 +265,14 @@ impl FileChooser {
 }
 
 /// The skewed shape over a skewed choice's slots, freshly seeded.
-fn skew(cfg: &JobConfig, files: usize) -> Option<Distribution> {
-    match &cfg.placement.file_service.kind {
+fn skew(placement: &PlacementConfig, files: usize) -> Option<Distribution> {
+    match &placement.file_service.kind {
         ServiceKind::Skewed(shape) => Some(Distribution::new(
             shape,
             (files as u64) << SLOT_SHIFT,
             Seeding {
-                file_seed: cfg.placement.seeds.seed(Purpose::File) as u32,
-                zones: cfg.placement.seeds.generator(Purpose::Zone, false),
+                file_seed: placement.seeds.seed(Purpose::File) as u32,
+                zones: placement.seeds.generator(Purpose::Zone, false),
                 hashed: false,
             },
         )),

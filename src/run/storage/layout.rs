@@ -10,14 +10,14 @@ use std::io;
 use std::path::Path;
 
 use crate::engine;
-use crate::run::config::JobConfig;
 use crate::run::place::offsets::Rng;
+use crate::run::storage::parts::StorageParts;
 use crate::sys::signals::stop_requested;
 
 /// Creates or extends the job's files to their offset plus size; returns
 /// the "Laying out" notice fio prints when it had to, and the warnings of
 /// a failed posix_fallocate.
-pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
+pub fn lay_out(cfg: &StorageParts<'_>) -> io::Result<(Option<String>, Vec<String>)> {
     let mut warnings = Vec::new();
     // fio's diskless engines (null, cpuio, filecreate) lay out no file;
     // an rbd job's file is its image,
@@ -25,7 +25,7 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
     if !cfg.kind.lays_out() {
         return Ok((None, warnings));
     }
-    let mut rng = Rng::new(cfg.placement.seed ^ 0x5eed);
+    let mut rng = Rng::new(cfg.layout_seed ^ 0x5eed);
     let (mut files, mut bytes) = (0u64, 0u64);
     // Only a stop that comes during this layout cuts it: a run already
     // stopping (a trigger fired in an earlier group) lays out the files its
@@ -49,9 +49,8 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
         // writing one with overwrite (unless it appends); other writing
         // jobs start from an empty new file, appending ones keep theirs,
         // and a trim-only job keeps what is there.
-        let write = cfg.workload.pattern.write;
-        let fill =
-            cfg.workload.pattern.read || (write && cfg.files.overwrite && !cfg.files.file_append);
+        let write = cfg.pattern.write;
+        let fill = cfg.pattern.read || (write && cfg.files.overwrite && !cfg.files.file_append);
         if fill || (write && !cfg.files.file_append) {
             match std::fs::remove_file(path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
@@ -146,15 +145,16 @@ pub fn lay_out(cfg: &JobConfig) -> io::Result<(Option<String>, Vec<String>)> {
 /// offset plus region, which laying out would write: (path, region, the
 /// length needed). Files created on open, devices and other special
 /// files (whose length reads as 0) are used as they are, as in fio.
-pub fn short_files(cfg: &JobConfig) -> impl Iterator<Item = (&Path, &u64, u64)> {
+pub fn short_files<'a>(cfg: &StorageParts<'a>) -> impl Iterator<Item = (&'a Path, &'a u64, u64)> {
+    let files = cfg.files;
     let laid = cfg.kind.lays_out() && !cfg.files.create_on_open;
-    cfg.files
+    files
         .paths
         .iter()
-        .zip(&cfg.files.regions)
+        .zip(&files.regions)
         .filter(move |_| laid)
-        .filter_map(|(path, region)| {
-            let needed = cfg.files.offset.saturating_add(*region);
+        .filter_map(move |(path, region)| {
+            let needed = files.offset.saturating_add(*region);
             let meta = std::fs::metadata(path);
             if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
                 return None;

@@ -7,8 +7,8 @@ use std::io;
 use std::path::Path;
 
 use crate::engine::{Engine, OpenMode};
-use crate::run::config::JobConfig;
 use crate::run::place::files::FileChooser;
+use crate::run::storage::config::FilesConfig;
 
 /// The engine handle of a file that is not open.
 pub const UNOPENED: usize = usize::MAX;
@@ -25,11 +25,13 @@ pub struct LazyOpen {
 }
 
 impl LazyOpen {
-    /// The job's lazy opening, when openfiles is below its file count.
-    pub fn new(cfg: &JobConfig) -> Option<Self> {
-        let files = cfg.files.paths.len();
-        let limit = cfg.files.open_files;
-        (limit > 0 && limit < files && cfg.workload.replay.is_none()).then(|| LazyOpen {
+    /// The job's lazy opening, when openfiles is below its file count
+    /// and the job does not replay a log (a replay opens files as the
+    /// log says).
+    pub fn new(files: &FilesConfig, replays: bool) -> Option<Self> {
+        let limit = files.open_files;
+        let files = files.paths.len();
+        (limit > 0 && limit < files && !replays).then(|| LazyOpen {
             refs: vec![0; files],
             retired: vec![false; files],
             pending: Vec::with_capacity(files),

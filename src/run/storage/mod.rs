@@ -13,5 +13,6 @@ pub mod iomem;
 pub mod layout;
 pub mod lazy_open;
 pub mod mounts;
+pub mod parts;
 pub mod readonly;
 pub mod sync_range;

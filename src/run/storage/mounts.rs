@@ -5,17 +5,17 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
-use crate::run::config::JobConfig;
+use crate::run::storage::parts::StorageParts;
 
 /// Where fio looks for mounted file systems.
 const MTAB: &str = "/etc/mtab";
 
 /// fio's message for the first writing job with a mounted block device
 /// among its files, if any.
-pub fn mounted_write(jobs: &[JobConfig]) -> Option<String> {
+pub fn mounted_write<'a>(jobs: impl Iterator<Item = StorageParts<'a>> + Clone) -> Option<String> {
     let writers = || {
-        jobs.iter()
-            .filter(|j| j.workload.pattern.write && !j.files.allow_mounted_write)
+        jobs.clone()
+            .filter(|j| j.pattern.write && !j.files.allow_mounted_write)
     };
     writers().next()?;
     let mounted = mounted_devices();

@@ -6,12 +6,12 @@
 //! short, fails the job only after it began laying the file out.
 
 use crate::engine::kind::caps;
-use crate::run::config::JobConfig;
 use crate::run::refusal::Refusal;
 use crate::run::storage::layout::short_files;
+use crate::run::storage::parts::StorageParts;
 
 /// The first job that --readonly must refuse, and why.
-pub fn check(jobs: &[JobConfig]) -> Result<(), Refusal> {
+pub fn check<'a>(jobs: impl IntoIterator<Item = StorageParts<'a>>) -> Result<(), Refusal> {
     for job in jobs {
         let refuse = |why: String| {
             Err(Refusal(format!(
@@ -33,7 +33,7 @@ pub fn check(jobs: &[JobConfig]) -> Result<(), Refusal> {
             };
             return refuse(format!("{option}=1 deletes its files"));
         }
-        if let Some((path, _, needed)) = short_files(job).next() {
+        if let Some((path, _, needed)) = short_files(&job).next() {
             // fio's own words for it, then ferrio's.
             eprintln!("fio: refusing extend of file due to read-only");
             return refuse(format!(

@@ -17,8 +17,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::cli::Args;
-use crate::run::config::JobConfig;
 use crate::run::status::progress::JobProgress;
+use crate::run::verification::verify_trail::StateParts;
 
 /// What the command line asked of the trigger.
 #[derive(Debug, Default)]
@@ -79,7 +79,7 @@ impl Trigger {
     /// have been let go.
     pub fn fire(
         &self,
-        jobs: &[JobConfig],
+        jobs: &[StateParts<'_>],
         progress: &[JobProgress],
         stop: &AtomicBool,
         running: bool,

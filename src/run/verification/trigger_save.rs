@@ -13,10 +13,10 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::run::config::JobConfig;
 use crate::run::status::progress::{JobProgress, State};
 use crate::run::verification::state_request::aux_path;
 use crate::run::verification::verify_trail;
+use crate::run::verification::verify_trail::StateParts;
 use crate::verify::state::VerifyState;
 
 /// How long the trigger waits for the running jobs' answers before it
@@ -29,7 +29,7 @@ const PATIENCE: Duration = Duration::from_secs(5);
 /// and every state is that of a job yet to start. The running jobs are
 /// told to `stop` once asked, so that each answers promptly.
 pub fn save_all(
-    jobs: &[JobConfig],
+    jobs: &[StateParts<'_>],
     progress: &[JobProgress],
     stop: &std::sync::atomic::AtomicBool,
     running: bool,
@@ -70,8 +70,8 @@ pub fn save_all(
 
 /// The state of a job that has not started: nothing written, its files
 /// counted, its random-offset generator as seeded.
-fn unstarted(cfg: &JobConfig) -> VerifyState {
-    let seeded = crate::run::place::placement::job_draws(&cfg.place_parts()).offsets;
-    let rand = verify_trail::rand_state(cfg, &seeded, false, 0);
-    verify_trail::unlisted(cfg, cfg.files.paths.len() as u32, 0, rand)
+fn unstarted(cfg: &StateParts<'_>) -> VerifyState {
+    let seeded = crate::run::place::placement::job_draws(&cfg.place).offsets;
+    let rand = verify_trail::rand_state(&cfg.place, &seeded, false, 0);
+    verify_trail::unlisted(cfg, cfg.place.files.paths.len() as u32, 0, rand)
 }

@@ -9,8 +9,18 @@
 use std::path::Path;
 
 use crate::rand::fio_rand::FioRng;
-use crate::run::config::JobConfig;
+use crate::run::place::parts::PlaceParts;
 use crate::verify::state::{self, RandState, VerifyState};
+
+/// What a job's verify state file says of the job besides its writes:
+/// its name and number, its iodepth, and what places its I/O (the
+/// random-offset generator's state, its file count).
+#[derive(Clone, Copy)]
+pub struct StateParts<'a> {
+    pub name: &'a str,
+    pub iodepth: u32,
+    pub place: PlaceParts<'a>,
+}
 
 pub struct Trail {
     /// Writes issued and completed (fio's io_issues and io_blocks).
@@ -71,7 +81,7 @@ impl Trail {
     /// The state fio would save now. fio lists, for each file, as many
     /// ring entries as the job's completed writes up to `iodepth`
     /// (counting the whole job's writes, not the file's), newest first.
-    pub fn state(&self, cfg: &JobConfig, rand: RandState) -> VerifyState {
+    pub fn state(&self, cfg: &StateParts<'_>, rand: RandState) -> VerifyState {
         let listed = (self.completed as usize).min(self.depth);
         let mut comps = Vec::with_capacity(listed * self.files);
         for (file, ring) in self.rings.chunks(self.depth).enumerate() {
@@ -91,14 +101,14 @@ impl Trail {
 /// A state that lists no completed writes: that of a job that keeps no
 /// record of them (fio keeps one only under verify_state_save), or has
 /// not started, or has ended (`files` is then 0: fio has closed them).
-pub fn unlisted(cfg: &JobConfig, files: u32, issued: u64, rand: RandState) -> VerifyState {
+pub fn unlisted(cfg: &StateParts<'_>, files: u32, issued: u64, rand: RandState) -> VerifyState {
     VerifyState {
-        depth: cfg.depth.iodepth as u32,
+        depth: cfg.iodepth,
         files,
         issued,
-        index: cfg.placement.seeds.thread_number.saturating_sub(1),
+        index: cfg.place.placement.seeds.thread_number.saturating_sub(1),
         rand,
-        name: fio_name(&cfg.name),
+        name: fio_name(cfg.name),
         comps: Vec::new(),
     }
 }
@@ -109,13 +119,18 @@ pub fn unlisted(cfg: &JobConfig, files: u32, issued: u64, rand: RandState) -> Ve
 /// reseeds before each pass), then advanced by the draws of a pass that
 /// replayed the writes (experimental_verify; a shift register draws
 /// nothing from it); otherwise where the writes left it.
-pub fn rand_state(cfg: &JobConfig, current: &FioRng, reseeded: bool, replayed: u64) -> RandState {
+pub fn rand_state(
+    cfg: &PlaceParts<'_>,
+    current: &FioRng,
+    reseeded: bool,
+    replayed: u64,
+) -> RandState {
     if !cfg.workload.pattern.random {
         return RandState::Narrow([0; 3]);
     }
     let mut fresh;
     let rng = if reseeded && cfg.placement.seeds.repeat {
-        fresh = crate::run::place::placement::job_draws(&cfg.place_parts()).offsets;
+        fresh = crate::run::place::placement::job_draws(cfg).offsets;
         if !cfg.placement.lfsr {
             for _ in 0..replayed {
                 fresh.draw();
