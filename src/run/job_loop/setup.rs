@@ -123,7 +123,13 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             return Err(Box::new(result));
         };
         regions.extend(bufs.slots.iter_mut().map(Slot::region));
-        let verifying = match Verifying::new(cfg) {
+        let verifying = match Verifying::new(
+            cfg.place_parts(),
+            cfg.verification.verify.as_ref(),
+            cfg.timing.pass_bytes,
+            cfg.depth.iodepth,
+            cfg.kind.has(crate::engine::caps::FAKE_IO),
+        ) {
             Ok(v) => v,
             Err(message) => {
                 eprintln!("{message}");

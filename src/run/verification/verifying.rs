@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::verify::{Block, VerifySpec, Written};
 
 use crate::rand::fio_rand::{FioRng, Purpose};
-use crate::run::config::JobConfig;
+use crate::run::place::parts::PlaceParts;
 use crate::run::storage::alloc::with_capacity;
 use crate::run::verification::verify_async::Offload;
 use crate::run::verification::verify_trail::Trail;
@@ -66,14 +66,22 @@ pub struct Verifying<'a> {
 pub const NO_TRAIL: &str = "fio: failed to alloc write comp data";
 
 impl<'a> Verifying<'a> {
-    /// The job's verification, if it verifies; `Err` when the memory it
-    /// sizes from the job is not to be had (see [`NO_TRAIL`]).
-    pub fn new(cfg: &'a JobConfig) -> Result<Option<Self>, &'static str> {
-        let Some(shared) = cfg.verification.verify.as_ref() else {
+    /// The job's verification, if it verifies (`verify`), over the
+    /// files and I/O of `place`, with `pass_bytes` per pass at `iodepth`,
+    /// through an engine that fakes its I/O or not; `Err` when the memory
+    /// it sizes from the job is not to be had (see [`NO_TRAIL`]).
+    pub fn new(
+        place: PlaceParts<'a>,
+        verify: Option<&'a Arc<VerifySpec>>,
+        pass_bytes: u64,
+        iodepth: usize,
+        fake_io: bool,
+    ) -> Result<Option<Self>, &'static str> {
+        let Some(shared) = verify else {
             return Ok(None);
         };
         let spec = shared.as_ref();
-        let names: Arc<[String]> = cfg
+        let names: Arc<[String]> = place
             .files
             .paths
             .iter()
@@ -87,21 +95,20 @@ impl<'a> Verifying<'a> {
                 spec.offload_cpus.clone(),
             )
         });
-        let blocks = (cfg.timing.pass_bytes / cfg.workload.bs[1].min().max(1)) as usize;
-        let fresh = cfg.placement.seeds.generator(
+        let blocks = (pass_bytes / place.workload.bs[1].min().max(1)) as usize;
+        let fresh = place.placement.seeds.generator(
             Purpose::Verify,
-            crate::run::place::placement::draws_wide(&cfg.place_parts()),
+            crate::run::place::placement::draws_wide(&place),
         );
         let draws_seeds = spec.pattern.is_none();
-        let fake_io = cfg.kind.has(crate::engine::caps::FAKE_IO);
         Ok(Some(Verifying {
             spec,
             seeds: fresh.clone(),
             fresh,
             draws_seeds,
             writes_draw: draws_seeds && spec.method != crate::verify::Method::Null,
-            compare_seeds: cfg.workload.pattern.read
-                && cfg.workload.pattern.write
+            compare_seeds: place.workload.pattern.read
+                && place.workload.pattern.write
                 && spec.backlog == 0
                 && draws_seeds
                 && spec.method.header_size() > 0
@@ -118,10 +125,10 @@ impl<'a> Verifying<'a> {
             dropped: Vec::with_capacity(8),
             names,
             offload,
-            trail: Trail::new(cfg.depth.iodepth, cfg.files.paths.len()).ok_or(NO_TRAIL)?,
+            trail: Trail::new(iodepth, place.files.paths.len()).ok_or(NO_TRAIL)?,
             fake_io,
             replay_verified: 0,
-            min_bs: crate::run::place::placement::rw_min_bs(&cfg.workload),
+            min_bs: crate::run::place::placement::rw_min_bs(place.workload),
         }))
     }
 
