@@ -58,16 +58,8 @@ impl JobLoop<'_, '_> {
             self.verify_reseeded = true;
             let rest = v.rest();
             // The read-back may go to any file: open those closed (openfiles).
-            if let Some(l) = &mut self.lazy
-                && let Err((e, path)) = l.ensure_all(
-                    self.eng.as_mut(),
-                    &mut self.files,
-                    &cfg.files.paths,
-                    self.mode,
-                )
-            {
-                self.open_failed(&e, path);
-            }
+            // A failure is the job's error; the pass runs on the files open.
+            let _ = self.open_all();
             if !self.result.failed() {
                 self.read_back(&rest);
             }

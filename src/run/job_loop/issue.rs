@@ -307,15 +307,8 @@ impl JobLoop<'_, '_> {
             ends_at_eof = true;
             r = 0;
         }
-        if let Some(l) = &mut self.lazy {
-            l.ended(
-                self.eng.as_mut(),
-                &mut self.files,
-                io.file,
-                &mut self.chooser,
-            );
-        }
-        self.free.push(io.index);
+        self.release(io.index, io.file);
+        let slot = &mut self.slots[io.index];
         // Nothing transferred at all (a read at the end of a
         // file created on open, say): fio fails the job with
         // EIO, saying only "full resid".

@@ -443,6 +443,23 @@ impl JobLoop<'_, '_> {
             && !(self.traits.exit_on_io_done && self.stop.io_done.load(Ordering::Relaxed))
     }
 
+    /// Opens every file that openfiles has closed, for a pass that may
+    /// go to any of them; a failure is the job's open error.
+    fn open_all(&mut self) -> Result<(), Next> {
+        let cfg = self.cfg;
+        if let Some(l) = &mut self.lazy
+            && let Err((e, path)) = l.ensure_all(
+                self.eng.as_mut(),
+                &mut self.files,
+                &cfg.files.paths,
+                self.mode,
+            )
+        {
+            return Err(self.open_failed(&e, path));
+        }
+        Ok(())
+    }
+
     /// Records a failed open of a job file (fio says no more than its
     /// error line does); the job's I/O ends.
     #[cold]

@@ -115,21 +115,11 @@ impl JobLoop<'_, '_> {
 
     /// The verify pass at the end of a writing job's loop.
     fn verify_loop(&mut self) -> Phase {
-        let cfg = self.cfg;
         self.loop_queued = 0;
         self.verify_reseeded = true;
         // The checks may go to any file: open those closed
         // (openfiles).
-        if let Some(l) = &mut self.lazy
-            && let Err((e, path)) = l.ensure_all(
-                self.eng.as_mut(),
-                &mut self.files,
-                &cfg.files.paths,
-                self.mode,
-            )
-        {
-            return Err(self.open_failed(&e, path));
-        }
+        self.open_all()?;
         if let Some(v) = &mut self.verifying {
             let rest = v.rest();
             let moved = rest.iter().map(|w| u64::from(w.len)).sum::<u64>();

@@ -102,15 +102,9 @@ impl JobLoop<'_, '_> {
             self.requeued.push(c.slot);
             return Ok(true);
         }
-        if let Some(l) = &mut self.lazy {
-            l.ended(
-                self.eng.as_mut(),
-                &mut self.files,
-                slot.file,
-                &mut self.chooser,
-            );
-        }
-        self.free.push(c.slot);
+        let file = slot.file;
+        self.release(c.slot, file);
+        let slot = &mut self.slots[c.slot];
         let mut done = Finishing {
             result: &mut self.result,
             records: &mut self.records,
@@ -144,5 +138,14 @@ impl JobLoop<'_, '_> {
                 note_later_error(self.cfg, &mut self.result, &self.slots[c.slot], c.result);
             }
         }
+    }
+
+    /// An I/O of slot `index` on `file` has ended for good: its file may
+    /// close (openfiles) and its slot takes a new I/O.
+    pub(super) fn release(&mut self, index: usize, file: usize) {
+        if let Some(l) = &mut self.lazy {
+            l.ended(self.eng.as_mut(), &mut self.files, file, &mut self.chooser);
+        }
+        self.free.push(index);
     }
 }

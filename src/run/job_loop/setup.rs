@@ -188,18 +188,8 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         result: JobResult,
         ready: Ready<'a>,
     ) -> Self {
-        let Ready {
-            opened,
-            bufs,
-            draws,
-            prio_draws,
-            verifying,
-            trims,
-            placer,
-            real_sizes,
-            chooser,
-            loop_bytes,
-        } = ready;
+        let opened = ready.opened;
+        let bufs = ready.bufs;
         let start = clock::now();
         let engine_stamps = cfg.kind.stamps_completions(cfg.depth.iodepth);
         let replayer = cfg
@@ -241,16 +231,16 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             files: opened.files,
             lazy: opened.lazy,
             at_start: opened.at_start,
-            real_sizes,
-            chooser,
-            placer,
+            real_sizes: ready.real_sizes,
+            chooser: ready.chooser,
+            placer: ready.placer,
             file_locks: cfg.files.lockfile.map(|(shared_reads, origin)| {
                 FileLocks::new(shared_reads, origin, &cfg.files.paths)
             }),
             max_len: bufs.max_len,
             rng: bufs.rng,
-            draws,
-            prio_draws,
+            draws: ready.draws,
+            prio_draws: ready.prio_draws,
             slots: bufs.slots,
             _region: bufs.region,
             content: bufs.content,
@@ -260,8 +250,8 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             unsubmitted: bufs.queues.unsubmitted,
             in_flight: 0,
             held: None,
-            verifying,
-            trims,
+            verifying: ready.verifying,
+            trims: ready.trims,
             died: false,
             last_was_read: false,
             verify_reseeded: false,
@@ -273,7 +263,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
             finished: false,
             passes: 0,
             loop_queued: 0,
-            loop_bytes,
+            loop_bytes: ready.loop_bytes,
             pass_start: 0,
             // A replay ends with its log, whatever its size.
             budget: if cfg.workload.replay.is_some() {

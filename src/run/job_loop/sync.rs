@@ -42,6 +42,18 @@ impl JobLoop<'_, '_> {
         Ok(())
     }
 
+    /// Opens the file a sync goes to when openfiles has it closed; the
+    /// job's end (fio's open error) when it cannot be opened.
+    fn open_for_sync(&mut self, target: usize) -> Result<(), Next> {
+        let path = &self.cfg.files.paths[target];
+        if let Some(l) = &mut self.lazy
+            && let Err(e) = l.ensure(self.eng.as_mut(), &mut self.files, target, path, self.mode)
+        {
+            return Err(self.open_failed(&e, path));
+        }
+        Ok(())
+    }
+
     /// A periodic sync into the engine's queue, in place of an I/O.
     fn queue_sync(&mut self, kind: SyncKind, turn: &mut Turn) -> Phase {
         let cfg = self.cfg;
@@ -50,17 +62,7 @@ impl JobLoop<'_, '_> {
             return Err(Next::End);
         };
         let target = self.chooser.pick().unwrap_or(0);
-        if let Some(l) = &mut self.lazy
-            && let Err(e) = l.ensure(
-                self.eng.as_mut(),
-                &mut self.files,
-                target,
-                &cfg.files.paths[target],
-                self.mode,
-            )
-        {
-            return Err(self.open_failed(&e, &cfg.files.paths[target]));
-        }
+        self.open_for_sync(target)?;
         if let Some(w) = &mut self.iolog {
             let offset = self.free.last().map_or(0, |&i| self.slots[i].offset);
             w.sync(target, data_only, offset);
@@ -126,16 +128,8 @@ impl JobLoop<'_, '_> {
         // Nothing is in flight during a sync, so it never
         // finds the choice busy.
         self.chooser.take_busy();
-        if let Some(l) = &mut self.lazy
-            && let Err(e) = l.ensure(
-                self.eng.as_mut(),
-                &mut self.files,
-                target,
-                &cfg.files.paths[target],
-                self.mode,
-            )
-        {
-            return self.open_failed(&e, &cfg.files.paths[target]);
+        if let Err(next) = self.open_for_sync(target) {
+            return next;
         }
         if let Some(w) = &mut self.iolog {
             // fio's sync goes in the I/O unit freed last.

@@ -81,6 +81,38 @@ impl FileChooser {
         self.skew = skew(placement, self.done.len());
     }
 
+    /// Draws files with `draw` until one may take the next I/O. `None`
+    /// when a drawn file is passed over only for want of room while I/O
+    /// is in flight (the job reaps first), when `draw` has none, or when
+    /// `exhausted` says after so many misses that no file will do.
+    fn first_available(
+        &mut self,
+        mut draw: impl FnMut(&mut Self) -> Option<usize>,
+        exhausted: impl Fn(&Self, usize) -> bool,
+    ) -> Option<usize> {
+        let mut tried = 0;
+        loop {
+            let f = draw(self)?;
+            if self.available(f) {
+                return Some(f);
+            }
+            if self.blocked(f) {
+                self.busy = true;
+                return None;
+            }
+            tried += 1;
+            if exhausted(self, tried) {
+                return None;
+            }
+        }
+    }
+
+    /// A random choice stops drawing after a long run of misses when no
+    /// file is left to take the I/O.
+    fn gives_up(&self, tried: usize) -> bool {
+        tried >= MISSES_BEFORE_SCAN as usize && !self.any_available()
+    }
+
     /// Whether `f` may take the next I/O: not done, and in use already or
     /// with room for one more file in use.
     fn available(&self, f: usize) -> bool {
@@ -149,63 +181,29 @@ impl FileChooser {
     /// A new choice of file, by the service type (out of line: most I/Os
     /// keep the current file).
     fn choose(&mut self, files: usize) -> Option<usize> {
-        let f = match &self.service.kind {
-            ServiceKind::RoundRobin | ServiceKind::Sequential => {
-                let mut tried = 0;
-                loop {
-                    let f = self.next;
+        let f = match self.service.kind {
+            ServiceKind::RoundRobin | ServiceKind::Sequential => self.first_available(
+                |c| {
+                    let f = c.next;
                     // No division on the hot path: wrap by comparison.
-                    self.next = if f + 1 == files { 0 } else { f + 1 };
-                    if self.available(f) {
-                        break f;
-                    }
-                    if self.blocked(f) {
-                        self.busy = true;
-                        return None;
-                    }
-                    tried += 1;
-                    if tried >= files {
-                        return None;
-                    }
-                }
-            }
-            ServiceKind::Random => {
-                let mut tried = 0;
-                loop {
-                    let f = self.rng.scaled(files as u64) as usize;
-                    if self.available(f) {
-                        break f;
-                    }
-                    if self.blocked(f) {
-                        self.busy = true;
-                        return None;
-                    }
-                    tried += 1;
-                    if tried >= MISSES_BEFORE_SCAN && !self.any_available() {
-                        return None;
-                    }
-                }
-            }
-            ServiceKind::Skewed(_) => {
-                let mut tried = 0;
-                loop {
-                    let skew = self.skew.as_mut()?;
+                    c.next = if f + 1 == files { 0 } else { f + 1 };
+                    Some(f)
+                },
+                |_, tried| tried >= files,
+            )?,
+            ServiceKind::Random => self.first_available(
+                |c| Some(c.rng.scaled(files as u64) as usize),
+                Self::gives_up,
+            )?,
+            ServiceKind::Skewed(_) => self.first_available(
+                |c| {
+                    let skew = c.skew.as_mut()?;
                     let slots = (files as u64) << SLOT_SHIFT;
-                    let slot = skew.next(0, slots, 1, &mut self.rng).unwrap_or(0);
-                    let f = ((slot >> SLOT_SHIFT) as usize).min(files - 1);
-                    if self.available(f) {
-                        break f;
-                    }
-                    if self.blocked(f) {
-                        self.busy = true;
-                        return None;
-                    }
-                    tried += 1;
-                    if tried >= MISSES_BEFORE_SCAN && !self.any_available() {
-                        return None;
-                    }
-                }
-            }
+                    let slot = skew.next(0, slots, 1, &mut c.rng).unwrap_or(0);
+                    Some(((slot >> SLOT_SHIFT) as usize).min(files - 1))
+                },
+                Self::gives_up,
+            )?,
         };
         let f = self.take(f);
         self.current = Some(f);
