@@ -224,7 +224,9 @@ fn typed(set: &crate::plan::Setting) -> serde_json::Value {
         Value::Bool(b) => json!({"bool": b}),
         Value::Nums(n) => json!({"nums": n}),
         Value::Percent(p) => json!({"percent": p}),
-        Value::Word { word, tail } => json!({"word": word, "tail": tail}),
+        Value::Word { word, tail } | Value::Distribution { word, tail, .. } => {
+            json!({"word": word, "tail": tail})
+        }
         Value::Text(t) => json!({"text": t}),
         Value::Ranges(r) => json!({"ranges": r}),
         Value::Floats { values, precision } => json!({"floats": values, "precision": precision}),

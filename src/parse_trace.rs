@@ -217,10 +217,17 @@ impl Trace<'_> {
                 self.say(&line);
             }
         }
-        if let Some(Value::Word {
-            word,
-            tail: Some(tail),
-        }) = &read
+        if let Some(
+            Value::Word {
+                word,
+                tail: Some(tail),
+            }
+            | Value::Distribution {
+                word,
+                tail: Some(tail),
+                ..
+            },
+        ) = &read
         {
             for line in callback_lines(def.name, word, tail, self.kb_base) {
                 self.say(&line);

@@ -90,7 +90,6 @@ pub fn word_tail(
             }
             Ok(())
         }
-        Check::Distribution => distribution(word, tail, ctx.kb_base),
         _ => Ok(()),
     }
 }
@@ -117,40 +116,10 @@ fn steady_limit(word: &str, tail: Option<&str>) -> Result<(), String> {
         .ok_or_else(|| "fio: steadystate BW threshold postfix parsing failed".into())
 }
 
-fn distribution(word: &str, tail: &str, kb_base: u64) -> Result<(), String> {
-    match word {
-        "zipf" | "pareto" | "normal" => {
-            let mut parts = tail.splitn(2, ':');
-            let val = parts
-                .next()
-                .and_then(number::c_float)
-                .ok_or("fio: random postfix parsing failed")?;
-            if let Some(center) = parts.next() {
-                let c = number::c_float(center).ok_or("fio: random postfix parsing failed")?;
-                if !(0.0..=1.0).contains(&c) {
-                    return Err("fio: distribution center out of range (0 <= center <= 1.0)".into());
-                }
-            }
-            match word {
-                "zipf" if val == 1.0 => Err("fio: zipf theta must different than 1.0".into()),
-                "pareto" if val <= 0.0 || val >= 1.0 => {
-                    Err("fio: pareto input out of range (0 < input < 1.0)".into())
-                }
-                "normal" if !(0.0..100.0).contains(&val) => {
-                    Err("fio: normal deviation out of range (0 <= input < 100.0)".into())
-                }
-                _ => Ok(()),
-            }
-        }
-        "zoned" | "zoned_abs" => parse_zoned(tail, word == "zoned_abs", kb_base).map(drop),
-        _ => Ok(()),
-    }
-}
-
 /// The read, write and trim parts of a per-direction split, as fio's
 /// str_split_parse cuts them: no comma means one split for every
 /// direction, `A,B` is read A and write and trim B, `A,B,C` one each.
-fn directions(text: &str) -> (&str, &str, &str) {
+pub(super) fn directions(text: &str) -> (&str, &str, &str) {
     let parts: Vec<&str> = text.splitn(3, ',').collect();
     match parts.as_slice() {
         [all] => (*all, *all, *all),
@@ -158,119 +127,6 @@ fn directions(text: &str) -> (&str, &str, &str) {
         [r, w, t] => (*r, *w, *t),
         _ => (text, text, text),
     }
-}
-
-/// One zone of a zoned distribution: its share of the accesses, in
-/// percent, and its share of the region in percent (`zoned`) or its size
-/// in bytes (`zoned_abs`).
-pub type ZoneSplit = (u32, u64);
-
-/// fio's limit on the zones of one direction.
-const MAX_ZONES: usize = 256;
-
-/// Reads `random_distribution=zoned:…` or `zoned_abs:…` (the part after
-/// the colon) per direction, split at commas as bssplit is, with fio
-/// 3.33's rules: each `access/size` entry's access share is a number with
-/// suffixes stored in 8 bits (300 is 44, and 255 counts as not given), the
-/// size share is read like `atoi`, capped at 100, 0 meaning not given
-/// (`zoned_abs`: a size with suffixes); the access shares must add up to
-/// 100 before the missing ones share what is left.
-pub fn parse_zoned(
-    tail: &str,
-    absolute: bool,
-    kb_base: u64,
-) -> Result<[Vec<ZoneSplit>; 3], String> {
-    let text = tail.trim();
-    let (read, write, trim) = directions(text);
-    // fio reads the write split first, then trim, then read.
-    let write = zone_direction(write, absolute, kb_base)?;
-    let trim = zone_direction(trim, absolute, kb_base)?;
-    let read = zone_direction(read, absolute, kb_base)?;
-    Ok([read, write, trim])
-}
-
-/// An 8-bit share that fio reads as "not given".
-const UNSET: u32 = 0xff;
-
-fn zone_direction(text: &str, absolute: bool, kb_base: u64) -> Result<Vec<ZoneSplit>, String> {
-    let decimal = |s: &str| match number::size(s, kb_base) {
-        Some(SizeValue::Bytes(v)) => Ok(v),
-        _ => Err("fio: split conversion failed".to_string()),
-    };
-    let mut zones: Vec<ZoneSplit> = Vec::new();
-    for entry in text.split(':') {
-        if entry.is_empty() {
-            break;
-        }
-        let (access, size) = match entry.split_once('/') {
-            Some((a, s)) if absolute => (a, decimal(s)?),
-            Some((a, s)) => (
-                a,
-                match c_atoi(s) {
-                    0 => u64::from(u32::MAX),
-                    p => p.min(100),
-                },
-            ),
-            None if absolute => (entry, 0),
-            None => (entry, u64::from(u32::MAX)),
-        };
-        // Stored in fio's 8-bit fields (the size share too, unless absolute).
-        let access = (decimal(access)? & 0xff) as u32;
-        let size = if absolute { size } else { size & 0xff };
-        zones.push((access, size));
-        if zones.len() == MAX_ZONES {
-            break;
-        }
-    }
-    if zones.is_empty() {
-        return Ok(zones);
-    }
-    let given = |shares: &mut dyn Iterator<Item = u32>| {
-        let (mut sum, mut missing) = (0u32, 0u32);
-        for share in shares {
-            if share == UNSET {
-                missing += 1;
-            } else {
-                sum += share;
-            }
-        }
-        (sum, missing)
-    };
-    let (access_sum, access_missing) = given(&mut zones.iter().map(|z| z.0));
-    let (size_sum, size_missing) = if absolute {
-        (0, 0)
-    } else {
-        given(&mut zones.iter().map(|z| z.1 as u32))
-    };
-    if access_sum > 100 || size_sum > 100 {
-        return Err("fio: zone_split percentages add to more than 100%".to_string());
-    }
-    if access_sum < 100 {
-        return Err(format!(
-            "fio: access percentage don't add up to 100 for zoned random distribution (got={access_sum})"
-        ));
-    }
-    let one = zones.len() == 1;
-    let fill = |sum: u32, missing: u32| {
-        let base = if missing == 1 && one { 100 } else { sum };
-        100u32
-            .saturating_sub(base)
-            .checked_div(missing)
-            .unwrap_or(0)
-    };
-    let (access_fill, size_fill) = (
-        fill(access_sum, access_missing),
-        fill(size_sum, size_missing),
-    );
-    for zone in &mut zones {
-        if zone.0 == UNSET {
-            zone.0 = access_fill;
-        }
-        if !absolute && zone.1 == u64::from(UNSET) {
-            zone.1 = u64::from(size_fill);
-        }
-    }
-    Ok(zones)
 }
 
 /// One block size of a `bssplit` and its share of the I/Os, in percent.
@@ -344,7 +200,7 @@ fn split_direction(text: &str, kb_base: u64) -> Result<Vec<SplitEntry>, String> 
 
 /// C's `atoi` as an unsigned share: leading blanks, a sign, digits; a
 /// negative number wraps to a huge one (then capped at 100 by the caller).
-fn c_atoi(text: &str) -> u64 {
+pub(super) fn c_atoi(text: &str) -> u64 {
     number::strtoll(text, 10).map_or(0, |(v, _)| v as u64)
 }
 

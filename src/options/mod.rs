@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod def;
+pub mod distribution;
 pub mod number;
 pub mod table;
 pub mod value;

@@ -3,6 +3,7 @@
 
 use super::check::{self, SplitEntry};
 use super::def::{Check, Kind, OptDef, Word};
+use super::distribution::{self, Shape};
 use super::number::{self, SizeValue};
 use crate::sys::numa::MemPolicy;
 use crate::verify::pattern::DataPattern;
@@ -43,6 +44,13 @@ pub enum Value {
     NumaPolicy(Option<MemPolicy>),
     /// `buffer_pattern` or `verify_pattern`.
     Pattern(DataPattern),
+    /// `random_distribution`: the word and its parameters as written (for
+    /// traces and --explain), and the shape they describe.
+    Distribution {
+        word: &'static str,
+        tail: Option<String>,
+        shape: Shape,
+    },
     /// Accepted only to be ignored (deprecated options).
     Ignored,
 }
@@ -431,6 +439,17 @@ fn choice(def: &OptDef, words: &'static [Word], raw: Option<&str>, ctx: &ParseCo
         return Parsed::unknown_word();
     };
     match find_word(words, raw) {
+        Some(w) if def.check == Check::Distribution => {
+            let tail = raw.find(':').map(|i| raw[i + 1..].to_string());
+            match distribution::shape(w.word, tail.as_deref(), ctx.kb_base) {
+                Ok(shape) => Parsed::accept(Value::Distribution {
+                    word: w.word,
+                    tail,
+                    shape,
+                }),
+                Err(m) => Parsed::fail(m),
+            }
+        }
         Some(w) => {
             let tail = raw.find(':').map(|i| raw[i + 1..].to_string());
             match check::word_tail(def, w.word, tail.as_deref(), ctx) {

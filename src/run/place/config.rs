@@ -3,9 +3,9 @@
 //! the choice of file).
 
 use crate::options::Value;
+use crate::options::distribution::Shape;
 use crate::plan::JobSpec;
 use crate::rand::fio_rand::{SeedOptions, Seeds};
-use crate::run::place::distribution::Shape;
 use crate::run::place::zbd::spec::ZbdSpec;
 use crate::run::refusal::Refusal;
 use crate::run::workload::{BlockSizes, WorkloadConfig, per_dir};
@@ -55,7 +55,7 @@ impl PlacementConfig {
         seeds: Seeds,
         zbd: Option<ZbdSpec>,
     ) -> Result<Self, Refusal> {
-        let distribution = distribution(job)?;
+        let distribution = distribution(job);
         let file_service = file_service(job)?;
         let zones = strided_zones(job)?;
         let seed = if !job.flag("randrepeat") {
@@ -148,50 +148,12 @@ impl FileService {
     }
 }
 
-/// `random_distribution`: the word and its `:` parameters.
-fn distribution(job: &JobSpec) -> Result<Shape, Refusal> {
-    let Some(Value::Word { word, tail }) = job.value("random_distribution") else {
-        return Ok(Shape::Uniform);
-    };
-    let tail = tail.as_deref().unwrap_or("");
-    let mut numbers = tail
-        .split(':')
-        .map(|t| crate::options::number::c_float(t.trim()));
-    let value = numbers.next().flatten();
-    let center = numbers.next().flatten();
-    Ok(match *word {
-        "random" => Shape::Uniform,
-        "zipf" => Shape::Zipf {
-            theta: value.unwrap_or(1.1),
-            center,
-        },
-        "pareto" => Shape::Pareto {
-            h: value.unwrap_or(0.2),
-            center,
-        },
-        "normal" => Shape::Normal {
-            deviation: value.unwrap_or(0.0),
-            center,
-        },
-        // Checked when the option was read, with the same rules.
-        "zoned" | "zoned_abs" => {
-            let kb_base = job.num("kb_base").unwrap_or(1024);
-            let absolute = *word == "zoned_abs";
-            let zones = crate::options::check::parse_zoned(tail, absolute, kb_base)
-                .map_err(|e| Refusal(format!("job '{}': {e}", job.name)))?;
-            if absolute {
-                Shape::ZonedAbs(zones)
-            } else {
-                Shape::Zoned(zones.map(|d| d.into_iter().map(|(a, s)| (a, s as u32)).collect()))
-            }
-        }
-        other => {
-            return Err(Refusal(format!(
-                "job '{}': random_distribution={other} is not run by ferrio yet",
-                job.name
-            )));
-        }
-    })
+/// `random_distribution`, read into its shape when the option was.
+fn distribution(job: &JobSpec) -> Shape {
+    match job.value("random_distribution") {
+        Some(Value::Distribution { shape, .. }) => shape.clone(),
+        _ => Shape::Uniform,
+    }
 }
 
 /// file_service_type and its `:N` (I/Os per pick) or distribution

@@ -5,6 +5,7 @@
 //! fio's multiplicative hash and shifted by a per-file offset; zoned draws
 //! pick a zone by share of accesses, then a uniform block inside it.
 
+use crate::options::distribution::Shape;
 use crate::rand::fio_rand::FioRng;
 
 /// fio computes the zipf normalisation over at most this many items.
@@ -12,28 +13,6 @@ const ZIPF_MAX_ITEMS: u64 = 10_000_000;
 
 /// fio's multiplicative hash constant (its __hash_u64).
 const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
-
-/// What `random_distribution` asked for, before the file size is known.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Shape {
-    Uniform,
-    Zipf {
-        theta: f64,
-        center: Option<f64>,
-    },
-    Pareto {
-        h: f64,
-        center: Option<f64>,
-    },
-    Normal {
-        deviation: f64,
-        center: Option<f64>,
-    },
-    /// Per direction: (share of accesses, share of the region), percent.
-    Zoned([Vec<(u32, u32)>; 3]),
-    /// Per direction: (share of accesses, size of the zone in bytes).
-    ZonedAbs([Vec<(u32, u64)>; 3]),
-}
 
 /// One entry of fio's zone lookup table: the zone a draw in 1..=100
 /// falls in, as its start and end (percent of the region for `zoned`,

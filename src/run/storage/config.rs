@@ -241,7 +241,7 @@ fn paths(job: &JobSpec, kind: &engine::Kind, workload: &WorkloadConfig) -> Resul
         log.files.clone()
     } else if named.is_empty() && kind.has(caps::IMAGE) {
         // fio names an rbd job's one file after the engine.
-        vec![PathBuf::from("rbd")]
+        vec![PathBuf::from(kind.name)]
     } else if named.is_empty() {
         // Without a directory the name stands alone, as in fio (whose
         // file name seeds the skewed distributions).

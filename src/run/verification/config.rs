@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::engine::{self, caps};
 use crate::options::Value;
+use crate::options::distribution::Shape;
 use crate::plan::JobSpec;
 use crate::run::refusal::Refusal;
 use crate::run::workload::{BlockSizes, Pattern, WorkloadConfig};
@@ -143,7 +144,7 @@ fn replay_supported(job: &JobSpec, rw: &Pattern) -> Result<(), &'static str> {
         return Err("with randrepeat=0");
     }
     let uniform = match job.value("random_distribution") {
-        Some(Value::Word { word, .. }) => *word == "random",
+        Some(Value::Distribution { shape, .. }) => *shape == Shape::Uniform,
         _ => true,
     };
     if rw.random && !uniform {
@@ -306,7 +307,7 @@ impl TrimSpec {
         // map, they never do, and fio writes on for good.
         let skewed = matches!(
             job.value("random_distribution"),
-            Some(Value::Word { word, .. }) if *word != "random"
+            Some(Value::Distribution { shape, .. }) if *shape != Shape::Uniform
         );
         let partly_random = matches!(
             job.value("percentage_random"),
