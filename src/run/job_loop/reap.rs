@@ -142,6 +142,7 @@ impl JobLoop<'_, '_> {
 
     /// An I/O of slot `index` on `file` has ended for good: its file may
     /// close (openfiles) and its slot takes a new I/O.
+    #[inline(always)]
     pub(super) fn release(&mut self, index: usize, file: usize) {
         if let Some(l) = &mut self.lazy {
             l.ended(self.eng.as_mut(), &mut self.files, file, &mut self.chooser);

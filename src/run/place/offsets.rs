@@ -102,6 +102,7 @@ impl RandomMap {
     /// Marks up to `count` blocks from `first` on as used, stopping at the
     /// first one already used; returns how many it marked. fio shortens an
     /// I/O to these, so that a random pass never touches a block twice.
+    #[inline(always)]
     pub fn claim(&mut self, first: u64, count: u64) -> u64 {
         let mut got = 0;
         while got < count {
