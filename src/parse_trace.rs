@@ -19,7 +19,8 @@ use crate::jobfile::expand::{Environment, replace_keywords, substitute_env};
 use crate::jobfile::line::trim;
 use crate::options::def::{Kind, OptDef};
 use crate::options::number::{self, SizeValue};
-use crate::options::value::{ParseContext, Value, parse};
+use crate::options::value::parse;
+use crate::options::{ParseContext, Value};
 use crate::plan::CmdOption;
 
 static ON: AtomicBool = AtomicBool::new(false);

@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use ferrio::options::{self, ParseContext, value};
+use ferrio::options::{self, ParseContext, Parsed, value};
 
 /// What `--parse-only` prints and returns: (status, stdout, stderr without
 /// ferrio's own explanation lines).
@@ -55,7 +55,7 @@ fn value_ctx(flags: u8) -> ParseContext {
 /// Parses `text` for option `name` as the `value` target does: with the
 /// text and without one. The option is looked up by name rather than by the
 /// target's table index so that the test survives table changes.
-fn parse_value(name: &str, flags: u8, text: &[u8]) -> value::Parsed {
+fn parse_value(name: &str, flags: u8, text: &[u8]) -> Parsed {
     let def = options::find(name).unwrap_or_else(|| panic!("no option {name}"));
     let ctx = value_ctx(flags);
     let text = String::from_utf8_lossy(text);

@@ -2,8 +2,8 @@
 //! fio's option callbacks do. Each `Check` is implemented here once.
 
 use super::def::{Check, OptDef};
-use super::number::{self, SizeValue};
-use super::value::{ParseContext, Parsed, Value};
+use super::number::{self, SizeValue, c_atoi, directions};
+use super::parsed::{ParseContext, Parsed, SplitEntry, Value};
 
 fn ok(value: Value) -> Parsed {
     Parsed::accept(value)
@@ -116,26 +116,6 @@ fn steady_limit(word: &str, tail: Option<&str>) -> Result<(), String> {
         .ok_or_else(|| "fio: steadystate BW threshold postfix parsing failed".into())
 }
 
-/// The read, write and trim parts of a per-direction split, as fio's
-/// str_split_parse cuts them: no comma means one split for every
-/// direction, `A,B` is read A and write and trim B, `A,B,C` one each.
-pub(super) fn directions(text: &str) -> (&str, &str, &str) {
-    let parts: Vec<&str> = text.splitn(3, ',').collect();
-    match parts.as_slice() {
-        [all] => (*all, *all, *all),
-        [r, w] => (*r, *w, *w),
-        [r, w, t] => (*r, *w, *t),
-        _ => (text, text, text),
-    }
-}
-
-/// One block size of a `bssplit` and its share of the I/Os, in percent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SplitEntry {
-    pub bs: u64,
-    pub percent: u32,
-}
-
 /// fio's limit on the entries of one direction's split.
 const MAX_SPLIT_ENTRIES: usize = 64;
 
@@ -196,12 +176,6 @@ fn split_direction(text: &str, kb_base: u64) -> Result<Vec<SplitEntry>, String> 
             percent: share.unwrap_or(fill) as u32,
         })
         .collect())
-}
-
-/// C's `atoi` as an unsigned share: leading blanks, a sign, digits; a
-/// negative number wraps to a huge one (then capped at 100 by the caller).
-pub(super) fn c_atoi(text: &str) -> u64 {
-    number::strtoll(text, 10).map_or(0, |(v, _)| v as u64)
 }
 
 /// The error names fio's ignore_error knows, in errno order from EPERM (1).

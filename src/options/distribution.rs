@@ -2,8 +2,7 @@
 //! checks of its parameters (with fio's messages), then the typed
 //! [`Shape`] that the run's offset generator follows.
 
-use super::check::{c_atoi, directions};
-use super::number::{self, SizeValue};
+use super::number::{self, SizeValue, c_atoi, directions};
 
 /// What `random_distribution` asked for, before the file size is known.
 #[derive(Debug, Clone, PartialEq)]

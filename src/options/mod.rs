@@ -4,11 +4,12 @@ pub mod check;
 pub mod def;
 pub mod distribution;
 pub mod number;
+pub mod parsed;
 pub mod table;
 pub mod value;
 
 pub use def::{Category, Kind, OptDef, Support};
-pub use value::{ParseContext, Parsed, Value};
+pub use parsed::{ParseContext, Parsed, Value};
 
 /// The generic option (one that every job has) called `name`.
 pub fn find(name: &str) -> Option<&'static OptDef> {

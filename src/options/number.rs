@@ -257,6 +257,25 @@ pub fn c_float(s: &str) -> Option<f64> {
     t[..end].parse().ok()
 }
 
+/// The read, write and trim parts of a per-direction split, as fio's
+/// str_split_parse cuts them: no comma means one split for every
+/// direction, `A,B` is read A and write and trim B, `A,B,C` one each.
+pub fn directions(text: &str) -> (&str, &str, &str) {
+    let parts: Vec<&str> = text.splitn(3, ',').collect();
+    match parts.as_slice() {
+        [all] => (*all, *all, *all),
+        [r, w] => (*r, *w, *w),
+        [r, w, t] => (*r, *w, *t),
+        _ => (text, text, text),
+    }
+}
+
+/// C's `atoi` as an unsigned share: leading blanks, a sign, digits; a
+/// negative number wraps to a huge one (then capped at 100 by the caller).
+pub fn c_atoi(text: &str) -> u64 {
+    strtoll(text, 10).map_or(0, |(v, _)| v as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

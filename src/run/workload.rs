@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::engine::{self, caps};
 use crate::options::Value;
-use crate::options::check::SplitEntry;
+use crate::options::parsed::SplitEntry;
 use crate::plan::JobSpec;
 use crate::rand::fio_rand::FioRng;
 use crate::run::place::zbd::spec::ZbdSpec;

@@ -1,5 +1,6 @@
 use super::*;
 use crate::options::find;
+use crate::options::parsed::SplitEntry;
 
 fn ctx() -> ParseContext {
     ParseContext {

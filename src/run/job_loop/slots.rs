@@ -1,7 +1,6 @@
 //! The job's I/O slots: one I/O each, with its buffer.
 
 use super::buffers::{Buffer, Carver};
-use super::sync::SyncKind;
 use crate::engine::Dir;
 use crate::result::JobResult;
 use crate::run::config::JobConfig;
@@ -156,5 +155,34 @@ impl Slot {
         self.skip += moved;
         self.len -= moved;
         result.dir_mut(self.dir).short += 1;
+    }
+}
+
+/// The periodic syncs, in the order fio checks which is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SyncKind {
+    /// fsync
+    Full,
+    /// fdatasync
+    Data,
+    /// sync_file_range
+    Range,
+}
+
+impl SyncKind {
+    pub(super) fn of(data_only: bool) -> SyncKind {
+        if data_only {
+            SyncKind::Data
+        } else {
+            SyncKind::Full
+        }
+    }
+
+    /// The call's name, for its failure.
+    pub(super) fn call(self) -> &'static str {
+        match self {
+            SyncKind::Full | SyncKind::Data => "fsync",
+            SyncKind::Range => "sync_file_range",
+        }
     }
 }

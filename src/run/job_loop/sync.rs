@@ -1,7 +1,7 @@
 //! Periodic syncs: when one is due, queued like an I/O or made at once,
 //! and how it is counted.
 
-use super::slots::Slot;
+use super::slots::{Slot, SyncKind};
 use super::{JobLoop, Next, Phase, Turn, errno};
 use crate::engine::{Dir, Queued};
 use crate::result::JobResult;
@@ -221,33 +221,4 @@ fn sync_due(cfg: &JobConfig, writes: u64, last_was_sync: bool) -> Option<SyncKin
         return Some(SyncKind::Range);
     }
     None
-}
-
-/// The periodic syncs, in the order fio checks which is due.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum SyncKind {
-    /// fsync
-    Full,
-    /// fdatasync
-    Data,
-    /// sync_file_range
-    Range,
-}
-
-impl SyncKind {
-    pub(super) fn of(data_only: bool) -> SyncKind {
-        if data_only {
-            SyncKind::Data
-        } else {
-            SyncKind::Full
-        }
-    }
-
-    /// The call's name, for its failure.
-    pub(super) fn call(self) -> &'static str {
-        match self {
-            SyncKind::Full | SyncKind::Data => "fsync",
-            SyncKind::Range => "sync_file_range",
-        }
-    }
 }
