@@ -7,7 +7,7 @@
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
-use crate::options::{Kind, table::OPTIONS};
+use crate::options::{Kind, OptDef, table::OPTIONS};
 use crate::plan::CmdOption;
 
 /// fio's flags (not job options), with whether they take a value.
@@ -387,14 +387,8 @@ fn fio_abbreviation(arg: &str) -> String {
     if name.is_empty() {
         return arg.to_string();
     }
-    let fio_flags = FLAGS
-        .iter()
-        .map(|(n, _, _)| *n)
-        .filter(|n| !FERRIO_ONLY.contains(n));
-    let options = OPTIONS
-        .iter()
-        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
-    let names: std::collections::HashSet<&str> = fio_flags.chain(options).collect();
+    let options = OPTIONS.iter().flat_map(OptDef::names);
+    let names: std::collections::HashSet<&str> = fio_flags().chain(options).collect();
     if names.contains(name) || !FERRIO_ONLY.iter().any(|f| f.starts_with(name)) {
         return arg.to_string();
     }
@@ -459,16 +453,12 @@ fn is_counted(id: &str) -> bool {
 /// order), measured on the whole argument without its dashes.
 fn closest_long_option(arg: &str) -> Option<&'static str> {
     let name = arg.trim_start_matches('-');
-    let flags = FLAGS
-        .iter()
-        .map(|(n, _, _)| *n)
-        .filter(|n| !FERRIO_ONLY.contains(n));
     let jobs = OPTIONS
         .iter()
         .filter(|o| o.engines.is_empty())
-        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
+        .flat_map(OptDef::names);
     let mut best: Option<(&'static str, usize)> = None;
-    for candidate in flags.chain(jobs) {
+    for candidate in fio_flags().chain(jobs) {
         let d = crate::options::distance(name, candidate);
         if best.is_none_or(|(_, b)| d < b) {
             best = Some((candidate, d));
@@ -476,6 +466,16 @@ fn closest_long_option(arg: &str) -> Option<&'static str> {
     }
     best.filter(|(_, d)| *d <= name.len().div_ceil(2))
         .map(|(n, _)| n)
+}
+
+/// The long flags fio has too: ferrio's, in table order, without
+/// [`FERRIO_ONLY`]'s. Both fio's abbreviations and its guesses for an
+/// unknown option weigh these.
+fn fio_flags() -> impl Iterator<Item = &'static str> {
+    FLAGS
+        .iter()
+        .map(|(n, _, _)| *n)
+        .filter(|n| !FERRIO_ONLY.contains(n))
 }
 
 /// Flags that fio does not have.

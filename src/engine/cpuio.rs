@@ -172,17 +172,7 @@ impl Engine for CpuIo {
         Some(self.think.unwrap_or(configured))
     }
 
-    fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn invalidate(&mut self, _path: &Path) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn commits(&self) -> bool {
-        false
-    }
+    no_file_data!();
 }
 
 /// cpuio's options, as the job sets them.

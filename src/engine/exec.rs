@@ -176,17 +176,7 @@ impl Engine for Exec {
         Some(POLL)
     }
 
-    fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn invalidate(&mut self, _path: &Path) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn commits(&self) -> bool {
-        false
-    }
+    no_file_data!();
 }
 
 impl Drop for Exec {

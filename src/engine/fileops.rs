@@ -165,18 +165,7 @@ impl Engine for FileOps {
         Queued::Done(req.buf.len() as i64)
     }
 
-    fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
-        Ok(())
-    }
-
-    /// fio drops no cached pages for these engines' files.
-    fn invalidate(&mut self, _path: &Path) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn commits(&self) -> bool {
-        false
-    }
+    no_file_data!();
 }
 
 /// filestat's options: which stat call is timed (stat_type).

@@ -4,10 +4,9 @@
 
 use std::io;
 use std::os::fd::AsRawFd;
-use std::path::Path;
 
 use super::file_table::FileTable;
-use super::{Dir, Engine, EngineOptions, OpenMode, Queued, Request};
+use super::{Dir, Engine, EngineOptions, Queued, Request};
 
 #[derive(Default)]
 pub struct Ftruncate {
@@ -19,16 +18,7 @@ impl Engine for Ftruncate {
         "ftruncate"
     }
 
-    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        Ok(self.files.push(super::psync::open_file(path, mode)?))
-    }
-
-    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(super::drop_pages_of)
-    }
-    fn close(&mut self, file: usize) {
-        self.files.close(file);
-    }
+    file_table_open_close!();
 
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         if req.dir != Dir::Write {

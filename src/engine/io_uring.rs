@@ -160,26 +160,26 @@ impl Uring {
         if self.options.uncached {
             rw_flags |= super::uncached::RWF_UNCACHED;
         }
+        // Every transfer's entry: the opcode on the file's descriptor (or
+        // its registered index), at the request's offset, with the job's
+        // priority and flags.
+        macro_rules! transfer {
+            ($op:ident($($arg:expr),*)) => {
+                with_fd!(|fd| opcode::$op::new(fd, $($arg),*)
+                    .offset(req.offset)
+                    .ioprio(prio)
+                    .rw_flags(rw_flags)
+                    .build())
+            };
+        }
         let fixed = self.buffers_registered && !self.options.vectored;
         let entry = match (req.dir, fixed, self.options.vectored) {
             (Dir::Trim, ..) => {
                 let fd = self.files[req.file].as_raw_fd();
                 return Err(super::discard(fd, req.offset, req.buf.len()));
             }
-            (Dir::Read, true, _) => {
-                with_fd!(|fd| opcode::ReadFixed::new(fd, ptr, len, slot as u16)
-                    .offset(req.offset)
-                    .ioprio(prio)
-                    .rw_flags(rw_flags)
-                    .build())
-            }
-            (Dir::Write, true, _) => {
-                with_fd!(|fd| opcode::WriteFixed::new(fd, ptr, len, slot as u16)
-                    .offset(req.offset)
-                    .ioprio(prio)
-                    .rw_flags(rw_flags)
-                    .build())
-            }
+            (Dir::Read, true, _) => transfer!(ReadFixed(ptr, len, slot as u16)),
+            (Dir::Write, true, _) => transfer!(WriteFixed(ptr, len, slot as u16)),
             (dir, false, true) => {
                 self.iovecs.0[slot] = libc::iovec {
                     iov_base: ptr.cast(),
@@ -187,33 +187,13 @@ impl Uring {
                 };
                 let iov = &self.iovecs.0[slot] as *const libc::iovec;
                 if dir == Dir::Read {
-                    with_fd!(|fd| opcode::Readv::new(fd, iov, 1)
-                        .offset(req.offset)
-                        .ioprio(prio)
-                        .rw_flags(rw_flags)
-                        .build())
+                    transfer!(Readv(iov, 1))
                 } else {
-                    with_fd!(|fd| opcode::Writev::new(fd, iov, 1)
-                        .offset(req.offset)
-                        .ioprio(prio)
-                        .rw_flags(rw_flags)
-                        .build())
+                    transfer!(Writev(iov, 1))
                 }
             }
-            (Dir::Read, false, false) => {
-                with_fd!(|fd| opcode::Read::new(fd, ptr, len)
-                    .offset(req.offset)
-                    .ioprio(prio)
-                    .rw_flags(rw_flags)
-                    .build())
-            }
-            (Dir::Write, false, false) => {
-                with_fd!(|fd| opcode::Write::new(fd, ptr, len)
-                    .offset(req.offset)
-                    .ioprio(prio)
-                    .rw_flags(rw_flags)
-                    .build())
-            }
+            (Dir::Read, false, false) => transfer!(Read(ptr, len)),
+            (Dir::Write, false, false) => transfer!(Write(ptr, len)),
         };
         self.queued += 1;
         let every = u64::from(self.options.force_async);

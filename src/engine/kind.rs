@@ -278,15 +278,14 @@ pub(super) fn foreign_options() -> io::Error {
 mod tests {
     use super::*;
 
+    /// The names of the engines `keep` answers yes for, in table order.
+    fn named_where(keep: impl Fn(&Kind) -> bool) -> Vec<&'static str> {
+        KINDS.iter().filter(|k| keep(k)).map(|k| k.name).collect()
+    }
+
     /// The names of the engines with all of these bits.
     fn with(bits: u32) -> Vec<&'static str> {
-        let mut names: Vec<_> = KINDS
-            .iter()
-            .filter(|k| k.has(bits))
-            .map(|k| k.name)
-            .collect();
-        names.sort_unstable();
-        names
+        sorted(&named_where(|k| k.has(bits)))
     }
 
     fn sorted<'a>(names: &[&'a str]) -> Vec<&'a str> {
@@ -374,11 +373,7 @@ mod tests {
                 "posixaio",
             ])
         );
-        let offloadable: Vec<_> = KINDS
-            .iter()
-            .filter(|k| k.has(OFFLOADABLE))
-            .map(|k| k.name)
-            .collect();
+        let offloadable = named_where(|k| k.has(OFFLOADABLE));
         assert_eq!(
             offloadable,
             [
@@ -393,41 +388,23 @@ mod tests {
         assert_eq!(with(MAPS_FILES), ["mmap"]);
         assert_eq!(with(IMAGE), ["rbd"]);
         assert_eq!(with(OBJECTS), ["rados"]);
-        let lays_out: Vec<_> = KINDS
-            .iter()
-            .filter(|k| !k.lays_out())
-            .map(|k| k.name)
+        let lays_out_nothing = sorted(&[
+            "null",
+            "cpuio",
+            "exec",
+            "filecreate",
+            "net",
+            "netsplice",
+            "rbd",
+            "rados",
+        ]);
+        assert_eq!(sorted(&named_where(|k| !k.lays_out())), lays_out_nothing);
+        // The engines off disk are those that lay out nothing, but rbd.
+        let off_disk: Vec<_> = lays_out_nothing
+            .into_iter()
+            .filter(|&n| n != "rbd")
             .collect();
-        assert_eq!(
-            sorted(&lays_out),
-            sorted(&[
-                "null",
-                "cpuio",
-                "exec",
-                "filecreate",
-                "net",
-                "netsplice",
-                "rbd",
-                "rados"
-            ])
-        );
-        let off_disk: Vec<_> = KINDS
-            .iter()
-            .filter(|k| !k.on_disk())
-            .map(|k| k.name)
-            .collect();
-        assert_eq!(
-            sorted(&off_disk),
-            sorted(&[
-                "null",
-                "cpuio",
-                "exec",
-                "filecreate",
-                "net",
-                "netsplice",
-                "rados"
-            ])
-        );
+        assert_eq!(sorted(&named_where(|k| !k.on_disk())), off_disk);
         let busy = |depth| -> Vec<&str> {
             let names = KINDS.iter().filter(|k| k.may_be_busy(depth));
             names.map(|k| k.name).collect()

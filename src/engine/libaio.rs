@@ -13,10 +13,8 @@
 use super::file_table::FileTable;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::path::Path;
 
-use super::psync::open_file;
-use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, OptionSource, Queued, Request};
 
 /// The kernel's `struct iocb`.
 #[repr(C)]
@@ -144,16 +142,7 @@ impl Engine for Libaio {
         "libaio"
     }
 
-    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        Ok(self.files.push(open_file(path, mode)?))
-    }
-
-    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(super::drop_pages_of)
-    }
-    fn close(&mut self, file: usize) {
-        self.files.close(file);
-    }
+    file_table_open_close!();
 
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let opcode = match req.dir {
@@ -185,13 +174,7 @@ impl Engine for Libaio {
         Queued::Pending
     }
 
-    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.files[file], data_only)
-    }
-
-    fn sync_range(&mut self, file: usize, offset: u64, len: u64, flags: u32) -> io::Result<()> {
-        super::sync_file_range(&self.files[file], offset, len, flags)
-    }
+    sync_each_file!();
 
     fn commit(&mut self) -> io::Result<()> {
         let mut start = 0;

@@ -4,6 +4,9 @@
 //! buffers; how long an engine may hold on to one is the `# Safety`
 //! section of [`Engine::queue`] and [`Engine::register_buffers`].
 
+#[macro_use]
+mod shared_methods;
+
 pub mod ceph_inflight;
 mod ceph_options;
 pub mod cpuio;

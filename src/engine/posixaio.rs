@@ -11,10 +11,8 @@
 use super::file_table::FileTable;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::path::Path;
 
-use super::psync::open_file;
-use super::{Completion, Dir, Engine, EngineOptions, OpenMode, Queued, Request};
+use super::{Completion, Dir, Engine, EngineOptions, Queued, Request};
 
 /// How many unfinished control blocks one aio_suspend call waits on, as
 /// in fio (any one finishing wakes the caller, which then rescans).
@@ -114,16 +112,7 @@ impl Engine for PosixAio {
         "posixaio"
     }
 
-    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        Ok(self.files.push(open_file(path, mode)?))
-    }
-
-    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(super::drop_pages_of)
-    }
-    fn close(&mut self, file: usize) {
-        self.files.close(file);
-    }
+    file_table_open_close!();
 
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let fd = self.files[req.file].as_raw_fd();

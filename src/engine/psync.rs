@@ -179,16 +179,7 @@ impl Engine for Psync {
         }
     }
 
-    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
-        Ok(self.files.push(open_file(path, mode)?))
-    }
-
-    fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(super::drop_pages_of)
-    }
-    fn close(&mut self, file: usize) {
-        self.files.close(file);
-    }
+    file_table_open_close!();
 
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let file = &mut self.files[req.file];
@@ -238,13 +229,7 @@ impl Engine for Psync {
         Queued::Done(result(r))
     }
 
-    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.files[file], data_only)
-    }
-
-    fn sync_range(&mut self, file: usize, offset: u64, len: u64, flags: u32) -> io::Result<()> {
-        super::sync_file_range(&self.files[file], offset, len, flags)
-    }
+    sync_each_file!();
 
     fn commits(&self) -> bool {
         false

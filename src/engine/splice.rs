@@ -158,13 +158,7 @@ impl Engine for Splice {
         Queued::Done(r.map_or_else(|e| e, |n| n as i64))
     }
 
-    fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.files[file], data_only)
-    }
-
-    fn sync_range(&mut self, file: usize, offset: u64, len: u64, flags: u32) -> io::Result<()> {
-        super::sync_file_range(&self.files[file], offset, len, flags)
-    }
+    sync_each_file!();
 
     fn commits(&self) -> bool {
         false

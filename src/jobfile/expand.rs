@@ -269,15 +269,7 @@ impl Parser {
         let base = self.unary()?;
         if self.peek_op() == Some('^') {
             self.pos += 1;
-            self.depth += 1;
-            if self.depth > MAX_NESTING {
-                return Err(MathError(
-                    "cannot compute expression: nested too deeply".to_string(),
-                ));
-            }
-            let exp = self.power();
-            self.depth -= 1;
-            let exp = exp?;
+            let exp = self.nested(Self::power)?;
             if exp < 0 {
                 return Ok(match base {
                     1 => 1,
@@ -303,13 +295,24 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<i128, MathError> {
+        self.nested(Self::unary_inner)
+    }
+
+    /// Runs `parse` one nesting level deeper, refusing to go past
+    /// [`MAX_NESTING`]: the two places the parser recurses, an exponent
+    /// and a unary operand (which parentheses and minus signs go through),
+    /// count against the same limit.
+    fn nested(
+        &mut self,
+        parse: impl FnOnce(&mut Self) -> Result<i128, MathError>,
+    ) -> Result<i128, MathError> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             return Err(MathError(
                 "cannot compute expression: nested too deeply".to_string(),
             ));
         }
-        let v = self.unary_inner();
+        let v = parse(self);
         self.depth -= 1;
         v
     }
@@ -397,6 +400,9 @@ mod tests {
         assert!(evaluate(&"(".repeat(10_000)).is_err());
         assert!(evaluate(&"-".repeat(10_000)).is_err());
         assert!(evaluate(&"2^".repeat(10_000)).is_err());
+        // Within the limit, the same nesting computes.
+        assert_eq!(evaluate(&format!("{}1", "-".repeat(100))).unwrap(), 1);
+        assert_eq!(evaluate(&format!("{}2", "1^".repeat(100))).unwrap(), 1);
     }
 
     #[test]

@@ -208,19 +208,12 @@ fn read_into(
     })?;
     // fio keeps bytes that are not UTF-8 as they are.
     let text = crate::raw_text::from_bytes(&bytes);
-    let file: Arc<str> = Arc::from(path);
     let mut skipping = false;
     // After a failed include, fio reads on as if outside any section.
     let mut outside = false;
-    for (index, raw) in text.split('\n').enumerate() {
-        let Some(trimmed) = trim(raw) else { continue };
-        let location = Location {
-            file: file.clone(),
-            line: index + 1,
-            column: trimmed.column,
-        };
-        if trimmed.text.starts_with('[') {
-            match classify(trimmed.text) {
+    for (line, location) in located_lines(&text, path) {
+        if line.starts_with('[') {
+            match classify(line) {
                 LineKind::Section(name) => {
                     let name = truncate_section_name(name);
                     let global = name.starts_with("global");
@@ -238,7 +231,7 @@ fn read_into(
                     continue;
                 }
                 _ if skipping => continue,
-                _ => return Err(outside_section(trimmed.text, location)),
+                _ => return Err(outside_section(line, location)),
             }
         }
         if skipping {
@@ -246,12 +239,12 @@ fn read_into(
         }
         let section = match sections.last_mut() {
             Some(s) if !outside => s,
-            _ => return Err(outside_section(trimmed.text, location)),
+            _ => return Err(outside_section(line, location)),
         };
         let result = read_line(
             loader,
             path,
-            trimmed.text,
+            line,
             location,
             None,
             &mut section.entries,
@@ -271,6 +264,24 @@ fn read_into(
         }
     }
     Ok(())
+}
+
+/// The lines of a job file that hold anything after fio's trimming, each
+/// with where its text starts (file, line and column): how both a job
+/// file and the files it includes are read.
+fn located_lines<'a>(text: &'a str, path: &str) -> impl Iterator<Item = (&'a str, Location)> {
+    let file: Arc<str> = Arc::from(path);
+    text.split('\n')
+        .enumerate()
+        .filter_map(move |(index, raw)| {
+            let trimmed = trim(raw)?;
+            let location = Location {
+                file: file.clone(),
+                line: index + 1,
+                column: trimmed.column,
+            };
+            Some((trimmed.text, location))
+        })
 }
 
 /// fio reads at most 255 characters of a header and drops the last one.
@@ -387,15 +398,8 @@ fn read_include(
     })?;
     // fio keeps bytes that are not UTF-8 as they are.
     let text = crate::raw_text::from_bytes(&bytes);
-    let file: Arc<str> = Arc::from(path);
-    for (index, raw) in text.split('\n').enumerate() {
-        let Some(trimmed) = trim(raw) else { continue };
-        let location = Location {
-            file: file.clone(),
-            line: index + 1,
-            column: trimmed.column,
-        };
-        if trimmed.text.starts_with('[') {
+    for (line, location) in located_lines(&text, path) {
+        if line.starts_with('[') {
             return Err(LineError::Include(IncludeFailure {
                 stderr: vec!["No new sections in included files".to_string()],
                 record: None,
@@ -405,7 +409,7 @@ fn read_include(
         read_line(
             loader,
             path,
-            trimmed.text,
+            line,
             location,
             Some(include_line),
             entries,

@@ -6,7 +6,11 @@
 
 use std::time::Duration;
 
-use crate::result::JobResult;
+use crate::result::{DirStats, JobResult};
+
+/// One of a direction's counters: the name an error gives it, and where
+/// it is.
+type Counter = (&'static str, fn(&DirStats) -> u64);
 
 /// Checks every total that merging `jobs` (with their group aggregate
 /// bandwidths `aggs`) adds up; the error names the first that does not fit.
@@ -15,44 +19,25 @@ pub fn totals_fit<'a>(
 ) -> Result<(), String> {
     const DIRS: [&str; 3] = ["read", "write", "trim"];
     for (d, dir) in DIRS.iter().enumerate() {
-        let of = |pick: fn(&JobResult, usize) -> u64| jobs.clone().map(move |(j, _)| pick(j, d));
-        total(&format!("{dir} I/O counts"), of(|j, d| j.dirs[d].ios))?;
-        total(&format!("{dir} byte counts"), of(|j, d| j.dirs[d].bytes))?;
-        total(&format!("{dir} issued counts"), of(|j, d| j.dirs[d].issued))?;
-        total(&format!("{dir} short counts"), of(|j, d| j.dirs[d].short))?;
-        total(
-            &format!("{dir} dropped counts"),
-            of(|j, d| j.dirs[d].dropped),
-        )?;
-        total(
-            &format!("{dir} slat counts"),
-            of(|j, d| j.dirs[d].slat.count),
-        )?;
-        total(
-            &format!("{dir} clat counts"),
-            of(|j, d| j.dirs[d].clat.count),
-        )?;
-        total(&format!("{dir} lat counts"), of(|j, d| j.dirs[d].lat.count))?;
-        total(
-            &format!("{dir} clat histogram counts"),
-            of(|j, d| j.dirs[d].clat_hist.total()),
-        )?;
-        total(
-            &format!("{dir} lat histogram counts"),
-            of(|j, d| j.dirs[d].lat_hist.total()),
-        )?;
-        total(
-            &format!("{dir} slat histogram counts"),
-            of(|j, d| j.dirs[d].slat_hist.total()),
-        )?;
-        total(
-            &format!("{dir} bandwidth samples"),
-            of(|j, d| j.dirs[d].bw.count),
-        )?;
-        total(
-            &format!("{dir} IOPS samples"),
-            of(|j, d| j.dirs[d].iops.count),
-        )?;
+        let counters: [Counter; 13] = [
+            ("I/O counts", |s| s.ios),
+            ("byte counts", |s| s.bytes),
+            ("issued counts", |s| s.issued),
+            ("short counts", |s| s.short),
+            ("dropped counts", |s| s.dropped),
+            ("slat counts", |s| s.slat.count),
+            ("clat counts", |s| s.clat.count),
+            ("lat counts", |s| s.lat.count),
+            ("clat histogram counts", |s| s.clat_hist.total()),
+            ("lat histogram counts", |s| s.lat_hist.total()),
+            ("slat histogram counts", |s| s.slat_hist.total()),
+            ("bandwidth samples", |s| s.bw.count),
+            ("IOPS samples", |s| s.iops.count),
+        ];
+        for (what, pick) in counters {
+            let each = jobs.clone().map(|(j, _)| pick(&j.dirs[d]));
+            total(&format!("{dir} {what}"), each)?;
+        }
         total(
             &format!("{dir} aggregate bandwidths"),
             jobs.clone().map(|(_, a)| a[d]),
@@ -130,4 +115,31 @@ fn wide(what: &str, values: impl Iterator<Item = u128>) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty_result() -> JobResult {
+        let p =
+            crate::plan::plan_for_test("[j]\nioengine=null\nsize=1m\n", &[], &[], false).unwrap();
+        let cfg =
+            crate::run::config::JobConfig::from_spec(p.jobs().next().unwrap(), false).unwrap();
+        JobResult::new(&cfg)
+    }
+
+    #[test]
+    fn the_first_total_past_fios_json_is_named() {
+        let aggs = [0u64; 3];
+        let check = |a: &JobResult| totals_fit([(a, &aggs), (a, &aggs)].into_iter());
+        let mut a = empty_result();
+        assert_eq!(check(&a), Ok(()));
+        a.dirs[2].iops.count = i64::MAX as u64;
+        let e = check(&a).unwrap_err();
+        assert!(e.starts_with("the trim IOPS samples of the jobs"), "{e}");
+        a.dirs[1].dropped = i64::MAX as u64;
+        let e = check(&a).unwrap_err();
+        assert!(e.starts_with("the write dropped counts of the jobs"), "{e}");
+    }
 }

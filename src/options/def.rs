@@ -175,6 +175,11 @@ pub struct OptDef {
 }
 
 impl OptDef {
+    /// The names a job may set the option by: its name, then its aliases.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.name).chain(self.aliases.iter().copied())
+    }
+
     /// Starts an entry with the given name, kind, category and help text;
     /// everything else takes its most common value.
     pub const fn new(

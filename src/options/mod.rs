@@ -83,7 +83,7 @@ mod tests {
     fn every_option_name_is_unique_per_owner() {
         let mut seen = std::collections::HashSet::new();
         for o in table::OPTIONS {
-            for name in std::iter::once(o.name).chain(o.aliases.iter().copied()) {
+            for name in o.names() {
                 let owners = if o.engines.is_empty() {
                     vec![""]
                 } else {

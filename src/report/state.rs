@@ -367,37 +367,30 @@ fn fill(text: &str, mut add: impl FnMut(usize, u64) -> Option<()>) -> Result<(),
 }
 
 fn parse_latency_moments(text: &str) -> Result<LatencyMoments, String> {
-    let w: Vec<&str> = text.split_whitespace().collect();
-    let bad = || format!("expected count min max sum sum_sq, found '{text}'");
-    let [count, min, max, sum, sum_sq] = w[..] else {
-        return Err(bad());
-    };
-    let int = |s: &str| s.parse::<u64>().map_err(|_| bad());
-    let wide = |s: &str| s.parse::<u128>().map_err(|_| bad());
-    Ok(LatencyMoments::from_parts(
-        int(count)?,
-        int(min)?,
-        int(max)?,
-        wide(sum)?,
-        wide(sum_sq)?,
-    ))
+    let (count, min, max, sum, sum_sq) = moment_parts(text, "sum sum_sq")?;
+    Ok(LatencyMoments::from_parts(count, min, max, sum, sum_sq))
 }
 
 fn parse_moments(text: &str) -> Result<Moments, String> {
+    let (count, min, max, mean, m2) = moment_parts(text, "mean m2")?;
+    Ok(Moments::from_parts(count, min, max, mean, m2))
+}
+
+/// The five words of a saved series: count, min and max, then the two
+/// sums of the series' kind (`sums` names them in the error), as both
+/// [`LatencyMoments`] and [`Moments`] are saved.
+fn moment_parts<S: std::str::FromStr>(
+    text: &str,
+    sums: &str,
+) -> Result<(u64, u64, u64, S, S), String> {
     let w: Vec<&str> = text.split_whitespace().collect();
-    let bad = || format!("expected count min max mean m2, found '{text}'");
-    let [count, min, max, mean, m2] = w[..] else {
+    let bad = || format!("expected count min max {sums}, found '{text}'");
+    let [count, min, max, first, second] = w[..] else {
         return Err(bad());
     };
     let int = |s: &str| s.parse::<u64>().map_err(|_| bad());
-    let float = |s: &str| s.parse::<f64>().map_err(|_| bad());
-    Ok(Moments::from_parts(
-        int(count)?,
-        int(min)?,
-        int(max)?,
-        float(mean)?,
-        float(m2)?,
-    ))
+    let sum = |s: &str| s.parse::<S>().map_err(|_| bad());
+    Ok((int(count)?, int(min)?, int(max)?, sum(first)?, sum(second)?))
 }
 
 /// A JSON value read by serde as fio's writer would write it again.

@@ -153,40 +153,33 @@ fn crc32(data: &[u8]) -> u32 {
 /// (reflected 0x95AC9329AC4BC9B5), starting at zero, no final inversion.
 fn crc64(data: &[u8]) -> u64 {
     static TABLE: std::sync::OnceLock<[u64; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        std::array::from_fn(|i| {
-            (0..8).fold(i as u64, |c, _| {
-                if c & 1 != 0 {
-                    (c >> 1) ^ 0x95AC_9329_AC4B_C9B5
-                } else {
-                    c >> 1
-                }
-            })
-        })
-    });
-    data.iter().fold(0u64, |crc, &b| {
-        table[((crc as u8) ^ b) as usize] ^ (crc >> 8)
-    })
+    reflected_crc(
+        data,
+        TABLE.get_or_init(|| reflected_table(0x95AC_9329_AC4B_C9B5)),
+    )
 }
 
 /// fio's CRC-16: polynomial 0x8005 least significant bit first
 /// (reflected 0xA001), starting at zero, no final inversion (CRC-16/ARC).
 fn crc16(data: &[u8]) -> u16 {
-    static TABLE: std::sync::OnceLock<[u16; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        std::array::from_fn(|i| {
-            (0..8).fold(i as u16, |c, _| {
-                if c & 1 != 0 {
-                    (c >> 1) ^ 0xA001
-                } else {
-                    c >> 1
-                }
-            })
-        })
-    });
-    data.iter().fold(0u16, |crc, &b| {
-        (crc >> 8) ^ table[((crc ^ u16::from(b)) & 0xff) as usize]
-    })
+    static TABLE: std::sync::OnceLock<[u64; 256]> = std::sync::OnceLock::new();
+    // A 16-bit polynomial keeps every entry, and so the sum, in 16 bits.
+    reflected_crc(data, TABLE.get_or_init(|| reflected_table(0xA001))) as u16
+}
+
+/// The table of a CRC taken least significant bit first with the reflected
+/// polynomial `poly`, the way fio builds its crc16 and crc64 tables: one
+/// rule at both widths, since no entry grows past the polynomial's width.
+fn reflected_table(poly: u64) -> [u64; 256] {
+    let step = |c: u64| if c & 1 != 0 { (c >> 1) ^ poly } else { c >> 1 };
+    std::array::from_fn(|i| (0..8).fold(i as u64, |c, _| step(c)))
+}
+
+/// The least-significant-bit-first CRC of `data` by a
+/// [`reflected_table`], starting at zero, with no final inversion.
+fn reflected_crc(data: &[u8], table: &[u64; 256]) -> u64 {
+    data.iter()
+        .fold(0, |crc, &b| table[((crc as u8) ^ b) as usize] ^ (crc >> 8))
 }
 
 /// fio's CRC-7: polynomial x^7 + x^3 + 1, most significant bit first,

@@ -523,34 +523,29 @@ fn check_header(b: &[u8], wanted: &Wanted) -> Result<(), String> {
             u16_at(0)
         ));
     }
-    if u32_at(4) != len {
-        return Err(format!(
-            "verify: bad header length {}, wanted {len}",
-            u32_at(4)
-        ));
-    }
-    if let Some(seed) = seed
-        && u64_at(8) != seed
-    {
-        return Err(format!(
-            "verify: bad header rand_seed {}, wanted {seed}",
-            u64_at(8)
-        ));
-    }
-    if u64_at(16) != offset {
+    // The decimal fields in fio's order: name, what the header holds, and
+    // (when compared) what it must hold with what fio prints as wanted.
+    let fields = [
+        (
+            "length",
+            u64::from(u32_at(4)),
+            Some((len.into(), len.into())),
+        ),
+        ("rand_seed", u64_at(8), seed.map(|s| (s, s))),
         // fio names the block's offset as the one wanted.
-        return Err(format!(
-            "verify: bad header offset {}, wanted {block_offset}",
-            u64_at(16)
-        ));
-    }
-    if let Some(wanted) = numberio
-        && u16_at(34) != wanted
-    {
-        return Err(format!(
-            "verify: bad header numberio {}, wanted {wanted}",
-            u16_at(34)
-        ));
+        ("offset", u64_at(16), Some((offset, block_offset))),
+        (
+            "numberio",
+            u16_at(34).into(),
+            numberio.map(|n| (n.into(), n.into())),
+        ),
+    ];
+    for (name, held, wanted) in fields {
+        if let Some((must, shown)) = wanted
+            && held != must
+        {
+            return Err(format!("verify: bad header {name} {held}, wanted {shown}"));
+        }
     }
     let crc = checksum::crc32c(&h[..HEADER_CRC_AT]);
     if u32_at(HEADER_CRC_AT) != crc {

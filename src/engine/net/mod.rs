@@ -236,17 +236,7 @@ impl Engine for Net {
         Queued::Done(self.transfer(back, req.buf))
     }
 
-    fn sync(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn invalidate(&mut self, _path: &Path) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn commits(&self) -> bool {
-        false
-    }
+    no_file_data!();
 
     fn ended(&self) -> bool {
         self.ended
