@@ -130,77 +130,36 @@ pub fn crc32c(data: &[u8]) -> u32 {
 }
 
 /// fio's CRC-32: polynomial 0x04C11DB7, most significant bit first,
-/// starting at zero, no final inversion.
+/// starting at zero, no final inversion: the catalogue's CRC-32/CKSUM
+/// without its final inversion.
 fn crc32(data: &[u8]) -> u32 {
-    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        std::array::from_fn(|i| {
-            (0..8).fold((i as u32) << 24, |c, _| {
-                if c & 0x8000_0000 != 0 {
-                    (c << 1) ^ 0x04C1_1DB7
-                } else {
-                    c << 1
-                }
-            })
-        })
-    });
-    data.iter().fold(0u32, |crc, &b| {
-        (crc << 8) ^ table[((crc >> 24) as u8 ^ b) as usize]
-    })
+    const CKSUM: crc::Crc<u32, crc::Table<16>> =
+        crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_CKSUM);
+    !CKSUM.checksum(data)
 }
 
 /// fio's CRC-64: the Jones polynomial, least significant bit first
-/// (reflected 0x95AC9329AC4BC9B5), starting at zero, no final inversion.
+/// (reflected 0x95AC9329AC4BC9B5), starting at zero, no final inversion:
+/// the catalogue's CRC-64/REDIS.
 fn crc64(data: &[u8]) -> u64 {
-    static TABLE: std::sync::OnceLock<[u64; 256]> = std::sync::OnceLock::new();
-    reflected_crc(
-        data,
-        TABLE.get_or_init(|| reflected_table(0x95AC_9329_AC4B_C9B5)),
-    )
+    const JONES: crc::Crc<u64, crc::Table<16>> =
+        crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
+    JONES.checksum(data)
 }
 
 /// fio's CRC-16: polynomial 0x8005 least significant bit first
-/// (reflected 0xA001), starting at zero, no final inversion (CRC-16/ARC).
+/// (reflected 0xA001), starting at zero, no final inversion: CRC-16/ARC.
 fn crc16(data: &[u8]) -> u16 {
-    static TABLE: std::sync::OnceLock<[u64; 256]> = std::sync::OnceLock::new();
-    // A 16-bit polynomial keeps every entry, and so the sum, in 16 bits.
-    reflected_crc(data, TABLE.get_or_init(|| reflected_table(0xA001))) as u16
-}
-
-/// The table of a CRC taken least significant bit first with the reflected
-/// polynomial `poly`, the way fio builds its crc16 and crc64 tables: one
-/// rule at both widths, since no entry grows past the polynomial's width.
-fn reflected_table(poly: u64) -> [u64; 256] {
-    let step = |c: u64| if c & 1 != 0 { (c >> 1) ^ poly } else { c >> 1 };
-    std::array::from_fn(|i| (0..8).fold(i as u64, |c, _| step(c)))
-}
-
-/// The least-significant-bit-first CRC of `data` by a
-/// [`reflected_table`], starting at zero, with no final inversion.
-fn reflected_crc(data: &[u8], table: &[u64; 256]) -> u64 {
-    data.iter()
-        .fold(0, |crc, &b| table[((crc as u8) ^ b) as usize] ^ (crc >> 8))
+    const ARC: crc::Crc<u16, crc::Table<16>> =
+        crc::Crc::<u16, crc::Table<16>>::new(&crc::CRC_16_ARC);
+    ARC.checksum(data)
 }
 
 /// fio's CRC-7: polynomial x^7 + x^3 + 1, most significant bit first,
-/// starting at zero. The 7-bit remainder is kept in the low bits; each
-/// byte's table entry is the byte times x^7 reduced by the polynomial.
+/// starting at zero, the 7-bit remainder in the low bits: CRC-7/MMC.
 fn crc7(data: &[u8]) -> u8 {
-    static TABLE: std::sync::OnceLock<[u8; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        std::array::from_fn(|i| {
-            let reduced = (7..15).rev().fold((i as u16) << 7, |v, bit| {
-                if v & (1 << bit) != 0 {
-                    v ^ (0x89 << (bit - 7))
-                } else {
-                    v
-                }
-            });
-            reduced as u8
-        })
-    });
-    data.iter()
-        .fold(0u8, |crc, &b| table[usize::from((crc << 1) ^ b)])
+    const MMC: crc::Crc<u8, crc::Table<16>> = crc::Crc::<u8, crc::Table<16>>::new(&crc::CRC_7_MMC);
+    MMC.checksum(data)
 }
 
 /// fio's "sha256" field: its routine runs SHA-256 rounds over the data but
