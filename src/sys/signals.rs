@@ -1,9 +1,13 @@
 //! SIGINT and SIGTERM end a run early, as in fio: every job stops at its
 //! next I/O, and the results so far are reported. SIGUSR1 asks for an
-//! interim report. The handlers only store into atomics and write to an
-//! eventfd, which is all a signal handler may safely do; the eventfd is
-//! what wakes a thread asleep in [`sleep_or_stop`] at once.
+//! interim report. The handlers are signal-hook's (sigaction): ours only
+//! store into atomics, and signal-hook's self-pipe action then writes to
+//! a socket, which is what wakes a thread asleep in [`sleep_or_stop`] at
+//! once.
 
+use std::os::fd::{AsRawFd, IntoRawFd};
+use std::os::unix::net::UnixStream;
+use std::sync::Once;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -13,55 +17,49 @@ static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// Set by SIGUSR1 until the interim report is made.
 static REPORT: AtomicBool = AtomicBool::new(false);
-/// An eventfd the stop handler makes readable (and that stays readable:
-/// it is never read), so that every sleeper polling it wakes; -1 until
-/// [`install`] made it.
+/// The read end of the wake-up socket, which a stop signal makes readable
+/// (and which stays readable: it is never read), so that every sleeper
+/// polling it wakes; -1 until [`install`] made it.
 static WAKE: AtomicI32 = AtomicI32::new(-1);
+static INSTALL: Once = Once::new();
 
 /// The longest a sleeper goes without looking at its own stop flags,
 /// which other threads set without a signal (runtime end, exitall).
 const SLICE: Duration = Duration::from_millis(50);
 
-extern "C" fn on_usr1(_: libc::c_int) {
-    REPORT.store(true, Ordering::Relaxed);
-}
-
-extern "C" fn on_signal(signal: libc::c_int) {
-    SIGNAL.store(signal, Ordering::Relaxed);
-    STOP.store(true, Ordering::Relaxed);
-    let fd = WAKE.load(Ordering::Relaxed);
-    if fd >= 0 {
-        let one: u64 = 1;
-        // SAFETY: write(2) is async-signal-safe; the buffer is 8 valid
-        // bytes, as an eventfd takes. A full counter (EAGAIN) still
-        // leaves the fd readable, which is all that matters.
-        unsafe {
-            libc::write(fd, (&raw const one).cast(), 8);
-        }
-    }
-}
-
-/// Routes SIGINT and SIGTERM to the stop flag (and the wake-up fd).
+/// Routes SIGINT and SIGTERM to the stop flag (and the wake-up socket),
+/// SIGUSR1 to the report flag. Done once; a failure to make the socket
+/// leaves the sleepers on their slices.
 pub fn install() {
-    if WAKE.load(Ordering::Relaxed) < 0 {
-        // SAFETY: eventfd takes no pointers; a failure (-1) leaves the
-        // sleepers on their slices alone.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-        WAKE.store(fd, Ordering::Relaxed);
-    }
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler is async-signal-safe (atomic stores and a
-        // write to an eventfd).
-        unsafe {
-            libc::signal(signal, handler);
+    INSTALL.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            let stop = move || {
+                SIGNAL.store(signal, Ordering::Relaxed);
+                STOP.store(true, Ordering::Relaxed);
+            };
+            // SAFETY: the action only stores into atomics, which is
+            // async-signal-safe.
+            let _ = unsafe { signal_hook::low_level::register(signal, stop) };
         }
-    }
-    let usr1 = on_usr1 as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler is async-signal-safe (one atomic store).
-    unsafe {
-        libc::signal(libc::SIGUSR1, usr1);
-    }
+        // SAFETY: as above, one atomic store.
+        let _ = unsafe {
+            signal_hook::low_level::register(libc::SIGUSR1, || {
+                REPORT.store(true, Ordering::Relaxed);
+            })
+        };
+        // Registered after the flags, so that a woken sleeper sees them set.
+        if let Ok((read, write)) = UnixStream::pair() {
+            let registered = write.try_clone().is_ok_and(|second| {
+                signal_hook::low_level::pipe::register(libc::SIGINT, write).is_ok()
+                    && signal_hook::low_level::pipe::register(libc::SIGTERM, second).is_ok()
+            });
+            if registered {
+                WAKE.store(read.as_raw_fd(), Ordering::Relaxed);
+                // Kept open for the life of the process.
+                let _ = read.into_raw_fd();
+            }
+        }
+    });
 }
 
 /// Whether a terminating signal asked the run to stop: the one way
