@@ -37,6 +37,10 @@ pub const NEEDS: &[(&str, &str)] = &[
         "Ceph's daemons (ceph-osd: Debian's ceph-osd), or root for scripts/ceph-local to install them",
     ),
     (
+        "ceph-headers",
+        "librbd.h, against which a unit test checks rbd_image_info_t's layout (Debian's librbd-dev)",
+    ),
+    (
         "mounted-device",
         "a block device mounted on this machine (a block device node in /etc/mtab)",
     ),

@@ -4,7 +4,7 @@
 //! so ferrio builds and runs where they are absent; only an rbd or rados
 //! job then fails, before any I/O, saying which packages to install.
 
-use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
 
 /// librados' cluster handle (`rados_t`).
 pub type Rados = *mut c_void;
@@ -57,19 +57,27 @@ macro_rules! library {
 
         impl $table {
             pub fn load() -> Result<Self, LoadError> {
-                let handle = open(concat!($soname, "\0"))?;
-                Ok($table {
+                let library = open($soname)?;
+                let table = $table {
                     $( $name: {
-                        let address = symbol(handle, $soname, concat!(stringify!($name), "\0"))?;
                         // SAFETY: the symbol has the C signature declared
-                        // here (copied from the Pacific headers), and a
-                        // data pointer and a function pointer have the
-                        // same size on the platforms Ceph supports.
-                        unsafe {
-                            std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(address)
-                        }
+                        // here (copied from the Pacific headers); the
+                        // pointer is used only while the library stays
+                        // loaded, which is for the life of the process.
+                        let found = unsafe {
+                            library.get::<unsafe extern "C" fn($($ty),*) $(-> $ret)?>(
+                                concat!(stringify!($name), "\0").as_bytes(),
+                            )
+                        };
+                        *found.map_err(|e| LoadError {
+                            library: $soname,
+                            detail: format!("no symbol {}: {e}", stringify!($name)),
+                        })?
                     }, )*
-                })
+                };
+                // Never unloaded: the table's pointers point into it.
+                std::mem::forget(library);
+                Ok(table)
             }
         }
     };
@@ -171,51 +179,17 @@ library!(RbdApi, "librbd.so.1", {
     fn rbd_aio_release(completion: RbdCompletion);
 });
 
-/// The text of the dynamic loader's last error.
-fn dl_error() -> String {
-    // SAFETY: dlerror returns null or a NUL-terminated string that stays
-    // valid until the next dl* call on this thread; it is copied at once.
-    let text = unsafe { libc::dlerror() };
-    if text.is_null() {
-        "unknown dynamic loader error".to_string()
-    } else {
-        // SAFETY: non-null, NUL-terminated (above).
-        unsafe { CStr::from_ptr(text) }
-            .to_string_lossy()
-            .into_owned()
-    }
-}
-
-/// Opens a shared library by soname (`name` ends in NUL). The handle is
-/// never closed: the library stays for the life of the process.
-fn open(name: &'static str) -> Result<*mut c_void, LoadError> {
-    // SAFETY: `name` is NUL-terminated; loading runs the library's
-    // constructors, which is what linking to it would do too.
-    let handle = unsafe { libc::dlopen(name.as_ptr().cast(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if handle.is_null() {
-        return Err(LoadError {
-            library: name.trim_end_matches('\0'),
-            detail: dl_error(),
-        });
-    }
-    Ok(handle)
-}
-
-/// Finds a function in an open library (`name` ends in NUL).
-fn symbol(
-    handle: *mut c_void,
-    library: &'static str,
-    name: &str,
-) -> Result<*mut c_void, LoadError> {
-    // SAFETY: `handle` came from dlopen and `name` is NUL-terminated.
-    let address = unsafe { libc::dlsym(handle, name.as_ptr().cast()) };
-    if address.is_null() {
-        return Err(LoadError {
-            library,
-            detail: format!("no symbol {}: {}", name.trim_end_matches('\0'), dl_error()),
-        });
-    }
-    Ok(address)
+/// Opens a shared library by soname, binding every symbol at once
+/// (RTLD_NOW), as linking to it would, and keeping its symbols to itself
+/// (RTLD_LOCAL).
+fn open(name: &'static str) -> Result<libloading::os::unix::Library, LoadError> {
+    use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+    // SAFETY: loading runs the library's constructors, which is what
+    // linking to it would do too.
+    unsafe { Library::open(Some(name), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| LoadError {
+        library: name,
+        detail: e.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -224,12 +198,93 @@ mod tests {
 
     #[test]
     fn a_missing_library_is_an_error_naming_it() {
-        let err = open("libferrio-no-such-library.so.7\0").unwrap_err();
+        let err = open("libferrio-no-such-library.so.7").unwrap_err();
         assert_eq!(err.library, "libferrio-no-such-library.so.7");
         assert!(
             err.detail.contains("libferrio-no-such-library.so.7"),
             "{}",
             err.detail
         );
+    }
+
+    /// `RbdImageInfo` against the installed librbd.h: the C compiler's
+    /// sizeof and offsetof of `rbd_image_info_t`, which `rbd_stat`
+    /// fills, against Rust's. A machine without the header (Debian's
+    /// librbd-dev, which scripts/test installs) fails this test unless
+    /// FERRIO_TEST_SKIP lists `ceph-headers`.
+    #[test]
+    fn image_info_has_the_installed_headers_layout() {
+        let header = std::path::Path::new("/usr/include/rbd/librbd.h");
+        if !header.exists() {
+            let skips = std::env::var("FERRIO_TEST_SKIP").unwrap_or_default();
+            assert!(
+                skips.split(',').any(|s| s.trim() == "ceph-headers"),
+                "{} is missing (install Debian's librbd-dev, or name the skip \
+                 `ceph-headers` in FERRIO_TEST_SKIP)",
+                header.display()
+            );
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("ferrio-layout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = dir.join("layout.c");
+        let program = dir.join("layout");
+        let fields = [
+            "size",
+            "obj_size",
+            "num_objs",
+            "order",
+            "block_name_prefix",
+            "parent_pool",
+            "parent_name",
+        ];
+        let mut c = String::from(
+            "#include <stdio.h>\n#include <stddef.h>\n#include <rbd/librbd.h>\nint main(void) {\n\
+             printf(\"sizeof %zu\\n\", sizeof(rbd_image_info_t));\n",
+        );
+        for f in fields {
+            c.push_str(&format!(
+                "printf(\"{f} %zu\\n\", offsetof(rbd_image_info_t, {f}));\n"
+            ));
+        }
+        c.push_str("return 0;\n}\n");
+        std::fs::write(&source, c).unwrap();
+        let built = std::process::Command::new("cc")
+            .arg(&source)
+            .arg("-o")
+            .arg(&program)
+            .output()
+            .expect("cc runs");
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let out = std::process::Command::new(&program).output().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let c_layout = String::from_utf8(out.stdout).unwrap();
+        let rust_layout = [
+            ("sizeof", std::mem::size_of::<RbdImageInfo>()),
+            ("size", std::mem::offset_of!(RbdImageInfo, size)),
+            ("obj_size", std::mem::offset_of!(RbdImageInfo, obj_size)),
+            ("num_objs", std::mem::offset_of!(RbdImageInfo, num_objs)),
+            ("order", std::mem::offset_of!(RbdImageInfo, order)),
+            (
+                "block_name_prefix",
+                std::mem::offset_of!(RbdImageInfo, block_name_prefix),
+            ),
+            (
+                "parent_pool",
+                std::mem::offset_of!(RbdImageInfo, parent_pool),
+            ),
+            (
+                "parent_name",
+                std::mem::offset_of!(RbdImageInfo, parent_name),
+            ),
+        ]
+        .iter()
+        .map(|(name, at)| format!("{name} {at}\n"))
+        .collect::<String>();
+        assert_eq!(c_layout, rust_layout);
     }
 }
