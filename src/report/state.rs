@@ -66,11 +66,28 @@ fn save_dir(d: &DirStats) -> Obj {
         .str("lat_hist", &buckets(d.lat_hist.buckets()))
         .str("clat_fine", &buckets(d.clat_fine.buckets()))
         .str("lat_fine", &buckets(d.lat_fine.buckets()))
+        .str("clat_fine_hdr", &hdr(&d.clat_fine))
+        .str("lat_fine_hdr", &hdr(&d.lat_fine))
         .str("intended", &latency_moments(&d.intended))
         .str("intended_fine", &buckets(d.intended_fine.buckets()))
         .str("bw", &moments(&d.bw))
         .str("iops", &moments(&d.iops));
     o
+}
+
+/// A fine histogram in HdrHistogram's interchange format: V2 with
+/// deflate, in base64, as HdrHistogram's log files hold each interval,
+/// so that its tools (and any reader of that format) can take the merge
+/// state's latencies. Written beside `*_fine`, which `ferrio merge`
+/// reads; these are not read back.
+fn hdr(fine: &FineHistogram) -> String {
+    use base64::Engine;
+    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+    let mut bytes = Vec::new();
+    match V2DeflateSerializer::new().serialize(&fine.to_hdr(), &mut bytes) {
+        Ok(_) => base64::engine::general_purpose::STANDARD.encode(bytes),
+        Err(_) => String::new(),
+    }
 }
 
 fn save_options(r: &ReportOptions) -> Obj {
@@ -507,5 +524,34 @@ mod tests {
         );
         let bad = serde_json::json!({"ferrio": {"state": {}}});
         assert_eq!(restore(&bad).unwrap_err(), "ferrio.state has no report");
+    }
+
+    /// The HdrHistogram copies decode with an HdrHistogram reader (the
+    /// hdrhistogram crate's V2 deserializer) to the fine histograms'
+    /// counts and tails.
+    #[test]
+    fn hdr_copies_read_back_in_hdrhistograms_format() {
+        use base64::Engine;
+        let original = busy_result();
+        let mut text = String::new();
+        save(&original, [0; 3]).write(&mut text, 0);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        for (i, name) in DIRECTIONS.iter().enumerate() {
+            for (key, fine) in [
+                ("clat_fine_hdr", &original.dirs[i].clat_fine),
+                ("lat_fine_hdr", &original.dirs[i].lat_fine),
+            ] {
+                let encoded = value[name][key].as_str().unwrap();
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(encoded)
+                    .unwrap();
+                let hdr: hdrhistogram::Histogram<u64> =
+                    hdrhistogram::serialization::Deserializer::new()
+                        .deserialize(&mut bytes.as_slice())
+                        .unwrap();
+                assert_eq!(hdr, fine.to_hdr(), "{name}.{key}");
+                assert_eq!(hdr.len(), 500, "{name}.{key}");
+            }
+        }
     }
 }

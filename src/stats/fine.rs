@@ -68,10 +68,6 @@ impl FineHistogram {
         }
     }
 
-    /// The p-th percentile (nearest rank) of the `m.count` samples whose
-    /// exact extremes are `m.min` and `m.max`: the middle of the bucket
-    /// that holds the ⌈p/100·N⌉-th smallest sample, kept within the
-    /// extremes, so never above the largest latency seen.
     /// The non-empty buckets by index, with their counts (for `ferrio
     /// merge`).
     pub fn buckets(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
@@ -80,6 +76,20 @@ impl FineHistogram {
             .flat_map(|c| c.iter().enumerate())
             .filter(|(_, c)| **c > 0)
             .map(|(i, c)| (i, *c))
+    }
+
+    /// The same counts as an HdrHistogram (2 significant digits: 128
+    /// sub-buckets per power of two above 256, as fine as these buckets),
+    /// each bucket's samples recorded at its lowest value, so that tools
+    /// that read HdrHistogram's interchange format see these buckets.
+    pub fn to_hdr(&self) -> hdrhistogram::Histogram<u64> {
+        let mut hdr = hdrhistogram::Histogram::new_with_bounds(1, 1 << 46, 2)
+            .expect("constant bounds are valid");
+        for (bucket, count) in self.buckets() {
+            // In range by construction: the top bucket starts below 2^46.
+            let _ = hdr.record_n(bounds_of(bucket).0, count);
+        }
+        hdr
     }
 
     /// Adds `n` samples to bucket `bucket` (a saved histogram read back);
@@ -95,6 +105,10 @@ impl FineHistogram {
         Some(())
     }
 
+    /// The p-th percentile (nearest rank) of the `m.count` samples whose
+    /// exact extremes are `m.min` and `m.max`: the middle of the bucket
+    /// that holds the ⌈p/100·N⌉-th smallest sample, kept within the
+    /// extremes, so never above the largest latency seen.
     pub fn percentile(&self, p: f64, m: &LatencyMoments) -> u64 {
         let Some(counts) = &self.counts else { return 0 };
         let total = m.count;
@@ -160,5 +174,38 @@ mod tests {
         let p50 = h.percentile(50.0, &m) as f64;
         assert!((p50 - 51e6).abs() / 51e6 < 0.005, "{p50}");
         assert!(h.percentile(99.99, &m) <= m.max);
+    }
+
+    #[test]
+    fn the_hdr_copy_keeps_every_bucket() {
+        let mut h = FineHistogram::default();
+        for ns in [
+            0,
+            5,
+            127,
+            128,
+            1000,
+            1001,
+            47_360,
+            5_000_000,
+            3_600_000_000_000,
+        ] {
+            h.add(ns);
+        }
+        let hdr = h.to_hdr();
+        assert_eq!(hdr.len(), 9);
+        let mut seen: Vec<(u64, u64)> = hdr
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect();
+        seen.sort();
+        // Each bucket comes back at an HdrHistogram value inside it.
+        let buckets: Vec<(usize, u64)> = h.buckets().collect();
+        assert_eq!(seen.len(), buckets.len());
+        for ((value, count), (bucket, n)) in seen.iter().zip(&buckets) {
+            let (low, high) = bounds_of(*bucket);
+            assert!(low <= *value && *value <= high, "{value} in {low}..={high}");
+            assert_eq!(count, n);
+        }
     }
 }
