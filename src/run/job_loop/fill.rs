@@ -39,7 +39,6 @@ impl JobLoop<'_, '_> {
     #[inline]
     fn replay_step(&mut self) -> Phase<Option<(usize, bool)>> {
         let cfg = self.cfg;
-        let stop = self.stop;
         let Some(rp) = &mut self.replayer else {
             return Ok(None);
         };
@@ -77,6 +76,7 @@ impl JobLoop<'_, '_> {
                 ..
             }) => Ok(None),
             Some(_) => {
+                let stop = self.stop;
                 rp.take(&|| stop.any());
                 self.clock = clock::now();
                 Err(Next::Again)
@@ -103,7 +103,11 @@ impl JobLoop<'_, '_> {
                 intended: s.intended,
             };
             (None, io)
-        } else if let Some(h) = self.held.take() {
+        } else if self.held.is_some()
+            && let Some(h) = self.held.take()
+        {
+            // (Asked first: a take copies the whole field out, even
+            // when it is empty, and this runs for every I/O.)
             h
         } else {
             self.fresh_io()?
@@ -206,7 +210,12 @@ impl JobLoop<'_, '_> {
         };
         // trimwrite: the write that follows each trim goes to the
         // block just trimmed.
-        let follow = self.pending_write.take();
+        // (Asked first, as for `held`: the common job never has one.)
+        let follow = if self.pending_write.is_some() {
+            self.pending_write.take()
+        } else {
+            None
+        };
         let rate_capped = self.traits.rate_capped;
         // Only rate-capped jobs read the clock here; the I/O's
         // latencies count from after any wait for its turn, as
@@ -305,7 +314,6 @@ impl JobLoop<'_, '_> {
         dir: &mut Dir,
         mixed: bool,
     ) -> Phase<(usize, u64, u64)> {
-        let stop = self.stop;
         match (follow, replayed) {
             // zbd: trimwrite's write goes to the write
             // pointer of the zone just reset, as fio's does.
@@ -335,6 +343,7 @@ impl JobLoop<'_, '_> {
                 // hands out the I/O, and hands it out even when a stop
                 // cuts the wait short (the job ends after it).
                 if let Some(rp) = &mut self.replayer {
+                    let stop = self.stop;
                     rp.take(&|| stop.any());
                 }
                 Ok((file, offset, len))

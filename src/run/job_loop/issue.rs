@@ -26,13 +26,13 @@ impl JobLoop<'_, '_> {
         self.prepare(backlog, io, resumed);
         let (queued, replay) = self.queue(io);
         let clock = self.clock;
-        let slot = &mut self.slots[io.index];
         match queued {
             Queued::Pending => {
                 self.loop_queued += io.len;
                 if self.traits.submits_in_queue && clock >= self.ramp_end {
                     self.result.done_in_queue_async();
                 }
+                let slot = &mut self.slots[io.index];
                 slot.queued = true;
                 slot.flying = true;
                 self.unsubmitted.push(io.index);
@@ -40,7 +40,7 @@ impl JobLoop<'_, '_> {
             Queued::Done(0) if self.eng.ended() => {
                 // The other end closed the link (net): the job is
                 // done, and this I/O never happened, as in fio.
-                slot.submitted = None;
+                self.slots[io.index].submitted = None;
                 if clock >= self.ramp_end {
                     self.result.unissue(io.dir);
                 }
