@@ -1081,6 +1081,18 @@ fn rbd_data_survives_a_bluestore_osd_restart() {
     assert!(alive(after));
 }
 
+/// The writes the cluster's OSD has taken (its `osd.op_w` counter, read
+/// through its admin socket).
+fn osd_writes(cluster: &Cluster) -> u64 {
+    let socket = cluster.dir.join("run/ceph-osd.0.asok");
+    let dump = cluster.tool(
+        "ceph",
+        &["--admin-daemon", socket.to_str().unwrap(), "perf", "dump"],
+    );
+    let doc: Value = serde_json::from_str(&dump).expect("perf dump is JSON");
+    doc["osd"]["op_w"].as_u64().expect("osd.op_w")
+}
+
 /// Resumes the cluster's OSD (SIGCONT) when dropped, so that a failed
 /// check cannot leave it stopped.
 struct OsdPaused<'a>(&'a Cluster);
@@ -1098,8 +1110,8 @@ impl Drop for OsdPaused<'_> {
     }
 }
 
-/// The OSD operation time-out firing: the OSD stopped (SIGSTOP) 2 s into
-/// a 20 s direct randwrite and resumed 8 s later. fio 3.33 has no option
+/// The OSD operation time-out firing: the OSD stopped (SIGSTOP) once 64
+/// of a 20 s direct randwrite's writes reached it, and resumed 8 s later. fio 3.33 has no option
 /// for it, so fio runs with `rados osd op timeout = 2` in its ceph.conf,
 /// ferrio with `ferrio_ceph_op_timeout=2` (which sets the same librados
 /// setting). On rbd each tool's I/O in flight fails with ETIMEDOUT: the
@@ -1123,15 +1135,22 @@ fn osd_op_timeout_fails_the_io_of_a_paused_osd_as_in_fio() {
         "[global]\nrados osd op timeout = 2",
     );
     let body = "direct=1\nrw=randwrite\nbs=4k\niodepth=8\ntime_based\nruntime=20\n";
+    // An image for each tool: a client whose I/O timed out may leave the
+    // image's exclusive lock held (its release times out too) until its
+    // watch expires, which would stall the next tool's writes for that
+    // long.
+    for image in ["rbd/op-timeout-fio", "rbd/op-timeout-ferrio"] {
+        cluster.tool("rbd", &["create", "--size", "64M", image]);
+    }
     let fio_job = rbd_job(
         &cluster.dir,
         "rbd-op-timeout-fio.fio",
-        &format!("{body}[op-timeout]\n"),
+        &format!("{body}[op-timeout]\nrbdname=op-timeout-fio\n"),
     );
     let ferrio_job = rbd_job(
         &cluster.dir,
         "rbd-op-timeout.fio",
-        &format!("{body}ferrio_ceph_op_timeout=2\n[op-timeout]\n"),
+        &format!("{body}ferrio_ceph_op_timeout=2\n[op-timeout]\nrbdname=op-timeout-ferrio\n"),
     );
     for (tool, binary, job, conf) in [
         ("fio", common::fio(), &fio_job, &fio_conf),
@@ -1200,7 +1219,19 @@ fn run_with_osd_paused(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // The pause comes once the run's writes reach the OSD, not after a
+    // fixed time: on a busy machine a tool may take longer than any fixed
+    // wait to connect and open the image, and an OSD paused before the
+    // first write lands tests something else.
+    let base = osd_writes(cluster);
+    let flowing = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while osd_writes(cluster) < base + 64 {
+        assert!(
+            std::time::Instant::now() < flowing,
+            "{tool}: no 64 writes reached the OSD within 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
     {
         let _paused = OsdPaused::new(cluster);
         std::thread::sleep(std::time::Duration::from_secs(8));
