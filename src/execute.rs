@@ -408,6 +408,14 @@ impl Interim {
 }
 
 impl Watcher<'_> {
+    /// Fires the trigger over every job's verify state; `running`:
+    /// whether the first group's jobs have been let go.
+    fn fire_trigger(&self, running: bool) {
+        let states: Vec<_> = self.jobs.iter().map(JobConfig::state_parts).collect();
+        self.trigger
+            .fire(&states, self.progress, self.stop, running);
+    }
+
     /// A full report of the results so far: running jobs hand over a copy
     /// of theirs, finished jobs their final ones.
     fn interim_report(&mut self, disks: &DiskWatch) {
@@ -483,15 +491,13 @@ impl Observer for Watcher<'_> {
                 self.sink.note("\nfio: terminating on signal 15\n");
                 self.signalled |= job.scheduling.thread;
             }
-            let states: Vec<_> = self.jobs.iter().map(JobConfig::state_parts).collect();
-            self.trigger.fire(&states, self.progress, self.stop, false);
+            self.fire_trigger(false);
         }
     }
 
     fn tick(&mut self, disks: &DiskWatch) {
         if self.trigger.due() {
-            let states: Vec<_> = self.jobs.iter().map(JobConfig::state_parts).collect();
-            self.trigger.fire(&states, self.progress, self.stop, true);
+            self.fire_trigger(true);
         }
         if let Some(line) = self.live.as_mut().and_then(|l| l.tick(Instant::now())) {
             self.sink.say(&line);

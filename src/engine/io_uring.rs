@@ -448,6 +448,7 @@ pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>
     };
     Uring::new(depth, *options).map(|e| Box::new(e) as Box<dyn Engine>)
 }
+
 #[cfg(test)]
 mod tests {
     use std::io::Write;
@@ -513,7 +514,7 @@ mod tests {
                 let queued = unsafe { engine.queue(req) };
                 assert!(matches!(queued, Queued::Pending), "{queued:?}");
                 // Let the kernel thread take each entry before the commit.
-                std::thread::sleep(std::time::Duration::from_micros(200));
+                std::thread::sleep(Duration::from_micros(200));
             }
             engine.commit().unwrap();
             assert_eq!(engine.in_flight, 8, "round {round}");

@@ -83,10 +83,13 @@ impl FineHistogram {
     /// each bucket's samples recorded at its lowest value, so that tools
     /// that read HdrHistogram's interchange format see these buckets.
     pub fn to_hdr(&self) -> hdrhistogram::Histogram<u64> {
-        let mut hdr = hdrhistogram::Histogram::new_with_bounds(1, 1 << 46, 2)
-            .expect("constant bounds are valid");
+        // Up to the top bucket's last value: samples past 2^46 ns land
+        // there (it starts above 2^46).
+        let top = bounds_of(BUCKETS - 1).1;
+        let mut hdr = hdrhistogram::Histogram::new_with_bounds(1, top, 2)
+            .expect("the layout's bounds are valid for HdrHistogram");
         for (bucket, count) in self.buckets() {
-            // In range by construction: the top bucket starts below 2^46.
+            // Every bucket's lowest value is within 1..=top.
             let _ = hdr.record_n(bounds_of(bucket).0, count);
         }
         hdr
@@ -189,11 +192,13 @@ mod tests {
             47_360,
             5_000_000,
             3_600_000_000_000,
+            // Past 2^46 ns: the top bucket, which starts above 2^46.
+            100_000_000_000_000,
         ] {
             h.add(ns);
         }
         let hdr = h.to_hdr();
-        assert_eq!(hdr.len(), 9);
+        assert_eq!(hdr.len(), 10);
         let mut seen: Vec<(u64, u64)> = hdr
             .iter_recorded()
             .map(|v| (v.value_iterated_to(), v.count_at_value()))

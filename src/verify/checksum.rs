@@ -133,7 +133,7 @@ pub fn crc32c(data: &[u8]) -> u32 {
 /// starting at zero, no final inversion: the catalogue's CRC-32/CKSUM
 /// without its final inversion.
 fn crc32(data: &[u8]) -> u32 {
-    const CKSUM: crc::Crc<u32, crc::Table<16>> =
+    static CKSUM: crc::Crc<u32, crc::Table<16>> =
         crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_CKSUM);
     !CKSUM.checksum(data)
 }
@@ -142,7 +142,7 @@ fn crc32(data: &[u8]) -> u32 {
 /// (reflected 0x95AC9329AC4BC9B5), starting at zero, no final inversion:
 /// the catalogue's CRC-64/REDIS.
 fn crc64(data: &[u8]) -> u64 {
-    const JONES: crc::Crc<u64, crc::Table<16>> =
+    static JONES: crc::Crc<u64, crc::Table<16>> =
         crc::Crc::<u64, crc::Table<16>>::new(&crc::CRC_64_REDIS);
     JONES.checksum(data)
 }
@@ -150,7 +150,7 @@ fn crc64(data: &[u8]) -> u64 {
 /// fio's CRC-16: polynomial 0x8005 least significant bit first
 /// (reflected 0xA001), starting at zero, no final inversion: CRC-16/ARC.
 fn crc16(data: &[u8]) -> u16 {
-    const ARC: crc::Crc<u16, crc::Table<16>> =
+    static ARC: crc::Crc<u16, crc::Table<16>> =
         crc::Crc::<u16, crc::Table<16>>::new(&crc::CRC_16_ARC);
     ARC.checksum(data)
 }
@@ -158,7 +158,7 @@ fn crc16(data: &[u8]) -> u16 {
 /// fio's CRC-7: polynomial x^7 + x^3 + 1, most significant bit first,
 /// starting at zero, the 7-bit remainder in the low bits: CRC-7/MMC.
 fn crc7(data: &[u8]) -> u8 {
-    const MMC: crc::Crc<u8, crc::Table<16>> = crc::Crc::<u8, crc::Table<16>>::new(&crc::CRC_7_MMC);
+    static MMC: crc::Crc<u8, crc::Table<16>> = crc::Crc::<u8, crc::Table<16>>::new(&crc::CRC_7_MMC);
     MMC.checksum(data)
 }
 

@@ -184,7 +184,7 @@ impl JobLoop<'_, '_> {
         let replayed = verifying.map_or(0, |v| v.trail.replayed);
         let rand = || {
             verify_trail::rand_state(
-                &cfg.place_parts(),
+                &self.place,
                 &self.draws.offsets,
                 self.verify_reseeded,
                 replayed,

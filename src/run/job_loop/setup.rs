@@ -116,7 +116,8 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         let Some(mut bufs) = buffers(cfg, &mut result) else {
             return Err(Box::new(result));
         };
-        let draws = job_draws(&cfg.place_parts());
+        let place = cfg.place_parts();
+        let draws = job_draws(&place);
         let prio_draws = cfg.placement.seeds.generator(Purpose::PrioCmds, false);
         let Some(mut regions) = crate::run::storage::alloc::with_capacity(bufs.slots.len()) else {
             eprintln!("fio: failed setting up IO queues");
@@ -124,7 +125,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         };
         regions.extend(bufs.slots.iter_mut().map(Slot::region));
         let verifying = match Verifying::new(
-            cfg.place_parts(),
+            place,
             cfg.verification.verify.as_ref(),
             cfg.timing.pass_bytes,
             cfg.depth.iodepth,
@@ -136,9 +137,10 @@ impl<'a, 'f> JobLoop<'a, 'f> {
                 return Err(Box::new(result));
             }
         };
-        let trims = cfg.verification.trim.map(|spec| {
-            TrimBacklog::new(spec, &cfg.placement.seeds, draws_wide(&cfg.place_parts()))
-        });
+        let trims = cfg
+            .verification
+            .trim
+            .map(|spec| TrimBacklog::new(spec, &cfg.placement.seeds, draws_wide(&place)));
         // SAFETY: the regions are the slots' buffers, which stay put when
         // the slots move. Wherever the engine goes with them (`Opened`
         // before `Buffers` here and in `Ready`, `eng` before `slots` and
@@ -152,9 +154,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         }
         // A random map that cannot be allocated ends the job as fio's
         // ends, with its message and no error code.
-        let Some(placer) = Placer::new(&cfg.place_parts(), &opened.lens, &mut |line| {
-            progress.say(line)
-        }) else {
+        let Some(placer) = Placer::new(&place, &opened.lens, &mut |line| progress.say(line)) else {
             return Err(Box::new(result));
         };
         let real_sizes = real_sizes(cfg);

@@ -7,9 +7,10 @@ use crate::run::workload::WorkloadConfig;
 
 /// The parts of a job's configuration that decide where its I/O goes:
 /// what the I/O is, the placement options, the files and their regions,
-/// and the two facts of timing and verification that change a position
-/// (a time-based sequential job wraps around; a verifying job draws the
-/// verify seed).
+/// and three facts of timing, verification and the engine that change a
+/// position (a time-based sequential job wraps around; a verifying job
+/// draws the verify seed; zones on an engine that cannot tell file sizes
+/// share the job's size).
 #[derive(Clone, Copy)]
 pub struct PlaceParts<'a> {
     pub workload: &'a WorkloadConfig,
