@@ -149,25 +149,30 @@ impl Background {
 
 /// A plain HTTP GET: (status line, content type, body).
 fn get(addr: &str, path: &str) -> (String, String, String) {
-    let mut stream = TcpStream::connect(addr).unwrap();
+    try_get(addr, path).unwrap()
+}
+
+/// A plain HTTP GET, or the error of a connection refused or reset, which
+/// only a run at its end may give: the endpoint closes with the run.
+fn try_get(addr: &str, path: &str) -> std::io::Result<(String, String, String)> {
+    let mut stream = TcpStream::connect(addr)?;
     write!(
         stream,
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/openmetrics-text\r\n\r\n"
-    )
-    .unwrap();
+    )?;
     let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
+    stream.read_to_string(&mut text)?;
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     let kind = head
         .lines()
         .find_map(|l| l.strip_prefix("Content-Type: "))
         .unwrap_or("")
         .to_string();
-    (
+    Ok((
         head.lines().next().unwrap().to_string(),
         kind,
         body.to_string(),
-    )
+    ))
 }
 
 /// Prometheus' own OpenMetrics parser, run on `text`: it refuses what
@@ -584,7 +589,7 @@ fn one_scrape_holds_counters_and_summaries_of_one_moment() {
         "[global]\nioengine=null\nsize=1g\nruntime=3\ntime_based\nrate_iops=3000\n\
          [reader]\nrw=randread\nbs=4k\n[mixed]\nrw=randrw\nbs=8k\nnumjobs=2\n",
     );
-    let run = Background::scraped(&s.0);
+    let mut run = Background::scraped(&s.0);
     let addr = run.addr.clone();
     // (job label, jobid, direction, block size)
     let series = [
@@ -598,7 +603,15 @@ fn one_scrape_holds_counters_and_summaries_of_one_moment() {
     let mut last = HashMap::new();
     let began = Instant::now();
     while run_is_on(&addr) && began.elapsed() < Duration::from_secs(10) {
-        let (_, _, body) = get(&addr, "/metrics");
+        // The run may end between the two connections; then, and only
+        // then, the scrape may find the endpoint gone.
+        let body = match try_get(&addr, "/metrics") {
+            Ok((_, _, body)) => body,
+            Err(e) => {
+                assert!(ends_within(&mut run, Duration::from_secs(1)), "{e}");
+                break;
+            }
+        };
         let samples = parse_openmetrics(&body);
         for (job, id, dir, bs) in series {
             let labels = format!("job=\"{job}\",jobid=\"{id}\",groupid=\"0\",direction=\"{dir}\"");
@@ -626,6 +639,18 @@ fn one_scrape_holds_counters_and_summaries_of_one_moment() {
         let total = doc["jobs"][id][dir]["total_ios"].as_f64().unwrap();
         assert!(ios <= total, "job {id} {dir}: {ios} > {total}");
     }
+}
+
+/// Whether the run's process exits within `limit`.
+fn ends_within(run: &mut Background, limit: Duration) -> bool {
+    let began = Instant::now();
+    while began.elapsed() < limit {
+        if run.child.try_wait().unwrap().is_some() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
 }
 
 /// Whether the endpoint still answers (the run goes on).

@@ -316,6 +316,31 @@ mod tests {
         assert!(!text.contains("direction=\"read\""));
     }
 
+    /// A scrape that reached the kernel before the run's end is answered
+    /// with the final counters, not reset by the closing endpoint.
+    #[test]
+    fn a_scrape_waiting_at_the_runs_end_is_answered() {
+        use std::io::{Read, Write};
+        let jobs = vec![job("[j]\nioengine=null\nsize=1m\nrw=read\n")];
+        let progress = vec![JobProgress::default()];
+        let board = Mutex::new(Board::new(1));
+        let from = Sources {
+            jobs: &jobs,
+            progress: &progress,
+            board: &board,
+        };
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        client.write_all(b"GET /metrics HTTP/1.1\r\n\r\n").unwrap();
+        let done = std::sync::atomic::AtomicBool::new(true);
+        server::serve(listener, &from, &done);
+        let mut text = String::new();
+        client.read_to_string(&mut text).unwrap();
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
+        assert!(text.ends_with("# EOF\n"), "{text}");
+    }
+
     #[test]
     fn remote_addresses_need_an_explicit_yes() {
         let e = listen("0.0.0.0:0", false).unwrap_err();

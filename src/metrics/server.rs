@@ -4,7 +4,8 @@
 //! says nothing, only holds its own slot, and only until its deadline;
 //! the slots are bounded, the oldest client giving way to a new one. The
 //! loop wakes at least every [`TICK_MS`] to see whether the run is over,
-//! so the endpoint never holds the run's end for longer than that.
+//! then answers what it holds for at most [`DRAIN`], so the endpoint
+//! never holds the run's end for longer than those two.
 
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
@@ -25,6 +26,12 @@ const DEADLINE: Duration = Duration::from_secs(2);
 
 /// The longest the loop sleeps before it looks at the run's end again.
 const TICK_MS: i32 = 20;
+
+/// How long, once the run is over, the endpoint goes on answering the
+/// clients it already holds or that wait in the listener's backlog: a
+/// scrape that reached the kernel before the end gets the final counters
+/// instead of a reset connection.
+const DRAIN: Duration = Duration::from_millis(100);
 
 /// The most of a request's head read; past it the request line is taken
 /// from what came.
@@ -49,21 +56,14 @@ enum Next {
 }
 
 /// Answers scrapes until `done` is set (the run is over), then returns
-/// within [`TICK_MS`], whatever the clients are doing.
+/// within [`TICK_MS`] plus [`DRAIN`], whatever the clients are doing.
 pub fn serve(listener: TcpListener, from: &Sources<'_>, done: &AtomicBool) {
     let mut clients: VecDeque<Client> = VecDeque::with_capacity(MAX_CLIENTS);
     let mut fds: Vec<libc::pollfd> = Vec::with_capacity(MAX_CLIENTS + 1);
     while !done.load(Ordering::Relaxed) {
         fds.clear();
         fds.push(pollfd(&listener, libc::POLLIN));
-        fds.extend(clients.iter().map(|c| {
-            let wants = if c.reply.is_empty() {
-                libc::POLLIN
-            } else {
-                libc::POLLOUT
-            };
-            pollfd(&c.stream, wants)
-        }));
+        fds.extend(clients.iter().map(|c| pollfd(&c.stream, c.wants())));
         // SAFETY: `fds` is a live, initialised array of `fds.len()`
         // pollfds, which poll only reads and writes within.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, TICK_MS) };
@@ -85,6 +85,42 @@ pub fn serve(listener: TcpListener, from: &Sources<'_>, done: &AtomicBool) {
         if fds[0].revents != 0 {
             accept_all(&listener, &mut clients, now);
         }
+    }
+    drain(&listener, clients, from);
+}
+
+/// Answers, for at most [`DRAIN`], the clients held and those waiting to
+/// be accepted; whoever has not finished by then is closed.
+fn drain(listener: &TcpListener, mut clients: VecDeque<Client>, from: &Sources<'_>) {
+    let end = Instant::now() + DRAIN;
+    accept_all(listener, &mut clients, Instant::now());
+    let mut fds: Vec<libc::pollfd> = Vec::with_capacity(clients.len());
+    while !clients.is_empty() {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        fds.clear();
+        fds.extend(clients.iter().map(|c| pollfd(&c.stream, c.wants())));
+        // SAFETY: as in `serve`, a live array of `fds.len()` pollfds.
+        let ready = unsafe {
+            libc::poll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                left.as_millis().max(1) as i32,
+            )
+        };
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        let mut slot = 0;
+        clients.retain_mut(|c| {
+            slot += 1;
+            fds[slot - 1].revents == 0 || c.turn(from) == Next::Stay
+        });
     }
 }
 
@@ -117,6 +153,16 @@ fn accept_all(listener: &TcpListener, clients: &mut VecDeque<Client>, now: Insta
 }
 
 impl Client {
+    /// What the client waits on: its request to come, then its socket to
+    /// take the response.
+    fn wants(&self) -> libc::c_short {
+        if self.reply.is_empty() {
+            libc::POLLIN
+        } else {
+            libc::POLLOUT
+        }
+    }
+
     /// Reads what has come of the request and, once it is whole, sends
     /// what the socket takes of the response.
     fn turn(&mut self, from: &Sources<'_>) -> Next {
