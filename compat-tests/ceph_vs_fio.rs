@@ -155,7 +155,7 @@ fn fio_json(cluster: &Cluster, binary: &str, job: &Path) -> Value {
 /// facts, asynchronous writes read back intact, an object-sized discard
 /// that reads back as zeros, and a RADOS object written, read and removed.
 fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
-    use ferrio::ceph::{self, CompletionQueue, ConnectOptions, ImageIo, ObjectIo};
+    use ferrio::ceph::{self, CompletionQueue, ConnectOptions, ImageIo, ObjectIo, Transfer};
 
     let (major, minor, _) = ceph::rbd_version().expect("librbd loads");
     assert_eq!((major, minor), (1, 16), "Pacific's librbd");
@@ -185,11 +185,11 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
     let base = info.size / 2;
     let offset = |token: usize| base + ((token as u64) << 20);
     for (token, chunk) in written.chunks(BLOCK).enumerate() {
-        let io = ImageIo::Write {
+        let io = ImageIo::Data(Transfer::Write {
             offset: offset(token),
             buf: chunk.as_ptr(),
             len: BLOCK,
-        };
+        });
         // SAFETY: `written` outlives the reap below, which takes every token.
         unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_write");
     }
@@ -207,11 +207,11 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
     let past = std::time::Instant::now();
     assert_eq!(queue.reap(1, 1, false, Some(past), &mut finished), Err(0));
     for (token, chunk) in read.chunks_mut(BLOCK).enumerate() {
-        let io = ImageIo::Read {
+        let io = ImageIo::Data(Transfer::Read {
             offset: offset(token),
             buf: chunk.as_mut_ptr(),
             len: BLOCK,
-        };
+        });
         // SAFETY: as for the writes.
         unsafe { image.submit(&queue, token, io) }.expect("rbd_aio_read");
     }
@@ -239,11 +239,11 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
     queue.reap(1, 1, false, None, &mut finished).unwrap();
     assert_eq!(finished[0].result, 0);
     finished.clear();
-    let io = ImageIo::Read {
+    let io = ImageIo::Data(Transfer::Read {
         offset: base,
         buf: read.as_mut_ptr(),
         len: BLOCK,
-    };
+    });
     // SAFETY: as for the writes.
     unsafe { image.submit(&queue, 0, io) }.unwrap();
     queue.reap(1, 1, false, None, &mut finished).unwrap();
@@ -255,16 +255,16 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
 
     let oid = c"ferrio-bindings-test";
     let steps = [
-        ObjectIo::Write {
+        ObjectIo::Data(Transfer::Write {
             offset: 0,
             buf: written.as_ptr(),
             len: BLOCK,
-        },
-        ObjectIo::Read {
+        }),
+        ObjectIo::Data(Transfer::Read {
             offset: 0,
             buf: read.as_mut_ptr(),
             len: BLOCK,
-        },
+        }),
         ObjectIo::Remove,
     ];
     let mut results = Vec::new();

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::options::{Kind, Value, table::OPTIONS};
-use crate::plan::{JobSpec, Plan, job::default_value};
+use crate::plan::{JobSpec, Plan, default_value};
 
 /// A lint warning for one job.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -129,7 +129,7 @@ pub fn describe(def: &OptDef) -> String {
     if let Kind::Choice(words) | Kind::Text(words) = def.kind
         && !words.is_empty()
     {
-        for line in crate::plan::error::value_list(def) {
+        for line in crate::plan::value_list(def) {
             let _ = writeln!(s, "{line}");
         }
     } else {

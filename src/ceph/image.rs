@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::sys::{self, RbdApi};
-use super::{CephError, Cluster, CompletionQueue, Pool, check};
+use super::{CephError, Cluster, CompletionQueue, Pool, Transfer, check};
 
 /// What `rbd_stat` says of an image.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,20 +27,8 @@ unsafe impl Send for Image {}
 /// One asynchronous operation on an rbd image.
 #[derive(Debug, Clone, Copy)]
 pub enum ImageIo {
-    Read {
-        offset: u64,
-        buf: *mut u8,
-        len: usize,
-    },
-    Write {
-        offset: u64,
-        buf: *const u8,
-        len: usize,
-    },
-    Discard {
-        offset: u64,
-        len: u64,
-    },
+    Data(Transfer),
+    Discard { offset: u64, len: u64 },
     Flush,
 }
 
@@ -113,11 +101,11 @@ impl Image {
             // keeps valid until completion (the contract above).
             unsafe {
                 match io {
-                    ImageIo::Read { offset, buf, len } => (
+                    ImageIo::Data(Transfer::Read { offset, buf, len }) => (
                         (api.rbd_aio_read)(self.handle, offset, len, buf.cast(), completion),
                         "rbd_aio_read",
                     ),
-                    ImageIo::Write { offset, buf, len } => (
+                    ImageIo::Data(Transfer::Write { offset, buf, len }) => (
                         (api.rbd_aio_write)(self.handle, offset, len, buf.cast(), completion),
                         "rbd_aio_write",
                     ),

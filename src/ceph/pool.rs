@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::sys;
-use super::{Apis, CephError, Cluster, CompletionQueue, Image, apis, c_text, check};
+use super::{Apis, CephError, Cluster, CompletionQueue, Image, Transfer, apis, c_text, check};
 
 /// A pool's I/O context (librados' `rados_ioctx_t`).
 pub struct Pool {
@@ -23,16 +23,7 @@ unsafe impl Sync for Pool {}
 /// One asynchronous operation on a RADOS object.
 #[derive(Debug, Clone, Copy)]
 pub enum ObjectIo<'a> {
-    Read {
-        offset: u64,
-        buf: *mut u8,
-        len: usize,
-    },
-    Write {
-        offset: u64,
-        buf: *const u8,
-        len: usize,
-    },
+    Data(Transfer),
     Remove,
     /// A compound write (fio trims a RADOS object by zeroing a range).
     Operate(&'a WriteOp),
@@ -140,44 +131,31 @@ impl Pool {
         io: ObjectIo<'_>,
     ) -> Result<(), CephError> {
         let api = &self.cluster.api.rados;
+        let (ctx, name) = (self.ioctx, oid.as_ptr());
         queue.launch(api, token, &oid.to_string_lossy(), |completion| {
             // SAFETY: a live context and completion, a C string, and a
             // buffer the caller keeps valid until completion (the contract
             // above).
             unsafe {
                 match io {
-                    ObjectIo::Read { offset, buf, len } => (
-                        (api.rados_aio_read)(
-                            self.ioctx,
-                            oid.as_ptr(),
-                            completion,
-                            buf.cast(),
-                            len,
-                            offset,
-                        ),
+                    ObjectIo::Data(Transfer::Read { offset, buf, len }) => (
+                        (api.rados_aio_read)(ctx, name, completion, buf.cast(), len, offset),
                         "rados_aio_read",
                     ),
-                    ObjectIo::Write { offset, buf, len } => (
-                        (api.rados_aio_write)(
-                            self.ioctx,
-                            oid.as_ptr(),
-                            completion,
-                            buf.cast(),
-                            len,
-                            offset,
-                        ),
+                    ObjectIo::Data(Transfer::Write { offset, buf, len }) => (
+                        (api.rados_aio_write)(ctx, name, completion, buf.cast(), len, offset),
                         "rados_aio_write",
                     ),
                     ObjectIo::Remove => (
-                        (api.rados_aio_remove)(self.ioctx, oid.as_ptr(), completion),
+                        (api.rados_aio_remove)(ctx, name, completion),
                         "rados_aio_remove",
                     ),
                     ObjectIo::Operate(op) => (
                         (api.rados_aio_write_op_operate)(
                             op.handle,
-                            self.ioctx,
+                            ctx,
                             completion,
-                            oid.as_ptr(),
+                            name,
                             std::ptr::null_mut(),
                             0,
                         ),

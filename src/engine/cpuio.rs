@@ -8,7 +8,7 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::{Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
+use super::api::{Engine, OpenMode, OptionSource, Queued, Request};
 
 /// How the engine burns CPU time (`cpumode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -176,10 +176,10 @@ impl Engine for CpuIo {
 }
 
 /// cpuio's options, as the job sets them.
-pub fn options(src: &OptionSource) -> EngineOptions {
+pub fn options(src: &OptionSource) -> CpuOptions {
     let job = src.job;
     let clamped = |name, default| job.num(name).unwrap_or(default).min(u64::from(u32::MAX)) as u32;
-    EngineOptions::Cpu(CpuOptions {
+    CpuOptions {
         load: clamped("cpuload", 0),
         cycle_us: clamped("cpuchunks", 50_000),
         mode: match job.value("cpumode") {
@@ -187,14 +187,11 @@ pub fn options(src: &OptionSource) -> EngineOptions {
             _ => Mode::Noop,
         },
         exit_on_io_done: job.flag("exit_on_io_done"),
-    })
+    }
 }
 
 /// The table's maker.
-pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Cpu(options) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(_: usize, options: &CpuOptions) -> io::Result<Box<dyn Engine>> {
     CpuIo::new(*options).map(|e| Box::new(e) as Box<dyn Engine>)
 }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
+use super::api::{Engine, OpenMode, OptionSource, Queued, Request};
 use crate::sys::signals::sleep_or_stop;
 
 /// How long the engine waits in each I/O, and thinks after it.
@@ -190,11 +190,11 @@ impl Drop for Exec {
 }
 
 /// exec's options, as the job sets them.
-pub fn options(src: &OptionSource) -> EngineOptions {
+pub fn options(src: &OptionSource) -> ExecOptions {
     let job = src.job;
-    EngineOptions::Exec(ExecOptions {
-        program: super::text(job, "program"),
-        arguments: super::text(job, "arguments"),
+    ExecOptions {
+        program: super::api::text(job, "program"),
+        arguments: super::api::text(job, "arguments"),
         grace_secs: job.num("grace_time").unwrap_or(1),
         // Engine options have no table defaults here: fio's is on.
         std_redirect: job
@@ -202,14 +202,11 @@ pub fn options(src: &OptionSource) -> EngineOptions {
             .is_none_or(|s| s.value.number().is_some_and(|v| v != 0)),
         job: job.name.clone(),
         runtime_us: job.num("runtime").unwrap_or(0),
-    })
+    }
 }
 
 /// The table's maker.
-pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Exec(options) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(_: usize, options: &ExecOptions) -> io::Result<Box<dyn Engine>> {
     Exec::new(options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }
 

@@ -9,8 +9,8 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use super::api::{Dir, Engine, OpenMode, Queued, Request};
 use super::file_table::FileTable;
-use super::{Dir, Engine, EngineOptions, OpenMode, Queued, Request};
 
 #[derive(Default)]
 pub struct Falloc {
@@ -33,13 +33,13 @@ impl Engine for Falloc {
             .mode(0o600)
             .open(path)?;
         if mode.invalidate {
-            super::drop_cached_pages(path)?;
+            super::api::drop_cached_pages(path)?;
         }
         Ok(self.files.push(file))
     }
 
     fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(super::drop_pages_of)
+        self.files.get(file).map(super::api::drop_pages_of)
     }
     fn close(&mut self, file: usize) {
         self.files.close(file);
@@ -56,11 +56,11 @@ impl Engine for Falloc {
         // SAFETY: fallocate works on an open descriptor this engine owns.
         let r =
             unsafe { libc::fallocate(fd, flags, req.offset as libc::off_t, len as libc::off_t) };
-        Queued::Done(super::call_result(r, len))
+        Queued::Done(super::api::call_result(r, len))
     }
 
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.files[file], data_only)
+        super::api::sync_file(&self.files[file], data_only)
     }
 
     fn commits(&self) -> bool {
@@ -69,6 +69,6 @@ impl Engine for Falloc {
 }
 
 /// The table's maker.
-pub fn make(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn make(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Falloc::default()))
 }

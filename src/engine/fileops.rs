@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Instant;
 
-use super::{Engine, EngineOptions, FileOpError, OpenMode, OptionSource, Queued, Request};
+use super::api::{Engine, FileOpError, OpenMode, OptionSource, Queued, Request};
 
 /// Which operation the engine times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,27 +169,24 @@ impl Engine for FileOps {
 }
 
 /// filestat's options: which stat call is timed (stat_type).
-pub fn stat_options(src: &OptionSource) -> EngineOptions {
+pub fn stat_options(src: &OptionSource) -> StatCall {
     use crate::options::Value;
-    EngineOptions::Stat(match src.job.value("stat_type") {
+    match src.job.value("stat_type") {
         Some(Value::Word { word: "lstat", .. }) => StatCall::Lstat,
         Some(Value::Word { word: "statx", .. }) => StatCall::Statx,
         _ => StatCall::Stat,
-    })
+    }
 }
 
 /// The table's makers: filecreate, filestat and filedelete.
-pub fn filecreate(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn filecreate(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(FileOps::new(Op::Create)))
 }
 
-pub fn filestat(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Stat(call) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn filestat(_: usize, call: &StatCall) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(FileOps::new(Op::Stat(*call))))
 }
 
-pub fn filedelete(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn filedelete(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(FileOps::new(Op::Delete)))
 }

@@ -5,8 +5,8 @@
 use std::io;
 use std::os::fd::AsRawFd;
 
+use super::api::{Dir, Engine, Queued, Request};
 use super::file_table::FileTable;
-use super::{Dir, Engine, EngineOptions, Queued, Request};
 
 #[derive(Default)]
 pub struct Ftruncate {
@@ -27,11 +27,11 @@ impl Engine for Ftruncate {
         let fd = self.files[req.file].as_raw_fd();
         // SAFETY: ftruncate only changes the length of an open file.
         let r = unsafe { libc::ftruncate(fd, req.offset as libc::off_t) };
-        Queued::Done(super::call_result(r, req.buf.len()))
+        Queued::Done(super::api::call_result(r, req.buf.len()))
     }
 
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.files[file], data_only)
+        super::api::sync_file(&self.files[file], data_only)
     }
 
     fn commits(&self) -> bool {
@@ -40,6 +40,6 @@ impl Engine for Ftruncate {
 }
 
 /// The table's maker.
-pub fn make(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn make(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Ftruncate::default()))
 }

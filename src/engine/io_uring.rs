@@ -19,8 +19,8 @@ use std::path::Path;
 use io_uring::squeue::{Entry, Flags};
 use io_uring::{IoUring, opcode, types};
 
+use super::api::{Completion, Dir, Engine, OpenMode, OptionSource, Queued, Request};
 use super::psync::open_file;
-use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 
 /// The iovecs of the vectored operations.
 struct IoVecs(Vec<libc::iovec>);
@@ -176,7 +176,7 @@ impl Uring {
         let entry = match (req.dir, fixed, self.options.vectored) {
             (Dir::Trim, ..) => {
                 let fd = self.files[req.file].as_raw_fd();
-                return Err(super::discard(fd, req.offset, req.buf.len()));
+                return Err(super::api::discard(fd, req.offset, req.buf.len()));
             }
             (Dir::Read, true, _) => transfer!(ReadFixed(ptr, len, slot as u16)),
             (Dir::Write, true, _) => transfer!(WriteFixed(ptr, len, slot as u16)),
@@ -249,7 +249,7 @@ impl Engine for Uring {
     }
 
     fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(super::drop_pages_of)
+        self.files.get(file).map(super::api::drop_pages_of)
     }
     fn close(&mut self, file: usize) {
         // A registered file is taken out of the ring's table too, or the
@@ -295,7 +295,7 @@ impl Engine for Uring {
     }
 
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.files[file], data_only)
+        super::api::sync_file(&self.files[file], data_only)
     }
 
     fn syncs_in_queue(&self) -> bool {
@@ -421,31 +421,28 @@ pub struct UringOptions {
 }
 
 /// io_uring's options, as the job sets them.
-pub fn options(src: &OptionSource) -> EngineOptions {
+pub fn options(src: &OptionSource) -> UringOptions {
     let job = src.job;
-    EngineOptions::IoUring(UringOptions {
-        fixed_buffers: super::on(job, "fixedbufs"),
-        registered_files: super::on(job, "registerfiles"),
-        sq_poll: super::on(job, "sqthread_poll"),
-        sq_poll_cpu: super::set(job, "sqthread_poll_cpu").map(|c| c as u32),
-        polled: super::on(job, "hipri"),
-        nowait: super::on(job, "nowait"),
+    UringOptions {
+        fixed_buffers: super::api::on(job, "fixedbufs"),
+        registered_files: super::api::on(job, "registerfiles"),
+        sq_poll: super::api::on(job, "sqthread_poll"),
+        sq_poll_cpu: super::api::set(job, "sqthread_poll_cpu").map(|c| c as u32),
+        polled: super::api::on(job, "hipri"),
+        nowait: super::api::on(job, "nowait"),
         // fio sends the flag with buffered I/O only.
-        uncached: super::on(job, "uncached") && !src.direct,
+        uncached: super::api::on(job, "uncached") && !src.direct,
         // fio's default (-1) finds READ/WRITE supported: non-vectored.
         vectored: job
             .setting("nonvectored")
             .is_some_and(|s| matches!(&s.value, crate::options::Value::Nums(v) if v[0] == 0)),
-        force_async: super::set(job, "force_async").unwrap_or(0) as u32,
+        force_async: super::api::set(job, "force_async").unwrap_or(0) as u32,
         default_ioprio: src.default_ioprio,
-    })
+    }
 }
 
 /// The table's maker.
-pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::IoUring(options) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(depth: usize, options: &UringOptions) -> io::Result<Box<dyn Engine>> {
     Uring::new(depth, *options).map(|e| Box::new(e) as Box<dyn Engine>)
 }
 

@@ -5,9 +5,36 @@
 
 use std::io;
 
-use super::{Dir, Engine, EngineOptions, OptionSource};
+use super::api::{Dir, Engine, OptionSource};
+#[cfg(test)]
+use super::fio_names::FIO_ENGINES;
 use super::{cpuio, exec, falloc, fileops, ftruncate, io_uring, libaio, mmap, net_options, null};
-use super::{posixaio, psync, rados, rbd, splice};
+use super::{net, posixaio, psync, rados, rbd, splice};
+
+/// The options of the job's engine, each engine's of its own type, as
+/// its decoder ([`Kind::options`]) read them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum EngineOptions {
+    /// The engines with no options of their own.
+    #[default]
+    None,
+    Pvsync2(psync::Pvsync2Options),
+    Libaio(libaio::LibaioOptions),
+    IoUring(io_uring::UringOptions),
+    Mmap(mmap::MmapOptions),
+    /// rbd: which cluster, pool and image, as whom.
+    Rbd(rbd::RbdTarget),
+    /// rados: which cluster and pool, as whom, and how objects start.
+    Rados(rados::RadosTarget),
+    /// cpuio: the load, busy period and way of burning CPU.
+    Cpu(cpuio::CpuOptions),
+    /// filestat: which stat call is timed.
+    Stat(fileops::StatCall),
+    /// exec: the program to run, and how.
+    Exec(exec::ExecOptions),
+    /// net and netsplice: the link's settings.
+    Net(net::NetOptions),
+}
 
 /// What an engine is, as bits of [`Kind::caps`].
 pub mod caps {
@@ -95,109 +122,57 @@ const SYNC: u32 = SYNC_IO | FILE_IO | SYNC_FAMILY | OFFLOADABLE | SYNCS_RANGES;
 /// The file engines that do one operation per file.
 const FILE_OPS: u32 = SYNC_IO | NO_STATS;
 
+/// A table line: an engine with no options of its own (its maker takes
+/// only the depth), or one whose decoder's options its maker takes, as
+/// the variant of [`EngineOptions`] named.
+macro_rules! engine {
+    ($name:literal, $caps:expr, $make:path) => {
+        Kind {
+            name: $name,
+            caps: $caps,
+            make: |depth, _| $make(depth),
+            decode: |_| EngineOptions::None,
+        }
+    };
+    ($name:literal, $caps:expr, $make:path, $variant:ident($decode:path)) => {
+        Kind {
+            name: $name,
+            caps: $caps,
+            make: |depth, options| match options {
+                EngineOptions::$variant(options) => $make(depth, options),
+                _ => Err(foreign_options()),
+            },
+            decode: |source| EngineOptions::$variant($decode(source)),
+        }
+    };
+}
+
 /// Every engine ferrio runs, in the order it lists them.
 #[rustfmt::skip]
 pub static KINDS: &[Kind] = &[
-    line("null", DISKLESS | FAKE_IO | SYNC_AT_DEPTH_ONE | STAMPS | MAY_BE_BUSY | OFFLOADABLE, null::make, none),
-    line("psync", SYNC | TRIMS_IN_QUEUE, psync::psync, none),
-    line("sync", SYNC | TRIMS_IN_QUEUE, psync::sync, none),
-    line("vsync", SYNC | TRIMS_AS_WRITES, psync::vsync, none),
-    line("pvsync", SYNC | TRIMS_IN_QUEUE, psync::pvsync, none),
-    line("pvsync2", SYNC | TRIMS_IN_QUEUE, psync::pvsync2, psync::pvsync2_options),
-    line("libaio", FILE_IO | TRIMS_IN_QUEUE | KERNEL_AIO | STAMPS | OFFLOADABLE | SYNCS_RANGES, libaio::make, libaio::options),
-    line("io_uring", FILE_IO | TRIMS_IN_QUEUE | KERNEL_AIO | STAMPS, io_uring::make, io_uring::options),
-    line("mmap", SYNC_IO | FILE_IO | MAPS_FILES | OFFLOADABLE | SYNCS_RANGES, mmap::make, mmap::options),
-    line("posixaio", FILE_IO | TRIMS_IN_QUEUE | OFFLOADABLE | SYNCS_RANGES, posixaio::make, none),
-    line("rbd", IMAGE, rbd::make, rbd::options),
-    line("rados", OBJECTS, rados::make, rados::options),
-    line("ftruncate", SYNC_IO | FLAGS_ERRORS, ftruncate::make, none),
-    line("falloc", SYNC_IO | FLAGS_ERRORS | CHANGES_FILES, falloc::make, none),
-    line("filecreate", FILE_OPS | DISKLESS | CREATES_FILES | CHANGES_FILES, fileops::filecreate, none),
-    line("filestat", FILE_OPS, fileops::filestat, fileops::stat_options),
-    line("filedelete", FILE_OPS | CHANGES_FILES, fileops::filedelete, none),
-    line("cpuio", SYNC_IO | DISKLESS | NO_IO | OWN_THINK_TIME, cpuio::make, cpuio::options),
-    line("exec", SYNC_IO | DISKLESS | NO_IO, exec::make, exec::options),
-    line("net", SYNC_IO | DISKLESS | BIT_BASED, net_options::make, net_options::net),
-    line("netsplice", SYNC_IO | DISKLESS, net_options::make, net_options::netsplice),
-    line("splice", SYNC_IO | FILE_IO | SYNCS_RANGES, splice::make, none),
+    engine!("null", DISKLESS | FAKE_IO | SYNC_AT_DEPTH_ONE | STAMPS | MAY_BE_BUSY | OFFLOADABLE, null::make),
+    engine!("psync", SYNC | TRIMS_IN_QUEUE, psync::psync),
+    engine!("sync", SYNC | TRIMS_IN_QUEUE, psync::sync),
+    engine!("vsync", SYNC | TRIMS_AS_WRITES, psync::vsync),
+    engine!("pvsync", SYNC | TRIMS_IN_QUEUE, psync::pvsync),
+    engine!("pvsync2", SYNC | TRIMS_IN_QUEUE, psync::pvsync2, Pvsync2(psync::pvsync2_options)),
+    engine!("libaio", FILE_IO | TRIMS_IN_QUEUE | KERNEL_AIO | STAMPS | OFFLOADABLE | SYNCS_RANGES, libaio::make, Libaio(libaio::options)),
+    engine!("io_uring", FILE_IO | TRIMS_IN_QUEUE | KERNEL_AIO | STAMPS, io_uring::make, IoUring(io_uring::options)),
+    engine!("mmap", SYNC_IO | FILE_IO | MAPS_FILES | OFFLOADABLE | SYNCS_RANGES, mmap::make, Mmap(mmap::options)),
+    engine!("posixaio", FILE_IO | TRIMS_IN_QUEUE | OFFLOADABLE | SYNCS_RANGES, posixaio::make),
+    engine!("rbd", IMAGE, rbd::make, Rbd(rbd::options)),
+    engine!("rados", OBJECTS, rados::make, Rados(rados::options)),
+    engine!("ftruncate", SYNC_IO | FLAGS_ERRORS, ftruncate::make),
+    engine!("falloc", SYNC_IO | FLAGS_ERRORS | CHANGES_FILES, falloc::make),
+    engine!("filecreate", FILE_OPS | DISKLESS | CREATES_FILES | CHANGES_FILES, fileops::filecreate),
+    engine!("filestat", FILE_OPS, fileops::filestat, Stat(fileops::stat_options)),
+    engine!("filedelete", FILE_OPS | CHANGES_FILES, fileops::filedelete),
+    engine!("cpuio", SYNC_IO | DISKLESS | NO_IO | OWN_THINK_TIME, cpuio::make, Cpu(cpuio::options)),
+    engine!("exec", SYNC_IO | DISKLESS | NO_IO, exec::make, Exec(exec::options)),
+    engine!("net", SYNC_IO | DISKLESS | BIT_BASED, net_options::make, Net(net_options::net)),
+    engine!("netsplice", SYNC_IO | DISKLESS, net_options::make, Net(net_options::netsplice)),
+    engine!("splice", SYNC_IO | FILE_IO | SYNCS_RANGES, splice::make),
 ];
-
-/// A table line.
-const fn line(
-    name: &'static str,
-    caps: u32,
-    make: fn(usize, &EngineOptions) -> io::Result<Box<dyn Engine>>,
-    decode: fn(&OptionSource) -> EngineOptions,
-) -> Kind {
-    Kind {
-        name,
-        caps,
-        make,
-        decode,
-    }
-}
-
-/// The decoder of the engines with no options of their own.
-fn none(_: &OptionSource) -> EngineOptions {
-    EngineOptions::None
-}
-
-/// Engines that fio 3.33 from Debian has built in; any other `ioengine`
-/// value would make fio try to load a plugin, which fails.
-pub const FIO_ENGINES: &[&str] = &[
-    "cpuio",
-    "mmap",
-    "sync",
-    "psync",
-    "vsync",
-    "pvsync",
-    "pvsync2",
-    "null",
-    "net",
-    "netsplice",
-    "ftruncate",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "exec",
-    "posixaio",
-    "falloc",
-    "e4defrag",
-    "splice",
-    "gfapi",
-    "gfapi_async",
-    "mtd",
-    "sg",
-    "io_uring",
-    "io_uring_cmd",
-    "nbd",
-    "libaio",
-    "rdma",
-    "rados",
-    "rbd",
-    "pmemblk",
-    "dev-dax",
-    "libpmem",
-];
-
-/// fio's engines that refuse io_submit_mode=offload as they load
-/// (FIO_NO_OFFLOAD), before anything else of the job is read.
-const FIO_NO_OFFLOAD: &[&str] = &["io_uring", "io_uring_cmd"];
-
-/// Whether fio 3.33 gives up on a run that offloads to this engine.
-pub fn fio_refuses_offload(name: &str) -> bool {
-    FIO_NO_OFFLOAD.contains(&name)
-}
-
-/// The engine an `ioengine` value names: fio reads any name starting
-/// with `aio` or `linuxaio` as libaio.
-pub fn fio_name(set: &str) -> &str {
-    if set.starts_with("aio") || set.starts_with("linuxaio") {
-        "libaio"
-    } else {
-        set
-    }
-}
 
 /// The engine of this fio name, if ferrio has it.
 pub fn kind(name: &str) -> Option<&'static Kind> {
@@ -270,7 +245,7 @@ impl Kind {
 
 /// What an engine's maker answers when handed another engine's options,
 /// which the table's pairing of makers and decoders rules out.
-pub(super) fn foreign_options() -> io::Error {
+fn foreign_options() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "options of another engine")
 }
 

@@ -14,7 +14,7 @@ use super::file_table::FileTable;
 use std::io;
 use std::os::fd::AsRawFd;
 
-use super::{Completion, Dir, Engine, EngineOptions, OptionSource, Queued, Request};
+use super::api::{Completion, Dir, Engine, OptionSource, Queued, Request};
 
 /// The kernel's `struct iocb`.
 #[repr(C)]
@@ -150,7 +150,7 @@ impl Engine for Libaio {
             Dir::Write => IOCB_CMD_PWRITE,
             Dir::Trim => {
                 let fd = self.files[req.file].as_raw_fd();
-                return Queued::Done(super::discard(fd, req.offset, req.buf.len()));
+                return Queued::Done(super::api::discard(fd, req.offset, req.buf.len()));
             }
         };
         let cb = &mut self.iocbs[req.slot];
@@ -320,19 +320,16 @@ pub struct LibaioOptions {
 }
 
 /// libaio's options, as the job sets them.
-pub fn options(src: &OptionSource) -> EngineOptions {
-    EngineOptions::Libaio(LibaioOptions {
-        poll_completions: super::set(src.job, "iodepth_batch_complete_min") == Some(0),
+pub fn options(src: &OptionSource) -> LibaioOptions {
+    LibaioOptions {
+        poll_completions: super::api::set(src.job, "iodepth_batch_complete_min") == Some(0),
         userspace_reap: src.job.flag("userspace_reap"),
-        nowait: super::on(src.job, "nowait"),
-    })
+        nowait: super::api::on(src.job, "nowait"),
+    }
 }
 
 /// The table's maker.
-pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Libaio(o) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(depth: usize, o: &LibaioOptions) -> io::Result<Box<dyn Engine>> {
     Libaio::new(depth, o.poll_completions, o.userspace_reap)
         .map(|e| Box::new(e.nowait(o.nowait)) as Box<dyn Engine>)
 }

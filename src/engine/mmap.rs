@@ -11,8 +11,8 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
+use super::api::{Dir, Engine, OpenMode, OptionSource, Queued, Request};
 use super::psync::open_file;
-use super::{Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
 
 /// One mapped file.
 struct Mapping {
@@ -58,7 +58,9 @@ impl Engine for Mmap {
     }
 
     fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(|m| super::drop_pages_of(&m.file))
+        self.files
+            .get(file)
+            .map(|m| super::api::drop_pages_of(&m.file))
     }
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<usize> {
@@ -119,7 +121,7 @@ impl Engine for Mmap {
                 Dir::Read => std::ptr::copy_nonoverlapping(at, req.buf.as_mut_ptr(), n),
                 Dir::Write => std::ptr::copy_nonoverlapping(req.buf.as_ptr(), at, n),
                 Dir::Trim => {
-                    return Queued::Done(super::discard(map.file.as_raw_fd(), req.offset, n));
+                    return Queued::Done(super::api::discard(map.file.as_raw_fd(), req.offset, n));
                 }
             }
         }
@@ -156,16 +158,13 @@ pub struct MmapOptions {
 }
 
 /// mmap's options, as the job sets them.
-pub fn options(src: &OptionSource) -> EngineOptions {
-    EngineOptions::Mmap(MmapOptions {
-        thp: super::on(src.job, "thp"),
-    })
+pub fn options(src: &OptionSource) -> MmapOptions {
+    MmapOptions {
+        thp: super::api::on(src.job, "thp"),
+    }
 }
 
 /// The table's maker.
-pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Mmap(options) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(_: usize, options: &MmapOptions) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Mmap::new(options.thp)))
 }

@@ -3,18 +3,18 @@
 
 use std::io;
 
+use super::api::{Engine, OptionSource};
 use super::net::{Net, NetOptions, Proto};
-use super::{Engine, EngineOptions, OptionSource};
 use crate::options::Value;
 
 /// net's options, as the job sets them.
-pub fn net(src: &OptionSource) -> EngineOptions {
-    EngineOptions::Net(decode(src, false))
+pub fn net(src: &OptionSource) -> NetOptions {
+    decode(src, false)
 }
 
 /// netsplice's options: net's, moving the data with splice(2).
-pub fn netsplice(src: &OptionSource) -> EngineOptions {
-    EngineOptions::Net(decode(src, true))
+pub fn netsplice(src: &OptionSource) -> NetOptions {
+    decode(src, true)
 }
 
 /// The link's settings: hostname (or the file name) and port, the port
@@ -30,7 +30,7 @@ fn decode(src: &OptionSource, splice: bool) -> NetOptions {
             Some(Value::Word { word: "unix", .. }) => Proto::Unix,
             _ => Proto::Tcp,
         },
-        host: super::text(job, "hostname").or_else(|| job.filenames().first().cloned()),
+        host: super::api::text(job, "hostname").or_else(|| job.filenames().first().cloned()),
         port: if port == 0 { 0 } else { port + job.subjob },
         listen: job.flag("listen"),
         nodelay: job.flag("nodelay"),
@@ -42,22 +42,20 @@ fn decode(src: &OptionSource, splice: bool) -> NetOptions {
         writes: src.writes,
         random: src.random,
         size: src.size,
-        interface: super::text(job, "interface"),
+        interface: super::api::text(job, "interface"),
         ttl: job.num("ttl").unwrap_or(1) as u32,
     }
 }
 
 /// The table's maker, for both.
-pub fn make(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Net(options) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(_: usize, options: &NetOptions) -> io::Result<Box<dyn Engine>> {
     Net::new(options.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineOptions;
 
     /// The options of each job of a job file, read as its engine reads them.
     fn decoded(text: &str) -> Vec<EngineOptions> {

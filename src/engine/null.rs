@@ -7,7 +7,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{Completion, Engine, EngineOptions, OpenMode, Queued, Request};
+use super::api::{Completion, Engine, OpenMode, Queued, Request};
 
 pub struct Null {
     depth: usize,
@@ -79,6 +79,6 @@ impl Engine for Null {
 }
 
 /// The table's maker.
-pub fn make(depth: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn make(depth: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Null::new(depth)?))
 }

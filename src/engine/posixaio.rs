@@ -12,7 +12,7 @@ use super::file_table::FileTable;
 use std::io;
 use std::os::fd::AsRawFd;
 
-use super::{Completion, Dir, Engine, EngineOptions, Queued, Request};
+use super::api::{Completion, Dir, Engine, Queued, Request};
 
 /// How many unfinished control blocks one aio_suspend call waits on, as
 /// in fio (any one finishing wakes the caller, which then rescans).
@@ -117,7 +117,7 @@ impl Engine for PosixAio {
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
         let fd = self.files[req.file].as_raw_fd();
         if req.dir == Dir::Trim {
-            return Queued::Done(super::discard(fd, req.offset, req.buf.len()));
+            return Queued::Done(super::api::discard(fd, req.offset, req.buf.len()));
         }
         let block = &mut self.blocks[req.slot];
         block.aio_fildes = fd;
@@ -134,7 +134,7 @@ impl Engine for PosixAio {
             }
         };
         if r != 0 {
-            return Queued::Done(super::neg_errno());
+            return Queued::Done(super::api::neg_errno());
         }
         self.in_flight[req.slot] = true;
         self.pending += 1;
@@ -155,7 +155,7 @@ impl Engine for PosixAio {
     }
 
     fn sync(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        super::sync_file(&self.files[file], data_only)
+        super::api::sync_file(&self.files[file], data_only)
     }
 
     fn syncs_in_queue(&self) -> bool {
@@ -171,7 +171,7 @@ impl Engine for PosixAio {
         // SAFETY: the block stays in place in `blocks` until reaped; a
         // sync reads no buffer.
         if unsafe { libc::aio_fsync(libc::O_SYNC, block) } != 0 {
-            return Queued::Done(super::neg_errno());
+            return Queued::Done(super::api::neg_errno());
         }
         self.in_flight[slot] = true;
         self.pending += 1;
@@ -208,6 +208,6 @@ impl Engine for PosixAio {
 }
 
 /// The table's maker.
-pub fn make(depth: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn make(depth: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(PosixAio::new(depth)?))
 }

@@ -8,7 +8,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::{Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
+use super::api::{Dir, Engine, OpenMode, OptionSource, Queued, Request};
 use crate::rand::fio_rand::FioRng;
 
 /// Linux's O_DIRECT flag.
@@ -120,7 +120,7 @@ pub fn open_file(path: &Path, mode: OpenMode) -> io::Result<File> {
             let code = io::Error::last_os_error()
                 .raw_os_error()
                 .unwrap_or(libc::EIO);
-            return Err(io::Error::other(super::WriteHintFailed(code)));
+            return Err(io::Error::other(super::api::WriteHintFailed(code)));
         }
     }
     if let Some(advice) = mode.advice {
@@ -217,7 +217,11 @@ impl Engine for Psync {
                 (self.calls == Calls::PositionalVectored2).then_some(flags),
             ),
             (_, Dir::Trim) => {
-                return Queued::Done(super::discard(file.as_raw_fd(), req.offset, req.buf.len()));
+                return Queued::Done(super::api::discard(
+                    file.as_raw_fd(),
+                    req.offset,
+                    req.buf.len(),
+                ));
             }
         };
         // fio's vsync never sees a short transfer (it forgets its queue
@@ -247,37 +251,34 @@ pub struct Pvsync2Options {
 }
 
 /// pvsync2's options, as the job sets them.
-pub fn pvsync2_options(src: &OptionSource) -> EngineOptions {
-    EngineOptions::Pvsync2(Pvsync2Options {
-        polled: super::on(src.job, "hipri"),
-        hipri_percentage: super::set(src.job, "hipri_percentage").unwrap_or(100),
-        nowait: super::on(src.job, "nowait"),
+pub fn pvsync2_options(src: &OptionSource) -> Pvsync2Options {
+    Pvsync2Options {
+        polled: super::api::on(src.job, "hipri"),
+        hipri_percentage: super::api::set(src.job, "hipri_percentage").unwrap_or(100),
+        nowait: super::api::on(src.job, "nowait"),
         // fio sends the flag with buffered I/O only.
-        uncached: super::on(src.job, "uncached") && !src.direct,
-    })
+        uncached: super::api::on(src.job, "uncached") && !src.direct,
+    }
 }
 
 /// The table's makers, one per way of calling.
-pub fn psync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn psync(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Psync::new(Calls::Positional)))
 }
 
-pub fn sync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn sync(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Psync::new(Calls::SeekThenTransfer)))
 }
 
-pub fn vsync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn vsync(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Psync::new(Calls::SeekThenVectored)))
 }
 
-pub fn pvsync(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn pvsync(_: usize) -> io::Result<Box<dyn Engine>> {
     Ok(Box::new(Psync::new(Calls::PositionalVectored)))
 }
 
-pub fn pvsync2(_: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Pvsync2(options) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn pvsync2(_: usize, options: &Pvsync2Options) -> io::Result<Box<dyn Engine>> {
     let mut engine = Psync::new(Calls::PositionalVectored2);
     if options.polled {
         engine = engine.polled(options.hipri_percentage);

@@ -20,9 +20,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::ceph_inflight::InFlight;
-use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
-use crate::ceph::{self, CephError, ConnectOptions, ObjectIo, Pool, WriteOp};
+use super::api::{Completion, Engine, OpenMode, OptionSource, Queued, Request};
+use super::ceph_inflight::{InFlight, transfer};
+use super::ceph_options::CephClient;
+use crate::ceph::{CephError, ObjectIo, Pool, WriteOp};
 
 /// fio's default for `conf`: its rados engine reads this file, not
 /// librados' default search (so CEPH_CONF does not apply).
@@ -31,58 +32,31 @@ pub const DEFAULT_CONF: &str = "/etc/ceph/ceph.conf";
 /// Where a rados job's objects are: fio's rados options.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RadosTarget {
-    pub cluster_name: Option<String>,
-    pub client_name: Option<String>,
-    pub pool: Option<String>,
+    pub client: CephClient,
     pub conf: PathBuf,
-    /// Spin for completions instead of sleeping (fio's busy_poll).
-    pub busy_poll: bool,
     /// Create each object, empty, when the job starts.
     pub touch_objects: bool,
-    /// Bounds on waiting for the cluster (ferrio's own options).
-    pub timeouts: ceph::Timeouts,
-    /// How long after the first I/O to stop waiting for I/O in flight.
-    pub wait_limit: Option<std::time::Duration>,
-    /// Share the connection with the job's clones under this key
-    /// (ferrio_shared_connection).
-    pub share_as: Option<String>,
 }
 
 impl Default for RadosTarget {
     fn default() -> Self {
         RadosTarget {
-            cluster_name: None,
-            client_name: None,
-            pool: None,
+            client: CephClient::default(),
             conf: PathBuf::from(DEFAULT_CONF),
-            busy_poll: false,
             touch_objects: true,
-            timeouts: ceph::Timeouts::default(),
-            wait_limit: None,
-            share_as: None,
         }
     }
 }
 
 /// Connects and opens the pool, saying which step failed.
 fn open_pool(target: &RadosTarget) -> io::Result<Arc<Pool>> {
-    let pool = target.pool.as_deref().ok_or_else(|| {
+    let pool = target.client.pool.as_deref().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             "rados pool name must be provided (pool=)",
         )
     })?;
-    let settings = target.timeouts.settings();
-    let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let cluster = ceph::Cluster::connect_shared(
-        target.share_as.clone(),
-        &ConnectOptions {
-            cluster_name: target.cluster_name.as_deref(),
-            client_name: target.client_name.as_deref(),
-            conf_file: Some(&target.conf),
-            settings: &settings,
-        },
-    )?;
+    let cluster = target.client.connect(Some(&target.conf), &[])?;
     Ok(cluster.pool(pool)?)
 }
 
@@ -105,7 +79,7 @@ impl Rados {
     pub fn new(depth: usize, target: RadosTarget) -> io::Result<Self> {
         let depth = depth.max(1);
         Ok(Rados {
-            inflight: InFlight::new(depth, target.busy_poll, target.wait_limit)?,
+            inflight: InFlight::new(depth, target.client.busy_poll, target.client.wait_limit)?,
             pool: None,
             objects: Vec::new(),
             zeroing: (0..depth).map(|_| None).collect(),
@@ -118,7 +92,7 @@ impl Rados {
     /// # Safety
     ///
     /// As [`Engine::queue`]'s.
-    unsafe fn submit(&mut self, req: Request<'_>) -> Result<(), CephError> {
+    unsafe fn submit(&mut self, mut req: Request<'_>) -> Result<(), CephError> {
         let (Some(pool), Some(oid)) = (&self.pool, self.objects.get(req.file)) else {
             return Err(CephError::Call {
                 call: "rados queue",
@@ -127,18 +101,9 @@ impl Rados {
             });
         };
         let len = req.buf.len();
-        let io = match req.dir {
-            Dir::Read => ObjectIo::Read {
-                offset: req.offset,
-                buf: req.buf.as_mut_ptr(),
-                len,
-            },
-            Dir::Write => ObjectIo::Write {
-                offset: req.offset,
-                buf: req.buf.as_ptr(),
-                len,
-            },
-            Dir::Trim => {
+        let io = match transfer(&mut req) {
+            Some(data) => ObjectIo::Data(data),
+            None => {
                 let op = self.zeroing[req.slot].insert(WriteOp::zero(req.offset, len as u64)?);
                 ObjectIo::Operate(op)
             }
@@ -240,7 +205,7 @@ impl Rados {
     fn abandon(&mut self) -> io::Error {
         std::mem::forget(self.pool.take());
         std::mem::forget(std::mem::take(&mut self.zeroing));
-        let what = format!("pool {}", self.target.pool.as_deref().unwrap_or(""));
+        let what = format!("pool {}", self.target.client.pool.as_deref().unwrap_or(""));
         let objects = &self.objects;
         self.inflight.abandon(&what, |file, _| {
             objects
@@ -252,28 +217,20 @@ impl Rados {
 
 /// fio's rados options: which cluster and pool, as whom, from which
 /// config file, and whether objects are made at the start.
-pub fn options(src: &OptionSource) -> EngineOptions {
+pub fn options(src: &OptionSource) -> RadosTarget {
     let job = src.job;
-    let text = |name| super::text(job, name);
-    EngineOptions::Rados(RadosTarget {
-        cluster_name: text("clustername"),
-        client_name: text("clientname"),
-        pool: text("pool"),
-        conf: PathBuf::from(text("conf").unwrap_or_else(|| DEFAULT_CONF.to_string())),
-        busy_poll: job.flag("busy_poll"),
+    RadosTarget {
+        client: CephClient::from_spec(job),
+        conf: PathBuf::from(
+            super::api::text(job, "conf").unwrap_or_else(|| DEFAULT_CONF.to_string()),
+        ),
         touch_objects: job
             .setting("touch_objects")
             .is_none_or(|s| s.value.number() != Some(0)),
-        timeouts: super::ceph_options::timeouts(job),
-        wait_limit: super::ceph_options::wait_limit(job),
-        share_as: super::ceph_options::share_key(job),
-    })
+    }
 }
 
 /// The table's maker.
-pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Rados(target) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(depth: usize, target: &RadosTarget) -> io::Result<Box<dyn Engine>> {
     Rados::new(depth, target.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }

@@ -11,26 +11,16 @@
 use std::io;
 use std::path::Path;
 
-use super::ceph_inflight::InFlight;
-use super::{Completion, Dir, Engine, EngineOptions, OpenMode, OptionSource, Queued, Request};
-use crate::ceph::{self, CephError, ConnectOptions, Image, ImageInfo, ImageIo};
+use super::api::{Completion, Engine, OpenMode, OptionSource, Queued, Request};
+use super::ceph_inflight::{InFlight, transfer};
+use super::ceph_options::CephClient;
+use crate::ceph::{CephError, Image, ImageInfo, ImageIo};
 
 /// Where an rbd job's image is: fio's rbd options.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RbdTarget {
-    pub cluster_name: Option<String>,
-    pub client_name: Option<String>,
-    pub pool: Option<String>,
+    pub client: CephClient,
     pub image: Option<String>,
-    /// Spin for completions instead of sleeping (fio's busy_poll).
-    pub busy_poll: bool,
-    /// Bounds on waiting for the cluster (ferrio's own options).
-    pub timeouts: ceph::Timeouts,
-    /// How long after the first I/O to stop waiting for I/O in flight.
-    pub wait_limit: Option<std::time::Duration>,
-    /// Share the connection with the job's clones under this key
-    /// (ferrio_shared_connection).
-    pub share_as: Option<String>,
     /// librbd sends write buffers as they are instead of copying each
     /// (ferrio_rbd_zero_copy). Safe because a slot's buffer stays as it
     /// is until its write completes, and librbd holds the completion back
@@ -45,6 +35,7 @@ pub struct RbdTarget {
 /// then the pool, then the connection.
 fn open_image(target: &RbdTarget, direct: bool) -> Result<Image, RbdError> {
     let pool = target
+        .client
         .pool
         .as_deref()
         .ok_or(RbdError::Usage("rbd pool name must be provided"))?;
@@ -52,20 +43,13 @@ fn open_image(target: &RbdTarget, direct: bool) -> Result<Image, RbdError> {
         .image
         .as_deref()
         .ok_or(RbdError::Usage("rbdname must be provided"))?;
-    let mut settings = target.timeouts.settings();
-    if target.zero_copy_writes {
-        settings.push(("rbd_disable_zero_copy_writes", "false".to_string()));
-    }
-    let settings: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let cluster = ceph::Cluster::connect_shared(
-        target.share_as.clone(),
-        &ConnectOptions {
-            cluster_name: target.cluster_name.as_deref(),
-            client_name: target.client_name.as_deref(),
-            settings: &settings,
-            ..Default::default()
-        },
-    )?;
+    let zero_copy = ("rbd_disable_zero_copy_writes", "false".to_string());
+    let extra = if target.zero_copy_writes {
+        std::slice::from_ref(&zero_copy)
+    } else {
+        &[]
+    };
+    let cluster = target.client.connect(None, extra)?;
     let pool = cluster.pool(pool)?;
     if direct {
         cluster.set("rbd_cache", "false")?;
@@ -149,7 +133,7 @@ impl Rbd {
     /// first file.
     pub fn new(depth: usize, target: RbdTarget) -> io::Result<Self> {
         Ok(Rbd {
-            inflight: InFlight::new(depth, target.busy_poll, target.wait_limit)?,
+            inflight: InFlight::new(depth, target.client.busy_poll, target.client.wait_limit)?,
             target,
             image: None,
             info: None,
@@ -209,20 +193,11 @@ impl Engine for Rbd {
         Ok(0)
     }
 
-    unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
+    unsafe fn queue(&mut self, mut req: Request<'_>) -> Queued {
         let len = req.buf.len();
-        let io = match req.dir {
-            Dir::Read => ImageIo::Read {
-                offset: req.offset,
-                buf: req.buf.as_mut_ptr(),
-                len,
-            },
-            Dir::Write => ImageIo::Write {
-                offset: req.offset,
-                buf: req.buf.as_ptr(),
-                len,
-            },
-            Dir::Trim => ImageIo::Discard {
+        let io = match transfer(&mut req) {
+            Some(data) => ImageIo::Data(data),
+            None => ImageIo::Discard {
                 offset: req.offset,
                 len: len as u64,
             },
@@ -291,7 +266,7 @@ impl Rbd {
         std::mem::forget(self.image.take());
         let what = format!(
             "rbd image {}/{}",
-            self.target.pool.as_deref().unwrap_or(""),
+            self.target.client.pool.as_deref().unwrap_or(""),
             self.target.image.as_deref().unwrap_or("")
         );
         let info = self.info.clone();
@@ -304,16 +279,9 @@ impl Rbd {
 
 /// fio's rbd options: which cluster, pool and image, as whom.
 pub fn target(job: &crate::plan::JobSpec) -> RbdTarget {
-    let text = |name| super::text(job, name);
     RbdTarget {
-        cluster_name: text("clustername"),
-        client_name: text("clientname"),
-        pool: text("pool"),
-        image: text("rbdname"),
-        busy_poll: job.flag("busy_poll"),
-        timeouts: super::ceph_options::timeouts(job),
-        wait_limit: super::ceph_options::wait_limit(job),
-        share_as: super::ceph_options::share_key(job),
+        client: CephClient::from_spec(job),
+        image: super::api::text(job, "rbdname"),
         zero_copy_writes: job
             .setting("ferrio_rbd_zero_copy")
             .is_none_or(|s| s.value.number() != Some(0)),
@@ -321,14 +289,11 @@ pub fn target(job: &crate::plan::JobSpec) -> RbdTarget {
 }
 
 /// rbd's options, as the job sets them.
-pub fn options(src: &OptionSource) -> EngineOptions {
-    EngineOptions::Rbd(target(src.job))
+pub fn options(src: &OptionSource) -> RbdTarget {
+    target(src.job)
 }
 
 /// The table's maker.
-pub fn make(depth: usize, options: &EngineOptions) -> io::Result<Box<dyn Engine>> {
-    let EngineOptions::Rbd(target) = options else {
-        return Err(super::kind::foreign_options());
-    };
+pub fn make(depth: usize, target: &RbdTarget) -> io::Result<Box<dyn Engine>> {
     Rbd::new(depth, target.clone()).map(|e| Box::new(e) as Box<dyn Engine>)
 }

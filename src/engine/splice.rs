@@ -10,7 +10,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
-use super::{Dir, Engine, EngineOptions, OpenMode, Queued, Request, neg_errno};
+use super::api::{Dir, Engine, OpenMode, Queued, Request, neg_errno};
 
 /// The largest piece fio splices from a file at once (SPLICE_DEF_SIZE).
 const PIECE: usize = 64 * 1024;
@@ -145,7 +145,7 @@ impl Engine for Splice {
     }
 
     fn invalidate_open(&mut self, file: usize) -> Option<io::Result<()>> {
-        self.files.get(file).map(super::drop_pages_of)
+        self.files.get(file).map(super::api::drop_pages_of)
     }
 
     unsafe fn queue(&mut self, req: Request<'_>) -> Queued {
@@ -153,7 +153,7 @@ impl Engine for Splice {
         let r = match req.dir {
             Dir::Read => self.read(fd, req.buf, req.offset),
             Dir::Write => self.write(fd, req.buf, req.offset),
-            Dir::Trim => return Queued::Done(super::discard(fd, req.offset, req.buf.len())),
+            Dir::Trim => return Queued::Done(super::api::discard(fd, req.offset, req.buf.len())),
         };
         Queued::Done(r.map_or_else(|e| e, |n| n as i64))
     }
@@ -166,6 +166,6 @@ impl Engine for Splice {
 }
 
 /// The table's maker.
-pub fn make(_: usize, _: &EngineOptions) -> io::Result<Box<dyn Engine>> {
+pub fn make(_: usize) -> io::Result<Box<dyn Engine>> {
     Splice::new().map(|e| Box::new(e) as Box<dyn Engine>)
 }

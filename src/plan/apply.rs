@@ -5,7 +5,7 @@ use std::fmt;
 use super::error::PlanError;
 use super::job::{JobSpec, Setting};
 use super::{Input, Notes};
-use crate::engine::FIO_ENGINES;
+use crate::engine::fio_names::FIO_ENGINES;
 use crate::jobfile::expand::{replace_keywords, substitute_env};
 use crate::jobfile::{Location, Section};
 use crate::options::{self, OptDef, ParseContext, Value};
@@ -121,7 +121,7 @@ impl State {
             Some(Value::Text(t)) => t.strip_prefix("external:").unwrap_or(t),
             _ => "psync",
         };
-        crate::engine::fio_name(name).to_string()
+        crate::engine::fio_names::fio_name(name).to_string()
     }
 
     pub fn numjobs(&self) -> u32 {

@@ -103,7 +103,7 @@ impl PlanError {
                 ..
             })
         );
-        if offload && crate::engine::fio_refuses_offload(&job.engine) {
+        if offload && crate::engine::fio_names::fio_refuses_offload(&job.engine) {
             return Some(PlanError {
                 location: state.location.clone(),
                 fio_stderr: vec![

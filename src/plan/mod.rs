@@ -8,14 +8,14 @@
 //! `stonewall`/`new_group` start new groups.
 
 mod apply;
-pub mod error;
-pub mod job;
+mod error;
+mod job;
 
 use std::collections::HashMap;
 
 pub use apply::Origin;
-pub use error::PlanError;
-pub use job::{JobSpec, Setting};
+pub use error::{PlanError, value_list};
+pub use job::{JobSpec, Setting, default_value};
 
 pub use crate::jobfile::Notes;
 use crate::jobfile::{self, Loader, expand::Environment};

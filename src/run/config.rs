@@ -223,9 +223,8 @@ fn admit(job: &JobSpec) -> Result<&'static engine::Kind, Refusal> {
     };
     let inert = |def: &crate::options::OptDef| def.profile.is_some_and(|p| Some(p) != profile);
     // An option set to its default (`overwrite=0`) changes nothing.
-    let is_default = |s: &crate::plan::Setting| {
-        crate::plan::job::default_value(s.def).is_some_and(|d| *d == s.value)
-    };
+    let is_default =
+        |s: &crate::plan::Setting| crate::plan::default_value(s.def).is_some_and(|d| *d == s.value);
     let pending: Vec<&str> = job
         .settings
         .iter()

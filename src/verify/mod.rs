@@ -117,6 +117,16 @@ pub struct Written {
     pub numberio: u16,
 }
 
+/// What a written block's headers record of it: where it is, the seed
+/// of its random bytes, its write number and when it was written.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp {
+    pub offset: u64,
+    pub seed: u64,
+    pub numberio: u16,
+    pub now: (u32, u32),
+}
+
 /// The block a verify read is checking.
 pub struct Block<'a> {
     pub file_name: &'a str,
@@ -145,35 +155,23 @@ impl VerifySpec {
         }
     }
 
-    /// Fills a write buffer for the block at `offset`: pattern or random
-    /// bytes from `seed`, then a header and checksum at every interval.
-    /// `scratch` holds the pattern for the block between calls.
-    pub fn fill(
-        &self,
-        buf: &mut [u8],
-        offset: u64,
-        seed: u64,
-        numberio: u16,
-        now: (u32, u32),
-        scratch: &mut Vec<u8>,
-    ) {
-        self.fill_as(buf, offset, seed, numberio, now, scratch, true);
+    /// Fills a write buffer for the block `stamp` describes: pattern or
+    /// random bytes from its seed, then a header and checksum at every
+    /// interval. `scratch` holds the pattern for the block between calls.
+    pub fn fill(&self, buf: &mut [u8], stamp: &Stamp, scratch: &mut Vec<u8>) {
+        self.fill_as(buf, stamp, scratch, true);
     }
 
     /// `fill`, with the headers moved to `verify_offset` or, for the
     /// expected copy of a dump, left where fio regenerates them (at the
     /// start of each interval, as a read block is once swapped back).
-    #[allow(clippy::too_many_arguments)]
-    fn fill_as(
-        &self,
-        buf: &mut [u8],
-        offset: u64,
-        seed: u64,
-        numberio: u16,
-        now: (u32, u32),
-        scratch: &mut Vec<u8>,
-        swap: bool,
-    ) {
+    fn fill_as(&self, buf: &mut [u8], stamp: &Stamp, scratch: &mut Vec<u8>, swap: bool) {
+        let Stamp {
+            offset,
+            seed,
+            numberio,
+            now,
+        } = *stamp;
         match &self.pattern {
             Some(p) => {
                 p.for_block(offset, scratch);
@@ -356,15 +354,13 @@ impl VerifySpec {
         // on where it sits in the block's random or pattern stream.
         let mut want = vec![0u8; block_len];
         let mut pattern = Vec::new();
-        self.fill_as(
-            &mut want,
-            block.offset,
+        let stamp = Stamp {
+            offset: block.offset,
             seed,
-            block.numberio,
-            now(),
-            &mut pattern,
-            false,
-        );
+            numberio: block.numberio,
+            now: now(),
+        };
+        self.fill_as(&mut want, &stamp, &mut pattern, false);
         let from = (n * chunk.len()).min(block_len);
         let to = (from + chunk.len()).min(block_len);
         text.push('\n');

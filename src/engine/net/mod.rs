@@ -25,7 +25,7 @@ use std::path::Path;
 pub use listener::prebind;
 pub use options::{NetOptions, Proto};
 
-use super::{Dir, Engine, OpenMode, Queued, Request};
+use super::api::{Dir, Engine, OpenMode, Queued, Request};
 use link::LINK_CLOSE;
 use socket::{RawAddr, context, last, neg, patient, peer, retry, setopt, socket, tune};
 

@@ -23,6 +23,21 @@ pub(super) struct Finishing<'a, 'v> {
     pub(super) verifying: &'a mut Option<Verifying<'v>>,
 }
 
+/// A [`Finishing`] of the job loop `$job`'s fields, borrowed apart from
+/// its slots so that a slot can be finished in place.
+macro_rules! finishing {
+    ($job:expr) => {
+        Finishing {
+            result: &mut $job.result,
+            records: &mut $job.records,
+            lat_target: &mut $job.lat_target,
+            quiesce: &mut $job.quiesce,
+            verifying: &mut $job.verifying,
+        }
+    };
+}
+pub(super) use finishing;
+
 impl Finishing<'_, '_> {
     /// Accounts the I/O, then lets the latency limits and verify judge
     /// it; false when the job ends. The judges that a job does not use
@@ -213,10 +228,10 @@ pub(super) fn complete(
     at: Nanos,
     epoch: Nanos,
 ) -> bool {
-    let submitted = slot.submitted.take().unwrap_or(at);
-    if r < 0 {
-        return failed_io(cfg, result, slot, (-r) as i32);
-    }
+    let submitted = match slot.ended(r, at) {
+        Ok(submitted) => submitted,
+        Err(code) => return failed_io(cfg, result, slot, code),
+    };
     let queued = std::mem::take(&mut slot.queued);
     // fio notes what was written for sync_file_range even while ramping.
     if let (Some(w), Dir::Write) = (&mut records.written, slot.dir) {

@@ -1,7 +1,7 @@
 //! Handing one I/O to the engine: its file opened and its slot
 //! prepared, then queued; a synchronous engine's I/O is finished here.
 
-use super::complete::Finishing;
+use super::complete::{Finishing, finishing};
 use super::pace::think;
 use super::{Backlog, Io, JobLoop, Next, Phase, Turn, errno, issued};
 use crate::engine::{Dir, Queued, Request};
@@ -87,19 +87,14 @@ impl JobLoop<'_, '_> {
             }
             l.flush(self.eng.as_mut(), &mut self.files, &mut self.chooser);
             let path = &cfg.files.paths[io.file];
-            let opened = if backlog && !resumed {
-                let held = self.chooser.holds(io.file);
-                l.visit(
-                    self.eng.as_mut(),
-                    &mut self.files,
-                    io.file,
-                    path,
-                    self.mode,
-                    held,
-                )
-            } else {
-                l.ensure(self.eng.as_mut(), &mut self.files, io.file, path, self.mode)
-            };
+            let in_use = !backlog || resumed || self.chooser.holds(io.file);
+            let opened = l.ensure(
+                self.eng.as_mut(),
+                &mut self.files,
+                io.file,
+                (path, self.mode),
+                in_use,
+            );
             if let Err(e) = opened {
                 self.free.push(io.index);
                 return Err(self.open_failed(&e, path));
@@ -234,14 +229,7 @@ impl JobLoop<'_, '_> {
     #[inline]
     fn queue(&mut self, io: Io) -> (Queued, bool) {
         let cfg = self.cfg;
-        let Io {
-            index,
-            dir,
-            file: file_index,
-            offset,
-            len,
-            ..
-        } = io;
+        let Io { dir, len, .. } = io;
         // verify_only: the writes are only replayed, to know what to
         // check (and the reads of a job that writes, as fio's dry
         // run goes through them too).
@@ -249,30 +237,30 @@ impl JobLoop<'_, '_> {
             && self.verifying.as_ref().is_some_and(|v| v.spec.only);
         // zbd: a trim resets its zone rather than reaching the file.
         let zone_reset = (dir == Dir::Trim)
-            .then(|| self.placer.zbd_trim(file_index, offset, len))
+            .then(|| self.placer.zbd_trim(io.file, io.offset, len))
             .flatten();
         let queued = if replay {
             Queued::Done(len as i64)
         } else if let Some(r) = zone_reset {
             Queued::Done(r)
         } else {
-            let slot = &mut self.slots[index];
+            let slot = &mut self.slots[io.index];
             let raised = cfg
                 .scheduling
                 .cmdprio
                 .as_ref()
                 .and_then(|c| c.choose(dir as usize, len, &mut self.prio_draws));
             (slot.ioprio, slot.prio_index) = raised.unwrap_or((cfg.scheduling.default_ioprio, 0));
-            let _held = self.file_locks.as_ref().map(|l| l.hold(file_index, dir));
+            let _held = self.file_locks.as_ref().map(|l| l.hold(io.file, dir));
             // SAFETY: the buffer is the slot's (slots.rs), and the slot is
             // off the free list: nothing touches it until its completion
             // is reaped and it goes back on the list. The slots outlive the
             // engine, or are never freed if it is abandoned (`close`).
             unsafe {
                 self.eng.queue(Request {
-                    slot: index,
-                    file: self.files[file_index],
-                    offset,
+                    slot: io.index,
+                    file: self.files[io.file],
+                    offset: io.offset,
                     dir,
                     buf: slot.buf(),
                     ioprio: raised.map(|r| r.0),
@@ -316,13 +304,7 @@ impl JobLoop<'_, '_> {
             self.result.fail(libc::EIO, "full resid", String::new());
             return Next::End;
         }
-        let mut done = Finishing {
-            result: &mut self.result,
-            records: &mut self.records,
-            lat_target: &mut self.lat_target,
-            quiesce: &mut self.quiesce,
-            verifying: &mut self.verifying,
-        };
+        let mut done = finishing!(self);
         if !done.finish(cfg, slot, r, clock, self.ramp_end, "io_u_sync_complete") {
             return Next::End;
         }

@@ -2,7 +2,7 @@
 //! until the queue has drained far enough; and the last wait for what
 //! is still in flight once the loop is over.
 
-use super::complete::{Finishing, note_later_error};
+use super::complete::{Finishing, finishing, note_later_error};
 use super::sync::sync_done;
 use super::{JobLoop, Next, Phase, errno};
 use crate::engine::{Completion, Dir};
@@ -105,13 +105,7 @@ impl JobLoop<'_, '_> {
         let file = slot.file;
         self.release(c.slot, file);
         let slot = &mut self.slots[c.slot];
-        let mut done = Finishing {
-            result: &mut self.result,
-            records: &mut self.records,
-            lat_target: &mut self.lat_target,
-            quiesce: &mut self.quiesce,
-            verifying: &mut self.verifying,
-        };
+        let mut done = finishing!(self);
         Ok(done.finish(
             self.cfg,
             slot,

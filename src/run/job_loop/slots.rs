@@ -82,6 +82,19 @@ pub(super) fn fills_buffers(cfg: &JobConfig) -> bool {
 }
 
 impl Slot {
+    /// The slot's I/O has ended at `at` with result `r`: when it was
+    /// submitted (`at` if it never was, as with a synchronous engine's
+    /// I/O), or the errno of its failure.
+    #[inline(always)]
+    pub(super) fn ended(&mut self, r: i64, at: Nanos) -> Result<Nanos, i32> {
+        let submitted = self.submitted.take().unwrap_or(at);
+        if r < 0 {
+            Err((-r) as i32)
+        } else {
+            Ok(submitted)
+        }
+    }
+
     /// Before the slot's first I/O: its whole buffer filled as the job's
     /// buffers start (buffer_pattern, else random bytes from the job's
     /// generator, drawn in the order the slots are first used). Filling

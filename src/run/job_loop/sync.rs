@@ -47,7 +47,13 @@ impl JobLoop<'_, '_> {
     fn open_for_sync(&mut self, target: usize) -> Result<(), Next> {
         let path = &self.cfg.files.paths[target];
         if let Some(l) = &mut self.lazy
-            && let Err(e) = l.ensure(self.eng.as_mut(), &mut self.files, target, path, self.mode)
+            && let Err(e) = l.ensure(
+                self.eng.as_mut(),
+                &mut self.files,
+                target,
+                (path, self.mode),
+                true,
+            )
         {
             return Err(self.open_failed(&e, path));
         }
@@ -174,15 +180,14 @@ pub(super) fn sync_done(
     at: Nanos,
     epoch: Nanos,
 ) -> bool {
-    let submitted = slot.submitted.take().unwrap_or(at);
-    if r < 0 {
-        let code = (-r) as i32;
-        let text = std::io::Error::from_raw_os_error(code);
-        result.fail(code, kind.call(), format!("fio: sync failed: {text}"));
-        return false;
-    }
-    if at >= epoch {
-        count_sync(result, kind, at.saturating_sub(submitted));
+    match slot.ended(r, at) {
+        Ok(submitted) if at >= epoch => count_sync(result, kind, at.saturating_sub(submitted)),
+        Ok(_) => {}
+        Err(code) => {
+            let text = std::io::Error::from_raw_os_error(code);
+            result.fail(code, kind.call(), format!("fio: sync failed: {text}"));
+            return false;
+        }
     }
     true
 }

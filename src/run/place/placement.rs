@@ -13,7 +13,7 @@ use crate::rand::lfsr::Lfsr;
 use crate::run::place::distribution::{Distribution, Seeding, jhash};
 use crate::run::place::offsets::RandomMap;
 use crate::run::place::parts::PlaceParts;
-use crate::run::place::zbd::{Adjusted, ZbdFile, ZbdJob};
+use crate::run::place::zbd::{Adjusted, ZbdFile, ZbdJob, ZoneIo};
 use crate::run::workload::WorkloadConfig;
 
 /// One file's positions.
@@ -405,7 +405,14 @@ impl Placer {
         };
         let min_bs = cfg.workload.bs[Dir::Write as usize].min().max(1);
         let random = cfg.workload.pattern.random;
-        match z.adjust(spec, &mut self.zbd, random, Dir::Write, min_bs, offset, len) {
+        let io = ZoneIo {
+            dir: Dir::Write,
+            random,
+            min_bs,
+            at: offset,
+            len,
+        };
+        match z.adjust(spec, &mut self.zbd, io) {
             Adjusted::Go(at, len) => {
                 z.queued(&mut self.zbd, Dir::Write, at, len);
                 Some((file, at, len))
@@ -523,16 +530,14 @@ impl Placer {
         // map is still marked where the offset was drawn, as in fio.
         let mut at = at;
         if let (Some(z), Some(spec)) = (&place.zbd, &cfg.placement.zbd) {
-            let min_bs = cfg.workload.bs[d].min().max(1);
-            match z.adjust(
-                spec,
-                &mut self.zbd,
-                cfg.workload.pattern.random,
+            let io = ZoneIo {
                 dir,
-                min_bs,
+                random: cfg.workload.pattern.random,
+                min_bs: cfg.workload.bs[d].min().max(1),
                 at,
                 len,
-            ) {
+            };
+            match z.adjust(spec, &mut self.zbd, io) {
                 Adjusted::Go(new_at, new_len) => (at, len) = (new_at, new_len),
                 Adjusted::Done => return None,
                 Adjusted::Fail(e) => {

@@ -43,44 +43,29 @@ impl LazyOpen {
         if lazy.is_some() { 0 } else { files }
     }
 
-    /// Opens `file` (at `path`) unless it is open; it is in use again.
+    /// Opens `file` (at `path`) unless it is open. A file `in_use` is
+    /// the file choice's again. One it does not hold (done with, or
+    /// closed already), opened for an I/O the choice did not pick (a
+    /// verify_backlog read of a block written earlier), is left as done
+    /// with, so that it closes again once its last I/O has ended:
+    /// reopening it as in use would keep it open past the choice's count,
+    /// and the choice would wait for its room for ever.
     pub fn ensure(
         &mut self,
         eng: &mut dyn Engine,
         files: &mut [usize],
         file: usize,
-        path: &Path,
-        mode: OpenMode,
+        (path, mode): (&Path, OpenMode),
+        in_use: bool,
     ) -> io::Result<()> {
-        self.retired[file] = false;
         if files[file] == UNOPENED {
             files[file] = eng.open(path, mode)?;
         }
-        Ok(())
-    }
-
-    /// Opens `file` for an I/O the file choice did not pick (a
-    /// verify_backlog read of a block written earlier), unless it is open.
-    /// A file the choice does not hold (done with, or closed already) is
-    /// left as done with, so that it closes again once its last I/O has
-    /// ended: reopening it as in use would keep it open past the choice's
-    /// count, and the choice would wait for its room for ever.
-    pub fn visit(
-        &mut self,
-        eng: &mut dyn Engine,
-        files: &mut [usize],
-        file: usize,
-        path: &Path,
-        mode: OpenMode,
-        held: bool,
-    ) -> io::Result<()> {
-        if held {
-            return self.ensure(eng, files, file, path, mode);
+        if in_use {
+            self.retired[file] = false;
+        } else {
+            self.retire(file);
         }
-        if files[file] == UNOPENED {
-            files[file] = eng.open(path, mode)?;
-        }
-        self.retire(file);
         Ok(())
     }
 
@@ -94,7 +79,7 @@ impl LazyOpen {
         mode: OpenMode,
     ) -> Result<(), (io::Error, &'p Path)> {
         for (file, path) in paths.iter().enumerate() {
-            self.ensure(eng, files, file, path, mode)
+            self.ensure(eng, files, file, (path, mode), true)
                 .map_err(|e| (e, path.as_path()))?;
         }
         Ok(())

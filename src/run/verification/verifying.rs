@@ -167,8 +167,13 @@ impl<'a> Verifying<'a> {
             } else {
                 0
             };
-            self.spec
-                .fill(buf, offset, seed, numberio, now, &mut self.scratch);
+            let stamp = crate::verify::Stamp {
+                offset,
+                seed,
+                numberio,
+                now,
+            };
+            self.spec.fill(buf, &stamp, &mut self.scratch);
         }
         let piece = self.written.len();
         let written = Written {

@@ -9,6 +9,18 @@ use super::zones::ZoneTable;
 use crate::engine::Dir;
 use crate::result::JobError;
 
+/// One I/O as zbd keeps it to the zones: its direction, whether the
+/// job's offsets are random, the direction's smallest block, and where
+/// and how long it is.
+#[derive(Debug, Clone, Copy)]
+pub struct ZoneIo {
+    pub dir: Dir,
+    pub random: bool,
+    pub min_bs: u64,
+    pub at: u64,
+    pub len: u64,
+}
+
 /// The job's own zone counts: the zones it holds open (fio's
 /// td->num_open_zones), the resets it made, and an error that ended its
 /// I/O.
@@ -160,18 +172,15 @@ impl ZbdFile {
 
     /// fio's zbd_adjust_block: reads are kept below the write pointer,
     /// writes go to it (in an open zone, resetting a full one).
-    #[allow(clippy::too_many_arguments)]
     #[cold]
-    pub fn adjust(
-        &self,
-        spec: &ZbdSpec,
-        job: &mut ZbdJob,
-        random: bool,
-        dir: Dir,
-        min_bs: u64,
-        at: u64,
-        len: u64,
-    ) -> Adjusted {
+    pub fn adjust(&self, spec: &ZbdSpec, job: &mut ZbdJob, io: ZoneIo) -> Adjusted {
+        let ZoneIo {
+            dir,
+            random,
+            min_bs,
+            at,
+            len,
+        } = io;
         if dir == Dir::Read && spec.read_beyond_wp {
             return Adjusted::Go(at, len);
         }
@@ -196,7 +205,7 @@ impl ZbdFile {
                     None => Adjusted::Done,
                 }
             }
-            Dir::Write => self.write(t, spec, job, min_bs, at, len),
+            Dir::Write => self.write(t, spec, job, io),
             _ => Adjusted::Go(at, len),
         }
     }

@@ -18,5 +18,5 @@ pub mod spec;
 mod writes;
 pub mod zones;
 
-pub use file::{Adjusted, ZbdFile, ZbdJob};
+pub use file::{Adjusted, ZbdFile, ZbdJob, ZoneIo};
 pub use setup::set_up;

@@ -2,7 +2,7 @@
 //! that is open (or may be opened) with room for it, resetting full
 //! zones as fio does.
 
-use super::file::{Adjusted, ZbdFile, ZbdJob};
+use super::file::{Adjusted, ZbdFile, ZbdJob, ZoneIo};
 use super::spec::ZbdSpec;
 use super::zones::{MAX_OPEN_ZONES, ZoneTable};
 use crate::result::JobError;
@@ -13,10 +13,11 @@ impl ZbdFile {
         t: &mut ZoneTable,
         spec: &ZbdSpec,
         job: &mut ZbdJob,
-        min_bs: u64,
-        at: u64,
-        len: u64,
+        io: ZoneIo,
     ) -> Adjusted {
+        let ZoneIo {
+            min_bs, at, len, ..
+        } = io;
         let einval = |func: &str| {
             Adjusted::Fail(JobError {
                 errno: libc::EINVAL,

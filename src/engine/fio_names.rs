@@ -1,0 +1,61 @@
+//! What fio 3.33 itself knows of engines, whether ferrio runs them or
+//! not: the names it has built in, the aliases it reads, and which refuse
+//! offloading. The planner reads these before any engine is chosen, so
+//! they name no engine module.
+
+/// Engines that fio 3.33 from Debian has built in; any other `ioengine`
+/// value would make fio try to load a plugin, which fails.
+pub const FIO_ENGINES: &[&str] = &[
+    "cpuio",
+    "mmap",
+    "sync",
+    "psync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "null",
+    "net",
+    "netsplice",
+    "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "exec",
+    "posixaio",
+    "falloc",
+    "e4defrag",
+    "splice",
+    "gfapi",
+    "gfapi_async",
+    "mtd",
+    "sg",
+    "io_uring",
+    "io_uring_cmd",
+    "nbd",
+    "libaio",
+    "rdma",
+    "rados",
+    "rbd",
+    "pmemblk",
+    "dev-dax",
+    "libpmem",
+];
+
+/// fio's engines that refuse io_submit_mode=offload as they load
+/// (FIO_NO_OFFLOAD), before anything else of the job is read.
+const FIO_NO_OFFLOAD: &[&str] = &["io_uring", "io_uring_cmd"];
+
+/// Whether fio 3.33 gives up on a run that offloads to this engine.
+pub fn fio_refuses_offload(name: &str) -> bool {
+    FIO_NO_OFFLOAD.contains(&name)
+}
+
+/// The engine an `ioengine` value names: fio reads any name starting
+/// with `aio` or `linuxaio` as libaio.
+pub fn fio_name(set: &str) -> &str {
+    if set.starts_with("aio") || set.starts_with("linuxaio") {
+        "libaio"
+    } else {
+        set
+    }
+}
