@@ -6,7 +6,7 @@
 use std::time::UNIX_EPOCH;
 
 pub use super::json_tree::{Json, Obj};
-use super::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
+use super::model::{Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
 use crate::result::options::Unified;
 use crate::result::steady::SteadyResult;
 use crate::result::{DirStats, JobResult};

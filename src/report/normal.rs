@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
+use super::model::{GroupStats, Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
 use super::num2str::{Unit, num2str};
-use super::{GroupStats, Report, bytes_per_sec, cpu_percent, distribution, share_of_group};
 use crate::result::options::Unified;
 use crate::result::steady::SteadyResult;
 use crate::result::{DirStats, JobResult, strerror};
@@ -226,7 +226,7 @@ fn direction(
     }
     let opts = &r.report;
     let binary = group.kb_base == 1024;
-    let (bw, iops) = (bytes_per_sec(d), super::iops(d));
+    let (bw, iops) = (bytes_per_sec(d), super::model::iops(d));
     let _ = writeln!(
         out,
         "  {name}: IOPS={}, BW={} ({})({}/{}msec){suffix}",
@@ -446,7 +446,7 @@ fn group_block(out: &mut String, g: &GroupStats) {
         Unit::BytesPerSec
     };
     let n = |v: u64, binary: bool, unit: Unit| num2str(v, g.sig_figs, 1, binary, unit);
-    let line = |out: &mut String, label: &str, d: &super::GroupDir| {
+    let line = |out: &mut String, label: &str, d: &super::model::GroupDir| {
         let _ = writeln!(
             out,
             "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
@@ -470,8 +470,8 @@ fn group_block(out: &mut String, g: &GroupStats) {
         line(out, if g.mixed { "  MIXED" } else { label }, d);
     }
     if g.both {
-        let used: Vec<&super::GroupDir> = g.dirs.iter().filter(|d| d.max_run > 0).collect();
-        let mixed = super::GroupDir {
+        let used: Vec<&super::model::GroupDir> = g.dirs.iter().filter(|d| d.max_run > 0).collect();
+        let mixed = super::model::GroupDir {
             io_bytes: used.iter().map(|d| d.io_bytes).sum(),
             agg: used.iter().map(|d| d.agg).sum(),
             min_bw: used.iter().map(|d| d.min_bw).min().unwrap_or(u64::MAX),

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::{Report, bytes_per_sec, cpu_percent, distribution, iops};
+use super::model::{Report, bytes_per_sec, cpu_percent, distribution, iops};
 use crate::result::options::Unified;
 use crate::result::{DirStats, JobResult};
 use crate::stats::LatencyMoments;
