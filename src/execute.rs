@@ -17,6 +17,7 @@ use crate::report::eta::{StatusLine, write_aggregate_logs};
 use crate::report::num2str::{Unit, num2str};
 use crate::report::{Formats, Report};
 use crate::result::JobResult;
+use crate::result::live_job::LiveJob;
 use crate::run::Observer;
 use crate::run::config::JobConfig;
 use crate::run::status::progress::{JobProgress, State};
@@ -163,6 +164,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     let stop = crate::sys::signals::stop_flag();
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
     let board = Mutex::new(Board::new(jobs.len()));
+    let watched: Vec<LiveJob> = jobs.iter().map(JobConfig::live_job).collect();
     let live = live_setup;
     let interim = Interim {
         // NDJSON lines take the place of fio's timed full reports.
@@ -180,8 +182,9 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
         interim,
         live: live
             .period
-            .map(|p| Live::new(p, live.ndjson, started, &jobs, &progress, &board)),
+            .map(|p| Live::new(p, live.ndjson, started, &watched, &progress, &board)),
         jobs: &jobs,
+        watched: &watched,
         progress: &progress,
         trigger,
         stop,
@@ -193,7 +196,7 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     };
     let served = AtomicBool::new(false);
     let sources = crate::metrics::Sources {
-        jobs: &jobs,
+        jobs: &watched,
         progress: &progress,
         board: &board,
     };
@@ -368,6 +371,8 @@ struct Watcher<'a> {
     /// Live metrics (NDJSON status lines, the OpenMetrics endpoint).
     live: Option<Live<'a>>,
     jobs: &'a [JobConfig],
+    /// What the status line shows of each job.
+    watched: &'a [LiveJob],
     progress: &'a [JobProgress],
     /// `--trigger-file`, `--trigger-timeout` and `--trigger`.
     trigger: crate::run::verification::trigger::Trigger,
@@ -506,7 +511,7 @@ impl Observer for Watcher<'_> {
             self.interim_report(disks);
         }
         if let Some(status) = &mut self.status
-            && let Some(line) = status.tick(Instant::now(), self.jobs, self.progress)
+            && let Some(line) = status.tick(Instant::now(), self.watched, self.progress)
         {
             // The status line goes to the terminal even with --output.
             write_stdout(&line);

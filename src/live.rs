@@ -12,7 +12,7 @@ use crate::cli::Args;
 use crate::metrics::Board;
 use crate::report::Formats;
 use crate::report::ndjson::{self, Interval};
-use crate::run::config::JobConfig;
+use crate::result::live_job::LiveJob;
 use crate::run::status::live::Tally;
 use crate::run::status::progress::JobProgress;
 
@@ -76,7 +76,7 @@ pub struct Live<'a> {
     started: Instant,
     number: u64,
     ndjson: bool,
-    jobs: &'a [JobConfig],
+    jobs: &'a [LiveJob],
     progress: &'a [JobProgress],
     board: &'a Mutex<Board>,
     /// One tally per job, swapped with the job's shared one each interval.
@@ -89,7 +89,7 @@ impl<'a> Live<'a> {
         period: Duration,
         ndjson: bool,
         started: Instant,
-        jobs: &'a [JobConfig],
+        jobs: &'a [LiveJob],
         progress: &'a [JobProgress],
         board: &'a Mutex<Board>,
     ) -> Live<'a> {

@@ -26,8 +26,7 @@ use std::sync::Mutex;
 
 pub use server::serve;
 
-use crate::run::config::JobConfig;
-use crate::run::place::placement::used_dirs;
+use crate::result::live_job::LiveJob;
 use crate::run::status::live::{Latencies, Tally};
 use crate::run::status::progress::JobProgress;
 
@@ -142,7 +141,7 @@ pub fn listen(addr: &str, allow_remote: bool) -> Result<TcpListener, String> {
 
 /// What the endpoint reads.
 pub struct Sources<'a> {
-    pub jobs: &'a [JobConfig],
+    pub jobs: &'a [LiveJob],
     pub progress: &'a [JobProgress],
     pub board: &'a Mutex<Board>,
 }
@@ -188,11 +187,11 @@ fn exposition(from: &Sources<'_>) -> String {
         let help = format!("I/O {what}: quantiles over the last interval.");
         family(&mut out, &name, "summary", Some("seconds"), &help);
         for (i, cfg) in from.jobs.iter().enumerate() {
-            for d in used_dirs(&cfg.workload) {
+            for d in cfg.directions() {
                 let shown = match s {
-                    0 => cfg.reporting.measure.clat,
-                    1 => cfg.reporting.measure.lat,
-                    _ => cfg.pacing.rate_bytes[d] > 0 || cfg.pacing.rate_iops[d] > 0,
+                    0 => cfg.clat,
+                    1 => cfg.lat,
+                    _ => cfg.rate_bytes[d] > 0 || cfg.rate_iops[d] > 0,
                 };
                 if !shown {
                     continue;
@@ -217,10 +216,10 @@ fn exposition(from: &Sources<'_>) -> String {
 
 /// The samples `name{job..., direction} value` of every job and each
 /// direction it runs, the values per direction of job `i` from `of(i)`.
-fn per_direction(out: &mut String, name: &str, jobs: &[JobConfig], of: impl Fn(usize) -> [u64; 3]) {
+fn per_direction(out: &mut String, name: &str, jobs: &[LiveJob], of: impl Fn(usize) -> [u64; 3]) {
     for (i, cfg) in jobs.iter().enumerate() {
         let values = of(i);
-        for d in used_dirs(&cfg.workload) {
+        for d in cfg.directions() {
             let _ = writeln!(
                 out,
                 "{name}{{{},direction=\"{}\"}} {}",
@@ -233,7 +232,7 @@ fn per_direction(out: &mut String, name: &str, jobs: &[JobConfig], of: impl Fn(u
 }
 
 /// The labels naming job `i`.
-fn labels(i: usize, cfg: &JobConfig) -> String {
+fn labels(i: usize, cfg: &LiveJob) -> String {
     format!(
         "job=\"{}\",jobid=\"{i}\",groupid=\"{}\"",
         escape(&cfg.name),
@@ -270,9 +269,12 @@ mod tests {
     use super::*;
     use crate::run::status::live::Measured;
 
-    fn job(text: &str) -> JobConfig {
+    fn job(text: &str) -> LiveJob {
         let plan = crate::plan::plan_for_test(text, &[], &[], false).unwrap();
-        JobConfig::from_spec(plan.jobs().next().unwrap(), false).unwrap()
+        let job = plan.jobs().next().unwrap();
+        crate::run::config::JobConfig::from_spec(job, false)
+            .unwrap()
+            .live_job()
     }
 
     #[test]

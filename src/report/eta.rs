@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::num2str::{Unit, num2str};
-use crate::run::config::JobConfig;
+use crate::result::live_job::LiveJob;
 use crate::run::status::progress::{JobProgress, State};
 
 /// fio's "ETA unknown".
@@ -87,7 +87,7 @@ impl StatusLine {
     pub fn tick(
         &mut self,
         now: Instant,
-        jobs: &[JobConfig],
+        jobs: &[LiveJob],
         progress: &[JobProgress],
     ) -> Option<String> {
         if self.epochs.len() != jobs.len() {
@@ -150,13 +150,13 @@ impl StatusLine {
         tally: &Tally,
         [rates, iops]: [[u64; 3]; 2],
         elapsed_s: u64,
-        jobs: &[JobConfig],
+        jobs: &[LiveJob],
     ) {
         let (running, eta) = (tally.running, tally.eta);
         let start = line.len();
         *line += &format!("Jobs: {running} (f={})", tally.files);
-        let binary = jobs.first().is_none_or(|j| j.reporting.report.binary());
-        let sig_figs = jobs.first().map_or(4, |j| j.reporting.report.sig_figs);
+        let binary = jobs.first().is_none_or(|j| j.binary);
+        let sig_figs = jobs.first().map_or(4, |j| j.sig_figs);
         if tally.rate_bytes > 0 {
             *line += &format!(
                 ", {}-{}",
@@ -255,7 +255,7 @@ impl Tally {
     /// the longest of the started jobs', plus each later group's (which
     /// wait for this one, so their times add up).
     fn take(
-        jobs: &[JobConfig],
+        jobs: &[LiveJob],
         progress: &[JobProgress],
         epochs: &[Option<Instant>],
         now: Instant,
@@ -287,11 +287,10 @@ impl Tally {
                 _ => {}
             }
             if matches!(state, State::Running | State::Ramp | State::Finishing) {
-                t.files += cfg.files.paths.len();
-                let used = [cfg.workload.pattern.read, cfg.workload.pattern.write, false];
-                for (d, _) in used.iter().enumerate().filter(|(_, on)| **on) {
-                    t.rate_bytes += cfg.pacing.rate_bytes[d];
-                    t.rate_iops += cfg.pacing.rate_iops[d];
+                t.files += cfg.files;
+                for d in cfg.directions().filter(|&d| d < 2) {
+                    t.rate_bytes += cfg.rate_bytes[d];
+                    t.rate_iops += cfg.rate_iops[d];
                 }
             }
             let (b, n) = p.totals();
@@ -322,7 +321,7 @@ impl Tally {
 }
 
 /// The letter a job shows in the status line.
-fn state_char(state: State, cfg: &JobConfig) -> char {
+fn state_char(state: State, cfg: &LiveJob) -> char {
     match state {
         State::Pending => 'P',
         State::SettingUp => 'I',
@@ -332,16 +331,20 @@ fn state_char(state: State, cfg: &JobConfig) -> char {
         State::Failed => 'X',
         State::Killed => 'K',
         State::Running => {
-            let p = cfg.workload.pattern;
-            let c = match (p.read, p.write) {
-                _ if p.trim => 'd',
-                (true, true) if cfg.workload.read_percent == 100 => 'r',
-                (true, true) if cfg.workload.read_percent == 0 => 'w',
+            let [read, write, trim] = cfg.uses;
+            let c = match (read, write) {
+                _ if trim => 'd',
+                (true, true) if cfg.read_percent == 100 => 'r',
+                (true, true) if cfg.read_percent == 0 => 'w',
                 (true, true) => 'm',
                 (true, false) => 'r',
                 _ => 'w',
             };
-            if p.random { c } else { c.to_ascii_uppercase() }
+            if cfg.random {
+                c
+            } else {
+                c.to_ascii_uppercase()
+            }
         }
     }
 }
@@ -362,13 +365,10 @@ fn condensed(states: &str) -> String {
 }
 
 /// fio's best guess of a job's remaining seconds.
-fn job_eta(cfg: &JobConfig, state: State, epoch: Option<Instant>, now: Instant, done: u64) -> u64 {
+fn job_eta(cfg: &LiveJob, state: State, epoch: Option<Instant>, now: Instant, done: u64) -> u64 {
     // A job's clock starts at its ramp, so the ramp counts as runtime.
-    let timeout = cfg
-        .timing
-        .runtime
-        .map_or(0, |r| (r + cfg.timing.ramp).as_secs());
-    let total = cfg.timing.io_bytes;
+    let timeout = cfg.runtime.map_or(0, |r| (r + cfg.ramp).as_secs());
+    let total = cfg.io_bytes;
     match state {
         State::Running | State::Ramp => {
             let elapsed = epoch.map_or(0, |e| {
@@ -379,7 +379,7 @@ fn job_eta(cfg: &JobConfig, state: State, epoch: Option<Instant>, now: Instant, 
             } else {
                 0.0
             };
-            if cfg.timing.time_based {
+            if cfg.time_based {
                 perc = if timeout > 0 {
                     perc.min(elapsed as f64 / timeout as f64)
                 } else {
@@ -398,14 +398,14 @@ fn job_eta(cfg: &JobConfig, state: State, epoch: Option<Instant>, now: Instant, 
         }
         State::Pending | State::SettingUp => {
             let t_eta = if timeout > 0 {
-                timeout + cfg.timing.startdelay.as_secs() + cfg.timing.ramp.as_secs()
+                timeout + cfg.startdelay.as_secs() + cfg.ramp.as_secs()
             } else {
                 0
             };
-            let rate: u64 = cfg.pacing.rate_bytes.iter().sum();
+            let rate: u64 = cfg.rate_bytes.iter().sum();
             let r_eta = (total.checked_div(rate).unwrap_or(0))
                 + if rate > 0 {
-                    cfg.timing.startdelay.as_secs()
+                    cfg.startdelay.as_secs()
                 } else {
                     0
                 };

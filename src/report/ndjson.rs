@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::run::config::JobConfig;
+use crate::result::live_job::LiveJob;
 use crate::run::status::live::{Latencies, Tally, TallyDir};
 use crate::run::status::progress::State;
 
@@ -22,7 +22,7 @@ pub struct Interval {
 }
 
 /// The line for one interval: every job's tally of it, with its state.
-pub fn line(at: &Interval, jobs: &[JobConfig], tallies: &[Tally], states: &[State]) -> String {
+pub fn line(at: &Interval, jobs: &[LiveJob], tallies: &[Tally], states: &[State]) -> String {
     let jobs: Vec<Value> = jobs
         .iter()
         .zip(tallies)
@@ -39,7 +39,7 @@ pub fn line(at: &Interval, jobs: &[JobConfig], tallies: &[Tally], states: &[Stat
     format!("{doc}\n")
 }
 
-fn job(id: usize, cfg: &JobConfig, tally: &Tally, state: State) -> Value {
+fn job(id: usize, cfg: &LiveJob, tally: &Tally, state: State) -> Value {
     let mut o = Map::new();
     o.insert("jobname".into(), json!(cfg.name));
     o.insert("groupid".into(), json!(cfg.group));
@@ -48,10 +48,7 @@ fn job(id: usize, cfg: &JobConfig, tally: &Tally, state: State) -> Value {
     let seconds = tally.seconds();
     o.insert("span_ms".into(), json!((seconds * 1000.0).round() as u64));
     for (name, d) in DIRECTIONS.iter().zip(&tally.dirs) {
-        o.insert(
-            (*name).into(),
-            direction(d, seconds, &cfg.reporting.report.percentile_list),
-        );
+        o.insert((*name).into(), direction(d, seconds, &cfg.percentile_list));
     }
     Value::Object(o)
 }
@@ -137,7 +134,9 @@ mod tests {
         let plan =
             crate::plan::plan_for_test("[j]\nioengine=null\nsize=1m\nrw=randrw\n", &[], &[], false)
                 .unwrap();
-        let cfg = JobConfig::from_spec(plan.jobs().next().unwrap(), false).unwrap();
+        let cfg = crate::run::config::JobConfig::from_spec(plan.jobs().next().unwrap(), false)
+            .unwrap()
+            .live_job();
         let mut t = Tally::starting(0);
         for ns in 1..=100 {
             t.record(

@@ -3,6 +3,7 @@
 //! (`run::result` seeds a job's from its config) and the reports read
 //! them; this module reads neither.
 
+pub mod live_job;
 pub mod options;
 pub mod slowest;
 pub mod steady;

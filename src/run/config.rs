@@ -98,6 +98,31 @@ impl JobConfig {
         }
     }
 
+    /// What the live reporters show of the job.
+    pub fn live_job(&self) -> crate::result::live_job::LiveJob {
+        let (pattern, report) = (self.workload.pattern, &self.reporting.report);
+        crate::result::live_job::LiveJob {
+            name: self.name.clone(),
+            group: self.group,
+            files: self.files.paths.len(),
+            uses: [pattern.read, pattern.write, pattern.trim],
+            random: pattern.random,
+            read_percent: self.workload.read_percent,
+            rate_bytes: self.pacing.rate_bytes,
+            rate_iops: self.pacing.rate_iops,
+            runtime: self.timing.runtime,
+            ramp: self.timing.ramp,
+            startdelay: self.timing.startdelay,
+            time_based: self.timing.time_based,
+            io_bytes: self.timing.io_bytes,
+            clat: self.reporting.measure.clat,
+            lat: self.reporting.measure.lat,
+            binary: report.binary(),
+            sig_figs: report.sig_figs,
+            percentile_list: report.percentile_list.clone(),
+        }
+    }
+
     /// What the job's verify state file says of it.
     pub fn state_parts(&self) -> StateParts<'_> {
         StateParts {
