@@ -117,3 +117,156 @@ fn the_crystaldiskmark_file_holds_its_eight_tests_of_five_passes() {
         assert_eq!(ios[at], (per, 1 << 20), "{name}");
     }
 }
+
+/// `ferrio preset NAME TARGET` with `env`, its report as JSON in a file:
+/// (the summary it printed on stdout, the report).
+fn preset(name: &str, env: &[(&str, &str)]) -> (String, serde_json::Value) {
+    let dir = Scratch::new("preset");
+    let mut run = Run::ferrio().in_dir(&dir.0).args([
+        "preset",
+        name,
+        &dir.0.join("target.dat").display().to_string(),
+        "--output-format=json",
+        "--output=report.json",
+    ]);
+    for (k, v) in env {
+        run = run.env(*k, *v);
+    }
+    let out = run.ok();
+    let report = std::fs::read_to_string(dir.0.join("report.json")).unwrap();
+    (out.stdout, serde_json::from_str(&report).unwrap())
+}
+
+/// The clat percentile `p` (as fio's JSON keys it) of a direction, in us.
+fn clat_us(d: &serde_json::Value, p: &str) -> String {
+    let ns = d["clat_ns"]["percentile"][p].as_u64().unwrap();
+    format!("{:.2}", ns as f64 / 1000.0)
+}
+
+/// The row CrystalDiskMark's table must show for `stem` in `dir`, made
+/// from the report: the pass with the highest bw_bytes (the first of
+/// equals), its bytes per second over 1e6, its IOPS, mean completion
+/// latency and percentiles.
+fn cdm_row(report: &serde_json::Value, stem: &str, dir: &str) -> String {
+    let passes: Vec<&serde_json::Value> = report["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| {
+            j["jobname"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{stem}-{dir}-"))
+        })
+        .map(|j| &j[dir])
+        .collect();
+    assert_eq!(passes.len(), 5, "{stem} {dir}");
+    let bw = |d: &serde_json::Value| d["bw_bytes"].as_u64().unwrap();
+    let mut at = 0;
+    for (i, d) in passes.iter().enumerate() {
+        if bw(d) > bw(passes[at]) {
+            at = i;
+        }
+    }
+    let d = passes[at];
+    let ios = d["total_ios"].as_u64().unwrap() as f64;
+    let ms = d["runtime"].as_u64().unwrap() as f64;
+    // bw_bytes is fio's io_bytes * 1000 / runtime.
+    let bytes = d["io_bytes"].as_u64().unwrap();
+    assert_eq!(bw(d), bytes * 1000 / ms as u64);
+    format!(
+        "{:9.3} MB/s [{:9.1} IOPS] <{:9.2} us>  p50/p99/p99.9 {} / {} / {} us  (pass {} of 5)",
+        bw(d) as f64 / 1e6,
+        1000.0 * ios / ms,
+        d["clat_ns"]["mean"].as_f64().unwrap() / 1000.0,
+        clat_us(d, "50.000000"),
+        clat_us(d, "99.000000"),
+        clat_us(d, "99.900000"),
+        at + 1
+    )
+}
+
+#[test]
+fn the_crystaldiskmark_preset_prints_the_best_passes_of_its_own_report() {
+    let env = [
+        ("CDM_SIZE", "2m"),
+        ("CDM_RUNTIME", "5"),
+        ("CDM_INTERVAL", "0"),
+    ];
+    let (summary, report) = preset("crystaldiskmark", &env);
+    assert_eq!(report["jobs"].as_array().unwrap().len(), 40);
+    let labels = [
+        ("seq1m-q8t1", "SEQ    1MiB (Q=  8, T= 1)"),
+        ("seq1m-q1t1", "SEQ    1MiB (Q=  1, T= 1)"),
+        ("rnd4k-q32t1", "RND    4KiB (Q= 32, T= 1)"),
+        ("rnd4k-q1t1", "RND    4KiB (Q=  1, T= 1)"),
+    ];
+    let mut want = Vec::new();
+    for dir in ["read", "write"] {
+        for (stem, label) in labels {
+            want.push(format!("  {label}: {}", cdm_row(&report, stem, dir)));
+        }
+    }
+    let got: Vec<&str> = summary.lines().filter(|l| l.contains(" MB/s [")).collect();
+    assert_eq!(got, want, "{summary}");
+    let read = summary.find("[Read]").unwrap();
+    let write = summary.find("[Write]").unwrap();
+    assert!(
+        read < write && summary.contains("   Test: 2m (x5) ["),
+        "{summary}"
+    );
+}
+
+/// `N bytes (…) copied, S s, R B/s` as dd prints it: (the part before
+/// `copied`, seconds, rate with its unit).
+fn dd_parts(line: &str) -> (String, String, String) {
+    let (size, rest) = line
+        .split_once(" copied, ")
+        .unwrap_or_else(|| panic!("{line}"));
+    let (secs, rate) = rest.split_once(" s, ").unwrap_or_else(|| panic!("{line}"));
+    let (number, unit) = rate.split_once(' ').unwrap_or_else(|| panic!("{line}"));
+    number.parse::<f64>().unwrap_or_else(|_| panic!("{line}"));
+    assert!(
+        ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"].contains(&unit),
+        "{line}"
+    );
+    secs.parse::<f64>().unwrap_or_else(|_| panic!("{line}"));
+    (size.to_string(), secs.to_string(), rate.to_string())
+}
+
+#[test]
+fn the_dd_preset_prints_dds_lines_with_the_bytes_dd_copies() {
+    let count = 4;
+    let (summary, report) = preset("dd", &[("DD_COUNT", &count.to_string())]);
+    let jobs = report["jobs"].as_array().unwrap();
+    let dir = Scratch::new("dd");
+    let target = dir.0.join("dd.dat").display().to_string();
+    let dd_flags: [&[&str]; 3] = [&["oflag=direct"], &[], &["conv=fdatasync"]];
+    for (job, flags) in ["dd-direct", "dd-cached", "dd-fdatasync"]
+        .iter()
+        .zip(dd_flags)
+    {
+        let ours = summary
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{job}: ")))
+            .unwrap_or_else(|| panic!("no {job} line in {summary}"));
+        let dd = Run::tool("dd")
+            .args([
+                "if=/dev/zero",
+                &format!("of={target}"),
+                "bs=1M",
+                &format!("count={count}"),
+            ])
+            .args(flags)
+            .ok();
+        let theirs = dd.stderr.lines().last().unwrap();
+        let (size, secs, _) = dd_parts(ours);
+        assert_eq!(size, dd_parts(theirs).0, "ferrio: {ours}\ndd: {theirs}");
+        assert_eq!(size, "4194304 bytes (4.2 MB, 4.0 MiB)");
+        // The seconds are the report's runtime (milliseconds).
+        let w = &jobs.iter().find(|j| j["jobname"] == *job).unwrap()["write"];
+        assert_eq!(w["io_bytes"], 4u64 << 20);
+        let ms = w["runtime"].as_u64().unwrap();
+        assert_eq!(secs.parse::<f64>().unwrap(), ms as f64 / 1000.0, "{ours}");
+    }
+}

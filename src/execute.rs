@@ -126,8 +126,12 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
     Ok(sink.status(0))
 }
 
-/// Runs every job of the plan (each checked before any I/O) and reports.
-pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
+/// What a preset prints after the report, from the reported results.
+pub type Summary = dyn Fn(&[JobResult]) -> Option<String>;
+
+/// Runs every job of the plan (each checked before any I/O) and reports;
+/// then, for a preset, its summary of the results.
+pub fn execute(plan: &Plan, args: &Args, summary: Option<&Summary>) -> Result<i32, i32> {
     let started = Instant::now();
     // Before the jobs are prepared: preparing may wait (for a Ceph
     // cluster's monitors), and a stop must end that wait too.
@@ -249,8 +253,25 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     } else {
         text
     });
+    if let Some(summary) = summary.filter(|_| aborted.is_none()) {
+        say_summary(summary(&report.results), args, formats);
+    }
     let signalled = signal.is_some() || trigger_signalled;
     Ok(sink.status(failed + if signalled { 128 } else { 0 }))
+}
+
+/// A preset's summary: on stdout after the report, unless a machine
+/// format is on stdout, which the summary goes beside on stderr so that
+/// stdout stays one document.
+fn say_summary(text: Option<String>, args: &Args, formats: Formats) {
+    let Some(text) = text else { return };
+    let to_file = args.flag("output").flatten().is_some();
+    let machine = formats.json || formats.terse || formats.html;
+    if to_file || !machine {
+        print!("\n{text}");
+    } else {
+        eprint!("\n{text}");
+    }
 }
 
 /// Prepares the plan's jobs (each checked before any I/O), with
