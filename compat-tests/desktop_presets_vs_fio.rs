@@ -7,6 +7,7 @@ mod common;
 
 use std::path::Path;
 
+use common::mounted::MountedLoop;
 use common::{JobFile, Run, Scratch, corpus, ios_and_bytes};
 
 /// The job file `name` of jobs/desktop/ with its sidecar environment.
@@ -268,5 +269,83 @@ fn the_dd_preset_prints_dds_lines_with_the_bytes_dd_copies() {
         assert_eq!(w["io_bytes"], 4u64 << 20);
         let ms = w["runtime"].as_u64().unwrap();
         assert_eq!(secs.parse::<f64>().unwrap(), ms as f64 / 1000.0, "{ours}");
+    }
+}
+
+#[test]
+fn a_preset_refuses_a_mounted_device_as_fio_refuses_its_job_file() {
+    if !common::need::require("mount", common::need::root()) {
+        return;
+    }
+    let disk = MountedLoop::new();
+    let abort = format!(
+        "fio: {} appears mounted, and 'allow_mounted_write' isn't set. Aborting.",
+        disk.device
+    );
+    // fio on the job file itself aborts before any I/O (and exits 0).
+    let file = desktop("dd-direct.fio");
+    let fio = Run::fio()
+        .envs(&file.env)
+        .env("FERRIO_TARGET", &disk.device)
+        .arg(file.path.display().to_string())
+        .out();
+    assert_eq!(fio.code, 0, "{fio:?}");
+    assert!(fio.stderr.contains(&abort), "{fio:?}");
+    let ferrio = Run::ferrio()
+        .env("DD_COUNT", "1")
+        .args(["preset", "dd", &disk.device, "--output-format=json"])
+        .out();
+    assert!(ferrio.stderr.contains(&abort), "{ferrio:?}");
+    assert_eq!(ferrio.code, 1, "{ferrio:?}");
+    assert!(!ferrio.stderr.contains("copied"), "{ferrio:?}");
+    // Refused before any job started: the three jobs did nothing.
+    let report = common::json(&ferrio);
+    let jobs = report["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    for job in jobs {
+        assert_eq!(ios_and_bytes(job)[1], (0, 0), "{job}");
+    }
+}
+
+/// The seconds strace's `-T` gives the one fsync(2) of a run.
+fn fsync_seconds(strace: &str) -> f64 {
+    let calls: Vec<f64> = strace
+        .lines()
+        .filter(|l| l.contains("fsync(") && l.contains(" = 0 <"))
+        .map(|l| {
+            let took = l.rsplit_once('<').unwrap().1.trim_end_matches('>');
+            took.parse().unwrap()
+        })
+        .collect();
+    assert_eq!(calls.len(), 1, "{strace}");
+    calls[0]
+}
+
+#[test]
+fn dd_fdatasync_times_its_sync_with_the_writes_as_fio_does() {
+    if !common::need::require("strace", common::need::program("strace")) {
+        return;
+    }
+    // Whatever the machine's speed, fio's write runtime holds the end
+    // sync's time (it syncs before it takes the runtime); so must ferrio's.
+    let file = desktop("dd-fdatasync.fio");
+    for program in [common::fio(), common::ferrio()] {
+        let dir = Scratch::new("fdatasync");
+        let out = Run::tool("strace")
+            .in_dir(&dir.0)
+            .envs(&file.env)
+            .env("DD_COUNT", "64")
+            .env("FERRIO_TARGET", dir.0.join("t.dat").display().to_string())
+            .args(["-f", "-T", "-e", "trace=fsync", "-o", "trace.txt", program])
+            .args(["--output-format=json", &file.path.display().to_string()])
+            .ok();
+        let report = common::json(&out);
+        let ms = report["jobs"][0]["write"]["runtime"].as_u64().unwrap();
+        let trace = std::fs::read_to_string(dir.0.join("trace.txt")).unwrap();
+        let sync_ms = fsync_seconds(&trace) * 1000.0;
+        assert!(
+            ms as f64 >= sync_ms.floor(),
+            "{program}: runtime {ms} ms, fsync {sync_ms} ms"
+        );
     }
 }

@@ -257,7 +257,10 @@ pub fn execute(plan: &Plan, args: &Args, summary: Option<&Summary>) -> Result<i3
         say_summary(summary(&report.results), args, formats);
     }
     let signalled = signal.is_some() || trigger_signalled;
-    Ok(sink.status(failed + if signalled { 128 } else { 0 }))
+    // fio exits 0 when it refuses a mounted device; a preset, ferrio's
+    // own command, says that it did not run with its status.
+    let refused = i32::from(summary.is_some() && aborted.is_some());
+    Ok(sink.status(failed + refused + if signalled { 128 } else { 0 }))
 }
 
 /// A preset's summary: on stdout after the report, unless a machine
