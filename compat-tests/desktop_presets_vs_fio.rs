@@ -349,3 +349,65 @@ fn dd_fdatasync_times_its_sync_with_the_writes_as_fio_does() {
         );
     }
 }
+
+/// The figure after `label` in a summary line `label : N unit`.
+fn figure(summary: &str, label: &str) -> String {
+    summary
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix(label))
+        .and_then(|rest| rest.trim_start_matches([' ', ':']).split(' ').next())
+        .unwrap_or_else(|| panic!("no {label} in {summary}"))
+        .to_string()
+}
+
+#[test]
+fn the_hdtune_preset_summarises_its_samples_and_its_report() {
+    let dir = Scratch::new("hdtune");
+    let target = dir.write("disk.dat", &"x".repeat(4 << 20));
+    let out = Run::ferrio()
+        .in_dir(&dir.0)
+        .args(["preset", "hdtune", &target.display().to_string()])
+        .args(["--output-format=json", "--output=report.json"])
+        .ok();
+    let text = std::fs::read_to_string(dir.0.join("report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let job = |name: &str| {
+        report["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap()["read"]
+            .clone()
+    };
+    // 4 MiB: 64 samples of 64 KiB, one 64 KiB block apart: every block.
+    assert_eq!(job("transfer")["total_ios"], 64);
+    assert_eq!(job("access")["total_ios"], 200);
+    assert!(
+        out.stdout.contains("64 samples of 64 KiB every 64 KiB"),
+        "{}",
+        out.stdout
+    );
+    // Each sample's rate is its bytes over its latency in the log.
+    let log = std::fs::read_to_string(dir.0.join("hdtune_clat.1.log")).unwrap();
+    let rates: Vec<f64> = common::lat_log_ios(&log)
+        .iter()
+        .zip(log.lines())
+        .map(|((_, len, _), line)| {
+            let ns: f64 = line.split(',').nth(1).unwrap().trim().parse().unwrap();
+            *len as f64 * 1000.0 / ns
+        })
+        .collect();
+    assert_eq!(rates.len(), 64);
+    let min = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = rates.iter().copied().fold(0.0, f64::max);
+    let avg = rates.iter().sum::<f64>() / 64.0;
+    let s = &out.stdout;
+    assert_eq!(figure(s, "Minimum"), format!("{min:.1}"), "{s}");
+    assert_eq!(figure(s, "Maximum"), format!("{max:.1}"), "{s}");
+    assert_eq!(figure(s, "Average"), format!("{avg:.1}"), "{s}");
+    let access = job("access")["lat_ns"]["mean"].as_f64().unwrap() / 1e6;
+    assert_eq!(figure(s, "Access Time"), format!("{access:.3}"), "{s}");
+    let burst = job("burst")["bw_bytes"].as_u64().unwrap() as f64 / 1e6;
+    assert_eq!(figure(s, "Burst Rate"), format!("{burst:.1}"), "{s}");
+}

@@ -1,4 +1,4 @@
-//! `ferrio preset crystaldiskmark|dd TARGET [fio options]`: the desktop
+//! `ferrio preset crystaldiskmark|dd|hdtune TARGET [fio options]`: the desktop
 //! benchmarks of jobs/desktop/ (built into the binary, so an installed
 //! ferrio has them) run against TARGET like any job file — same checks
 //! (a write to a mounted device is refused before any I/O, as fio
@@ -14,6 +14,7 @@ use crate::execute::Summary;
 
 pub mod cdm;
 pub mod dd;
+pub mod hdtune;
 
 /// One built-in job file: where it claims to live, and its text.
 type File = (&'static str, &'static str);
@@ -37,8 +38,13 @@ const DD: [File; 3] = [
     ),
 ];
 
+const HDTUNE: File = (
+    "<built-in>/desktop/hdtune.fio",
+    include_str!("../../jobs/desktop/hdtune.fio"),
+);
+
 /// The presets' names, for the command line.
-const NAMES: [&str; 2] = ["crystaldiskmark", "dd"];
+const NAMES: [&str; 3] = ["crystaldiskmark", "dd", "hdtune"];
 
 /// What a preset's run needs: its job files, the variables they name,
 /// and the summary it prints from the results.
@@ -54,10 +60,10 @@ fn var(name: &str, default: &str) -> (String, String) {
     (name.to_string(), value)
 }
 
-/// The preset `name` aimed at `target`.
-fn preset(name: &str, target: &str) -> Preset {
+/// The preset `name` aimed at `target`, or why it cannot be.
+fn preset(name: &str, target: &str) -> Result<Preset, String> {
     let mut env = vec![("FERRIO_TARGET".to_string(), target.to_string())];
-    match name {
+    Ok(match name {
         "crystaldiskmark" => {
             let more = [
                 var("CDM_SIZE", "1g"),
@@ -81,6 +87,7 @@ fn preset(name: &str, target: &str) -> Preset {
                 }),
             }
         }
+        "hdtune" => hdtune_preset(target, env)?,
         _ => {
             env.push(var("DD_COUNT", "1024"));
             Preset {
@@ -89,7 +96,42 @@ fn preset(name: &str, target: &str) -> Preset {
                 summary: Box::new(|results| Some(dd::summary(results))),
             }
         }
-    }
+    })
+}
+
+/// HD Tune's samples laid over the whole of `target` (a file or a block
+/// device), which must be there to be read.
+fn hdtune_preset(target: &str, mut env: Vec<(String, String)>) -> Result<Preset, String> {
+    use std::io::{Seek, SeekFrom};
+    let span = std::fs::File::open(target)
+        .and_then(|mut f| f.seek(SeekFrom::End(0)))
+        .map_err(|e| format!("{target}: cannot read its size to sample it: {e}"))?;
+    let layout = hdtune::layout(span).ok_or_else(|| {
+        format!("{target}: {span} bytes; expected at least one 64 KiB block to sample")
+    })?;
+    let size = |n: u64| n.to_string();
+    env.extend([
+        (
+            "HDTUNE_SPAN".to_string(),
+            size(layout.samples * layout.step),
+        ),
+        ("HDTUNE_STEP".to_string(), size(layout.step)),
+        ("HDTUNE_BURST".to_string(), size(layout.burst)),
+        (
+            "HDTUNE_TOTAL".to_string(),
+            size(layout.samples * layout.burst),
+        ),
+        ("HDTUNE_SEEKS".to_string(), "200".to_string()),
+    ]);
+    let target = target.to_string();
+    Ok(Preset {
+        files: vec![HDTUNE],
+        env,
+        summary: Box::new(move |results| {
+            let log = std::fs::read_to_string(hdtune::LOG).unwrap_or_default();
+            Some(hdtune::summary(results, &log, layout, &target))
+        }),
+    })
 }
 
 /// `ferrio preset`'s own command line; what follows TARGET is fio's.
@@ -101,7 +143,9 @@ fn command() -> clap::Command {
             "Run a desktop benchmark (jobs/desktop/, built in) against a file or device, \
              then print the summary the tool itself prints: crystaldiskmark (CrystalDiskMark's \
              default profile; CDM_SIZE, CDM_RUNTIME, CDM_INTERVAL change it), dd (dd bs=1M \
-             count=DD_COUNT with oflag=direct, cached, conv=fdatasync)",
+             count=DD_COUNT with oflag=direct, cached, conv=fdatasync), hdtune (HD Tune's \
+             read test: 200 sampled bursts across TARGET, access time, burst rate; it \
+             writes its hdtune_*.log beside the run)",
         )
         .arg(
             Arg::new("name")
@@ -160,5 +204,11 @@ pub fn run(argv: &[String]) -> i32 {
         );
         return 1;
     }
-    crate::app::run_builtin(&args, &preset(&name, &target))
+    match preset(&name, &target) {
+        Ok(preset) => crate::app::run_builtin(&args, &preset),
+        Err(e) => {
+            eprintln!("ferrio preset {name}: {e}");
+            1
+        }
+    }
 }
