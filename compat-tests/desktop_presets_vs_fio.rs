@@ -411,3 +411,35 @@ fn the_hdtune_preset_summarises_its_samples_and_its_report() {
     let burst = job("burst")["bw_bytes"].as_u64().unwrap() as f64 / 1e6;
     assert_eq!(figure(s, "Burst Rate"), format!("{burst:.1}"), "{s}");
 }
+
+#[test]
+fn the_hdtune_preset_draws_its_curves_in_the_html_page() {
+    let dir = Scratch::new("hdtune-html");
+    let target = dir.write("disk.dat", &"x".repeat(4 << 20));
+    Run::ferrio()
+        .in_dir(&dir.0)
+        .args(["preset", "hdtune", &target.display().to_string()])
+        .args(["--output-format=html", "--output=report.html"])
+        .ok();
+    let page = std::fs::read_to_string(dir.0.join("report.html")).unwrap();
+    let at = page
+        .find("<h2>HD Tune-style read test</h2>")
+        .expect("no HD Tune section");
+    let section = &page[at..];
+    assert!(section.ends_with("</body></html>\n"));
+    // One point per sample (64) and per random read (200).
+    let points: Vec<usize> = section
+        .match_indices("points=\"")
+        .map(|(i, m)| {
+            let rest = &section[i + m.len()..];
+            rest[..rest.find('"').unwrap()].split(' ').count()
+        })
+        .collect();
+    assert_eq!(points, [64, 200], "{section}");
+    for title in [
+        "Transfer rate against position",
+        "Access time against position",
+    ] {
+        assert!(section.contains(title), "{title}");
+    }
+}

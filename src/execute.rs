@@ -127,7 +127,13 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
 }
 
 /// What a preset prints after the report, from the reported results.
-pub type Summary = dyn Fn(&[JobResult]) -> Option<String>;
+pub type Summary = dyn Fn(&[JobResult]) -> Option<Told>;
+
+/// A preset's summary: its text, and charts for the HTML page.
+pub struct Told {
+    pub text: String,
+    pub html: Option<String>,
+}
 
 /// Runs every job of the plan (each checked before any I/O) and reports;
 /// then, for a preset, its summary of the results.
@@ -247,14 +253,22 @@ pub fn execute(plan: &Plan, args: &Args, summary: Option<&Summary>) -> Result<i3
     }
     let last_group = jobs.iter().map(|j| j.group).max();
     let report = Report::new(results, last_group, disks, started.elapsed(), terse_version);
-    let text = report.render(formats);
+    let told = summary
+        .filter(|_| aborted.is_none())
+        .and_then(|summary| summary(&report.results));
+    let mut text = report.render(formats);
+    if let Some(html) = told.as_ref().and_then(|t| t.html.as_ref())
+        && formats.html
+    {
+        crate::report::html::append_to_page(&mut text, html);
+    }
     sink.say(&if live.ndjson {
         crate::report::ndjson::compact(&text)
     } else {
         text
     });
-    if let Some(summary) = summary.filter(|_| aborted.is_none()) {
-        say_summary(summary(&report.results), args, formats);
+    if let Some(told) = told {
+        say_summary(&told.text, args, formats);
     }
     let signalled = signal.is_some() || trigger_signalled;
     // fio exits 0 when it refuses a mounted device; a preset, ferrio's
@@ -266,8 +280,7 @@ pub fn execute(plan: &Plan, args: &Args, summary: Option<&Summary>) -> Result<i3
 /// A preset's summary: on stdout after the report, unless a machine
 /// format is on stdout, which the summary goes beside on stderr so that
 /// stdout stays one document.
-fn say_summary(text: Option<String>, args: &Args, formats: Formats) {
-    let Some(text) = text else { return };
+fn say_summary(text: &str, args: &Args, formats: Formats) {
     let to_file = args.flag("output").flatten().is_some();
     let machine = formats.json || formats.terse || formats.html;
     if to_file || !machine {

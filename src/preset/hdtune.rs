@@ -7,8 +7,51 @@
 use crate::report::bytes_per_sec;
 use crate::result::JobResult;
 
-/// The completion-latency log the transfer job writes (write_lat_log=hdtune).
+/// The completion-latency logs the transfer and access jobs write
+/// (write_lat_log=hdtune; fio numbers them by the job's place in the file).
 pub const LOG: &str = "hdtune_clat.1.log";
+pub const ACCESS_LOG: &str = "hdtune_clat.2.log";
+
+/// (position in GiB, milliseconds) of each random read of the access log,
+/// by position.
+pub fn access_points(log: &str) -> Vec<(f64, f64)> {
+    let mut points: Vec<(f64, f64)> = log
+        .lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            let ns = f.get(1)?.parse::<u64>().ok()?;
+            let offset = f.get(4)?.parse::<u64>().ok()?;
+            Some((gib(offset), ns as f64 / 1e6))
+        })
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    points
+}
+
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1u32 << 30)
+}
+
+/// The HTML page's charts: transfer rate, and access time, against
+/// position, as HD Tune draws them.
+pub fn charts(log: &str, access: &str, layout: Layout) -> String {
+    let rates = curve(log, layout.step)
+        .into_iter()
+        .map(|(at, rate)| (gib(at), rate))
+        .collect();
+    crate::report::html::charts(
+        "HD Tune-style read test",
+        &[
+            ("Transfer rate against position", "GiB", "MB/s", rates),
+            (
+                "Access time against position",
+                "GiB",
+                "ms",
+                access_points(access),
+            ),
+        ],
+    )
+}
 
 /// How the span is sampled.
 #[derive(Clone, Copy, Debug, PartialEq)]

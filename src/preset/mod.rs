@@ -10,7 +10,7 @@
 //! ...), filled in here from the command line and the environment.
 
 use crate::cli;
-use crate::execute::Summary;
+use crate::execute::{Summary, Told};
 
 pub mod cdm;
 pub mod dd;
@@ -83,7 +83,7 @@ fn preset(name: &str, target: &str) -> Result<Preset, String> {
                         interval: &interval,
                         target: &target,
                     };
-                    cdm::summary(results, &profile)
+                    cdm::summary(results, &profile).map(|text| Told { text, html: None })
                 }),
             }
         }
@@ -93,7 +93,12 @@ fn preset(name: &str, target: &str) -> Result<Preset, String> {
             Preset {
                 files: DD.to_vec(),
                 env,
-                summary: Box::new(|results| Some(dd::summary(results))),
+                summary: Box::new(|results| {
+                    Some(Told {
+                        text: dd::summary(results),
+                        html: None,
+                    })
+                }),
             }
         }
     })
@@ -128,8 +133,12 @@ fn hdtune_preset(target: &str, mut env: Vec<(String, String)>) -> Result<Preset,
         files: vec![HDTUNE],
         env,
         summary: Box::new(move |results| {
-            let log = std::fs::read_to_string(hdtune::LOG).unwrap_or_default();
-            Some(hdtune::summary(results, &log, layout, &target))
+            let read = |name| std::fs::read_to_string(name).unwrap_or_default();
+            let (log, access) = (read(hdtune::LOG), read(hdtune::ACCESS_LOG));
+            Some(Told {
+                text: hdtune::summary(results, &log, layout, &target),
+                html: Some(hdtune::charts(&log, &access, layout)),
+            })
         }),
     })
 }
