@@ -443,3 +443,57 @@ fn the_hdtune_preset_draws_its_curves_in_the_html_page() {
         assert!(section.contains(title), "{title}");
     }
 }
+
+#[test]
+fn preset_is_in_the_help_and_has_its_own() {
+    let out = Run::ferrio().arg("--help").ok();
+    assert!(
+        out.stdout.contains("  preset name target [fio flags]"),
+        "{}",
+        out.stdout
+    );
+    let out = Run::ferrio().args(["preset", "--help"]).out();
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert!(
+        out.stdout
+            .contains("Usage: ferrio preset <NAME> <TARGET> [FIO OPTIONS]..."),
+        "{}",
+        out.stdout
+    );
+    // A name it does not know, a target it cannot size, a job file
+    // among the flags: each refused, saying what was expected.
+    let out = Run::ferrio().args(["preset", "atto", "x"]).out();
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("[possible values: crystaldiskmark, dd, hdtune]"),
+        "{}",
+        out.stderr
+    );
+    let dir = Scratch::new("preset-errors");
+    let missing = dir.0.join("missing.dat").display().to_string();
+    let out = Run::ferrio().args(["preset", "hdtune", &missing]).out();
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.starts_with(&format!(
+            "ferrio preset hdtune: {missing}: cannot read its size"
+        )),
+        "{}",
+        out.stderr
+    );
+    let out = Run::ferrio()
+        .in_dir(&dir.0)
+        .args(["preset", "dd", &missing, "job.fio"])
+        .out();
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("job.fio: a preset runs its own job files"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !Path::new(&missing).exists(),
+        "a refused preset wrote its target"
+    );
+}
