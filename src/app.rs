@@ -16,6 +16,9 @@ pub fn run(argv: &[String]) -> i32 {
     if is_merge(argv) {
         return crate::merge::run(&argv[1..]);
     }
+    if is_subcommand(argv, "preset") {
+        return crate::preset::run(&argv[1..]);
+    }
     let args = match cli::parse(argv) {
         Ok(a) => a,
         Err(e) => {
@@ -41,9 +44,15 @@ pub fn run(argv: &[String]) -> i32 {
 /// not answer as fio, and only when no file named `merge` is there to be
 /// read as a job file (fio's reading of the same command line).
 fn is_merge(argv: &[String]) -> bool {
-    argv.first().is_some_and(|a| a == "merge")
+    is_subcommand(argv, "merge")
+}
+
+/// Whether `argv` asks for ferrio's subcommand `name` (`merge`,
+/// `preset`), by [`is_merge`]'s rules.
+fn is_subcommand(argv: &[String], name: &str) -> bool {
+    argv.first().is_some_and(|a| a == name)
         && !crate::persona::as_fio()
-        && !std::path::Path::new("merge").exists()
+        && !std::path::Path::new(name).exists()
 }
 
 fn out(text: &str) {
@@ -80,13 +89,13 @@ fn run_args(args: &Args) -> Result<i32, i32> {
         out(&help::usage());
         return Err(1);
     }
-    let demo = args.has("demo").then(demo_job);
     let target = demo_target();
-    let plan = make_plan(args, demo.as_ref(), &target, parse_only)?;
+    let demo = args.has("demo").then(|| demo_job(&target));
+    let plan = make_plan(args, demo.as_ref(), parse_only)?;
     if let Some(done) = before_run(&plan, args, parse_only, merge_only) {
         return done;
     }
-    let outcome = crate::execute::execute(&plan, args);
+    let outcome = crate::execute::execute(&plan, args, None);
     if demo.is_some() {
         // The demo's scratch file is ours: leave nothing behind.
         let _ = std::fs::remove_file(&target);
@@ -164,13 +173,40 @@ fn answer_alone(args: &Args) -> Option<Result<i32, i32>> {
     crate::fio_flags::act(args).map(Ok)
 }
 
-/// Reads the jobs (from the files and the command line, or the built-in
-/// demo job aimed at `target`) into a plan, saying fio's notes; a plan
-/// that fails says why and ends the run with status 1.
+/// Runs the built-in job files of a preset (`ferrio preset`) as any job
+/// file is run, with the flags of `args`, then prints the preset's
+/// summary of the results; returns the exit status.
+pub fn run_builtin(args: &Args, preset: &crate::preset::Preset) -> i32 {
+    let run = || {
+        check_flags(args)?;
+        let parse_only = args.has("parse-only");
+        let builtin = Builtin {
+            files: preset.files.clone(),
+            env: preset.env.clone(),
+        };
+        let plan = make_plan(args, Some(&builtin), parse_only)?;
+        if let Some(done) = before_run(&plan, args, parse_only, false) {
+            return done;
+        }
+        crate::execute::execute(&plan, args, Some(&*preset.summary))
+    };
+    run().unwrap_or_else(|code| code)
+}
+
+/// Job files built into the binary (the demo's, the presets'), read from
+/// memory before any named on the command line, with the environment
+/// variables they name.
+struct Builtin {
+    files: Vec<(&'static str, &'static str)>,
+    env: Vec<(String, String)>,
+}
+
+/// Reads the jobs (from the files and the command line, after the
+/// built-in ones if any) into a plan, saying fio's notes; a plan that
+/// fails says why and ends the run with status 1.
 fn make_plan(
     args: &Args,
-    demo: Option<&(String, crate::jobfile::MemLoader)>,
-    target: &str,
+    builtin: Option<&Builtin>,
     parse_only: bool,
 ) -> Result<crate::plan::Plan, i32> {
     let mut env = Environment::capture();
@@ -183,13 +219,16 @@ fn make_plan(
         env.vars.insert("FERRIO_RANK".to_string(), rank.to_string());
     }
     let mut files = args.files.clone();
-    if let Some((path, _)) = demo {
-        env.vars
-            .insert("FERRIO_TARGET".to_string(), target.to_string());
-        files.insert(0, path.clone());
+    let mut mem = crate::jobfile::MemLoader::default();
+    if let Some(builtin) = builtin {
+        env.vars.extend(builtin.env.iter().cloned());
+        for (at, (path, text)) in builtin.files.iter().enumerate() {
+            mem.0.insert(path.into(), text.as_bytes().to_vec());
+            files.insert(at, path.to_string());
+        }
     }
-    let loader: &dyn crate::jobfile::Loader = match demo {
-        Some((_, mem)) => mem,
+    let loader: &dyn crate::jobfile::Loader = match builtin {
+        Some(_) => &mem,
         None => &FsLoader,
     };
     let input = Input {
@@ -283,10 +322,12 @@ fn before_run(
 const DEMO_JOB: &str = include_str!("../jobs/default.fio");
 const DEMO_PATH: &str = "<built-in>/default.fio";
 
-fn demo_job() -> (String, crate::jobfile::MemLoader) {
-    let mut mem = crate::jobfile::MemLoader::default();
-    mem.0.insert(DEMO_PATH.into(), DEMO_JOB.as_bytes().to_vec());
-    (DEMO_PATH.to_string(), mem)
+/// The demo job aimed at `target`.
+fn demo_job(target: &str) -> Builtin {
+    Builtin {
+        files: vec![(DEMO_PATH, DEMO_JOB)],
+        env: vec![("FERRIO_TARGET".to_string(), target.to_string())],
+    }
 }
 
 /// A scratch file name in the temporary directory, unique to this run.

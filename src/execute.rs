@@ -127,8 +127,18 @@ pub fn merge_only(plan: &Plan, args: &Args) -> Result<i32, i32> {
     Ok(sink.status(0))
 }
 
-/// Runs every job of the plan (each checked before any I/O) and reports.
-pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
+/// What a preset prints after the report, from the reported results.
+pub type Summary = dyn Fn(&[JobResult]) -> Option<Told>;
+
+/// A preset's summary: its text, and charts for the HTML page.
+pub struct Told {
+    pub text: String,
+    pub html: Option<String>,
+}
+
+/// Runs every job of the plan (each checked before any I/O) and reports;
+/// then, for a preset, its summary of the results.
+pub fn execute(plan: &Plan, args: &Args, summary: Option<&Summary>) -> Result<i32, i32> {
     let started = Instant::now();
     // Before the jobs are prepared: preparing may wait (for a Ceph
     // cluster's monitors), and a stop must end that wait too.
@@ -246,14 +256,41 @@ pub fn execute(plan: &Plan, args: &Args) -> Result<i32, i32> {
     }
     let last_group = jobs.iter().map(|j| j.group).max();
     let report = Report::new(results, last_group, disks, started.elapsed(), terse_version);
-    let text = report.render(formats);
+    let told = summary
+        .filter(|_| aborted.is_none())
+        .and_then(|summary| summary(&report.results));
+    let mut text = report.render(formats);
+    if let Some(html) = told.as_ref().and_then(|t| t.html.as_ref())
+        && formats.html
+    {
+        crate::report::html::append_to_page(&mut text, html);
+    }
     sink.say(&if live.ndjson {
         crate::report::ndjson::compact(&text)
     } else {
         text
     });
+    if let Some(told) = told {
+        say_summary(&told.text, args, formats);
+    }
     let signalled = signal.is_some() || trigger_signalled;
-    Ok(sink.status(failed + if signalled { 128 } else { 0 }))
+    // fio exits 0 when it refuses a mounted device; a preset, ferrio's
+    // own command, says that it did not run with its status.
+    let refused = i32::from(summary.is_some() && aborted.is_some());
+    Ok(sink.status(failed + refused + if signalled { 128 } else { 0 }))
+}
+
+/// A preset's summary: on stdout after the report, unless a machine
+/// format is on stdout, which the summary goes beside on stderr so that
+/// stdout stays one document.
+fn say_summary(text: &str, args: &Args, formats: Formats) {
+    let to_file = args.flag("output").flatten().is_some();
+    let machine = formats.json || formats.terse || formats.html;
+    if to_file || !machine {
+        print!("\n{text}");
+    } else {
+        eprint!("\n{text}");
+    }
 }
 
 /// Prepares the plan's jobs (each checked before any I/O), with

@@ -58,6 +58,8 @@ pub fn usage() -> String {
   --metrics-allow-remote\tferrio: let --metrics-listen serve beyond loopback
   merge a.json b.json [--output file]
 \t\t\tferrio: merge instances' JSON results (first argument only; merge --help)
+  preset name target [fio flags]
+\t\t\tferrio: crystaldiskmark, hdtune or dd against target, then the tool's summary (preset --help)
 ",
         );
     }

@@ -23,6 +23,7 @@ pub mod options;
 pub mod parse_trace;
 pub mod persona;
 pub mod plan;
+pub mod preset;
 pub mod profile;
 pub mod rand;
 pub mod raw_text;

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use ferrio::options::table::OPTIONS;
 
+pub mod mounted;
 pub mod need;
 pub mod report_rules;
 

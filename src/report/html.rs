@@ -122,6 +122,32 @@ fn summary(out: &mut String, r: &JobResult) {
     out.push_str("</table>\n");
 }
 
+/// One chart of a [`charts`] section: its title, x label, y label and
+/// points.
+pub type Chart<'a> = (&'a str, &'a str, &'a str, Vec<(f64, f64)>);
+
+/// A section of line charts for a page of its own kind (a preset's).
+pub fn charts(title: &str, charts: &[Chart]) -> String {
+    let mut out = format!("<h2>{}</h2>\n", escape(title));
+    for (i, (name, x, y, points)) in charts.iter().enumerate() {
+        let series = [Series {
+            label: "",
+            colour: COLOURS[i % COLOURS.len()],
+            points: points.clone(),
+        }];
+        line_chart(&mut out, &format!("preset-{i}"), name, x, y, &series, None);
+    }
+    out
+}
+
+/// Puts `section` at the end of the page's body in `text` (a rendering
+/// that may hold other formats before the page).
+pub fn append_to_page(text: &mut String, section: &str) {
+    if let Some(at) = text.rfind("</body></html>") {
+        text.insert_str(at, section);
+    }
+}
+
 /// One line of a chart.
 struct Series {
     label: &'static str,

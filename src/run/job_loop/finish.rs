@@ -27,6 +27,10 @@ impl JobLoop<'_, '_> {
         {
             self.died = t.writes_over(v, self.last_was_read);
         }
+        // fio syncs at the end of its I/O loop, before it takes the
+        // job's runtime (do_io, then update_runtime): the sync's time is
+        // the writes' time, which is what a conv=fdatasync-style figure is.
+        self.final_syncs();
         let writes_end = clock::now();
         let verify_took = self.verify_at_end(writes_end);
         self.result.zone_resets = self.placer.zbd.resets;
@@ -34,7 +38,6 @@ impl JobLoop<'_, '_> {
         self.progress.set_state(State::Finishing);
         self.time_result(writes_end, verify_took, end);
         self.write_out(end);
-        self.final_syncs();
         self.save_verify_state();
         self.close()
     }
@@ -149,8 +152,8 @@ impl JobLoop<'_, '_> {
         }
     }
 
-    /// end_fsync and fsync_on_close: a last sync of every file, not
-    /// counted in the stats.
+    /// end_fsync and fsync_on_close: a last sync of every file, timed
+    /// with the writes but not counted among the syncs.
     fn final_syncs(&mut self) {
         let cfg = self.cfg;
         let wanted = (cfg.sync.end_fsync || cfg.sync.fsync_on_close) && cfg.workload.pattern.write;
