@@ -13,8 +13,10 @@ const OUTPUT_FORMATS: &[&str] = &["normal", "terse", "minimal", "csv", "json", "
 
 /// Runs ferrio with `argv` (without the program name); returns the exit status.
 pub fn run(argv: &[String]) -> i32 {
-    if is_merge(argv) {
-        return crate::merge::run(&argv[1..]);
+    match subcommand(argv) {
+        Some("merge") => return crate::merge::run(&argv[1..]),
+        Some("report") => return crate::saved_report::run(&argv[1..]),
+        _ => {}
     }
     let args = match cli::parse(argv) {
         Ok(a) => a,
@@ -37,13 +39,16 @@ pub fn run(argv: &[String]) -> i32 {
     code
 }
 
-/// `ferrio merge ...`: only as the first argument, only when ferrio does
-/// not answer as fio, and only when no file named `merge` is there to be
-/// read as a job file (fio's reading of the same command line).
-fn is_merge(argv: &[String]) -> bool {
-    argv.first().is_some_and(|a| a == "merge")
+/// `ferrio merge ...` and `ferrio report ...`: only as the first
+/// argument, only when ferrio does not answer as fio, and only when no
+/// file of that name is there to be read as a job file (fio's reading of
+/// the same command line).
+fn subcommand(argv: &[String]) -> Option<&str> {
+    let first = argv.first()?.as_str();
+    (["merge", "report"].contains(&first)
         && !crate::persona::as_fio()
-        && !std::path::Path::new("merge").exists()
+        && !std::path::Path::new(first).exists())
+    .then_some(first)
 }
 
 fn out(text: &str) {
@@ -338,6 +343,15 @@ fn check_flags(args: &Args) -> Result<(), i32> {
                 return Err(1);
             }
         }
+    }
+    let formats = crate::report::Formats::from_flags(&args.flags);
+    if formats.html && (formats.normal || formats.json || formats.terse) {
+        eprintln!(
+            "ferrio: --output-format=html cannot share one stream with another format: \
+             the page would be neither; write json+ (--output-format=json+ --output=run.json) \
+             and render the page from it with `ferrio report run.json`"
+        );
+        return Err(1);
     }
     if let Some(Some(v)) = args.flag("terse-version")
         && !matches!(v, "2" | "3" | "4" | "5")
