@@ -183,6 +183,7 @@ fn help_names_ferrios_formats_and_merge_has_its_own_help() {
         "  --output-format=html\t",
         "  --notes\t",
         "  merge a.json b.json",
+        "  report a.json [b.json ...]",
     ] {
         assert!(out.stdout.contains(line), "{line:?} not in {}", out.stdout);
     }
@@ -195,6 +196,22 @@ fn help_names_ferrios_formats_and_merge_has_its_own_help() {
         out.stdout
     );
     assert!(out.stdout.contains("--output <FILE>"), "{}", out.stdout);
+    let out = Run::ferrio().args(["report", "--help"]).out();
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert!(
+        out.stdout
+            .contains("Usage: ferrio report [OPTIONS] <FILE.json>..."),
+        "{}",
+        out.stdout
+    );
+    let out = Run::ferrio().args(["report", "absent.json"]).out();
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            1,
+            "ferrio report: absent.json: No such file or directory (os error 2)\n"
+        )
+    );
     let out = Run::ferrio().args(["merge", "--bogus", "a.json"]).out();
     assert_eq!(out.code, 1);
     assert!(

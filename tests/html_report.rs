@@ -202,12 +202,13 @@ fn ids(m: &Value) -> Vec<String> {
         .collect()
 }
 
-/// One psync job, its page written by the run itself: bandwidth, IOPS and
-/// latency distribution per direction; no queue-depth chart (synchronous).
+/// One psync job, its page written by the run itself: bandwidth, IOPS,
+/// latency over time (from the latency log it writes) and latency
+/// distribution per direction; no queue-depth chart (synchronous).
 #[test]
 fn one_job_page() {
     let dir = scratch("one");
-    let job = "[h]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\n";
+    let job = "[h]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\nwrite_lat_log=h\n";
     std::fs::write(dir.join("job.fio"), job).unwrap();
     ferrio(
         &dir,
@@ -216,7 +217,7 @@ fn one_job_page() {
     let m = check_page(&dir.join("report.html"), "one-job");
     let mut want = Vec::new();
     for d in ["read", "write"] {
-        for kind in ["bandwidth", "iops", "distribution"] {
+        for kind in ["bandwidth", "iops", "clat", "distribution"] {
             want.push(format!("r0-g0-{d}-{kind}"));
         }
     }

@@ -6,9 +6,7 @@
 
 use serde_json::Value;
 
-use crate::report::html::{self, view};
-
-mod logs;
+use crate::report::html::{self, logs, view};
 
 /// What `report` was asked to do.
 #[derive(Debug, PartialEq)]

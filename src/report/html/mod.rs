@@ -11,6 +11,7 @@
 
 mod charts;
 mod compare;
+pub mod logs;
 mod page;
 mod units;
 pub mod view;
@@ -23,12 +24,16 @@ use super::Report;
 pub use page::runs_page;
 
 /// The page of a run just made: its json+ document, read back, with the
-/// series over time the run kept in memory.
+/// series over time the run kept in memory, and the completion latency
+/// over time from the latency logs its jobs wrote (names relative to the
+/// working folder, where the run wrote them).
 pub fn render(report: &Report) -> String {
     let mut text = String::new();
     super::json::document(report, true).write(&mut text, 0);
     let doc: Value = serde_json::from_str(&text).unwrap_or_default();
     let mut run = view::read(&doc, "this run").unwrap_or_default();
+    // A log the page cannot read costs only its chart.
+    let _ = logs::attach(&mut run, std::path::Path::new("."));
     for (job, result) in run.jobs.iter_mut().zip(&report.results) {
         for dir in &mut job.dirs {
             let Some(i) = view::DIRS.iter().position(|d| *d == dir.name) else {
@@ -36,6 +41,9 @@ pub fn render(report: &Report) -> String {
             };
             let stats = &result.dirs[i];
             let at = |ms: u64| ms as f64 / 1000.0;
+            if stats.bw_series.is_empty() && stats.iops_series.is_empty() {
+                continue;
+            }
             dir.bw_series = stats
                 .bw_series
                 .iter()

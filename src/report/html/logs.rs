@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::report::html::view::{DIRS, Run};
+use super::view::{DIRS, Run};
 
 /// One log line: (ms, value, direction, bytes).
 type Entry = (u64, f64, usize, f64);
