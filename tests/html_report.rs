@@ -319,7 +319,7 @@ fn two_run_comparison_page() {
         .split("</tr>")
         .next()
         .unwrap();
-    let change = (iops[1].floor() - iops[0].floor()) / iops[0].floor() * 100.0;
+    let change = (iops[1] - iops[0]) / iops[0] * 100.0;
     assert!(
         row.ends_with(&format!(" ({change:+.1}%)</td>")),
         "IOPS row {row}: change {change:+.1}%"
@@ -407,34 +407,25 @@ fn summaries(page: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// One run writes json+; the page `ferrio report` makes of it shows, in
-/// every results row, the JSON document's value for the same job and
-/// direction, as printed: IOPS and bandwidth within one step of their
-/// last digit, clat max likewise, and each clat percentile within the fio
+/// Checks every results row of `page` against the JSON document `doc`:
+/// the row of each job and direction, in order, shows the document's
+/// values as printed: IOPS and bandwidth within one step of their last
+/// digit, clat max likewise, and each clat percentile within the fio
 /// histogram bucket (1/64 of its value, 6 bits of precision) around the
-/// JSON's.
-#[test]
-fn html_summary_values_are_the_json_values_of_the_same_run() {
-    let dir = scratch("values");
-    let job = "[h]\nioengine=null\nsize=64m\nbs=4k\nrw=randrw\nnumjobs=2\n\
-        [g]\nstonewall\nioengine=null\nsize=16m\nrw=write\nbs=64k\n";
-    std::fs::write(dir.join("job.fio"), job).unwrap();
-    ferrio(
-        &dir,
-        &["--output-format=json+", "--output=run.json", "job.fio"],
-    );
-    let page = String::from_utf8(ferrio(&dir, &["report", "run.json"]).stdout).unwrap();
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+/// JSON's. Returns how many rows were compared.
+fn rows_match(page: &str, doc: &Value) -> usize {
     let jobs = doc["jobs"].as_array().unwrap();
-    let rows = summaries(&page);
+    let rows = summaries(page);
     let mut rows = rows.iter();
     let mut compared = 0;
     for (n, job) in jobs.iter().enumerate() {
         let name = job["jobname"].as_str().unwrap();
-        // numjobs clones are told apart by their place: h.0, h.1.
-        let label = if name == "h" {
-            format!("h.{n}")
+        // Jobs of one name (numjobs clones) are told apart by their place.
+        let same: Vec<usize> = (0..jobs.len())
+            .filter(|i| jobs[*i]["jobname"] == name)
+            .collect();
+        let label = if same.len() > 1 {
+            format!("{name}.{}", same.iter().position(|i| *i == n).unwrap())
         } else {
             name.to_string()
         };
@@ -464,7 +455,70 @@ fn html_summary_values_are_the_json_values_of_the_same_run() {
         }
     }
     assert!(rows.next().is_none());
+    compared
+}
+
+/// One run writes json+; every number of the results tables of the page
+/// `ferrio report` makes of it is the JSON document's (`rows_match`).
+#[test]
+fn html_summary_values_are_the_json_values_of_the_same_run() {
+    let dir = scratch("values");
+    let job = "[h]\nioengine=null\nsize=64m\nbs=4k\nrw=randrw\nnumjobs=2\n\
+        [g]\nstonewall\nioengine=null\nsize=16m\nrw=write\nbs=64k\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    ferrio(
+        &dir,
+        &["--output-format=json+", "--output=run.json", "job.fio"],
+    );
+    let page = String::from_utf8(ferrio(&dir, &["report", "run.json"]).stdout).unwrap();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     // h's two clones read and write, g writes.
-    assert_eq!(compared, 5);
+    assert_eq!(rows_match(&page, &doc), 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ferrio report` of real fio 3.33's own json+ and logs: the page shows
+/// fio's values, draws the logged series, and passes every chart check.
+#[test]
+fn report_of_fios_own_json_plus_and_logs() {
+    let dir = scratch("fio");
+    let job = "[global]\nfilename=data\nsize=16m\nruntime=2\ntime_based\n\
+        write_bw_log=l\nwrite_iops_log=l\nwrite_lat_log=l\n\
+        [mix]\nioengine=posixaio\niodepth=4\nrw=randrw\n\
+        [writer]\nioengine=psync\nrw=write\nbs=64k\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let fio = Command::new("timeout")
+        .args([
+            "-k",
+            "5",
+            "60",
+            "fio",
+            "--output-format=json+",
+            "--output=run.json",
+            "job.fio",
+        ])
+        .current_dir(&dir)
+        .output()
+        .expect("fio 3.33 is needed: apt-get install fio (scripts/test does)");
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    ferrio(&dir, &["report", "run.json", "--output", "report.html"]);
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(doc["fio version"], "fio-3.33");
+    assert_eq!(rows_match(&page, &doc), 3);
+    let m = check_page(&dir.join("report.html"), "fio-saved-run");
+    let ids = ids(&m);
+    for kind in ["bandwidth", "iops", "clat", "distribution"] {
+        assert!(
+            ids.contains(&format!("r0-g0-write-{kind}")),
+            "{kind}: {ids:?}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
