@@ -281,30 +281,38 @@ fn two_job_mixed_page_from_saved_results() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Two saved runs of one job at two block sizes, side by side: the
-/// comparison table holds each run's values and the change from the first.
+/// Two saved runs of one job at two block sizes (their bandwidth logs in
+/// separate folders), side by side: the comparison table holds each run's
+/// values and the change from the first; their latency curves and
+/// bandwidth over time are overlaid.
 #[test]
 fn two_run_comparison_page() {
     let dir = scratch("compare");
     for bs in ["4k", "64k"] {
-        let job = format!("[j]\nioengine=null\nsize=256m\nrw=randread\nbs={bs}\n");
-        std::fs::write(dir.join(format!("{bs}.fio")), job).unwrap();
+        let job = format!(
+            "[j]\nioengine=null\nsize=256m\nrw=randread\nbs={bs}\nruntime=2\ntime_based\nwrite_bw_log=j\n"
+        );
+        std::fs::create_dir_all(dir.join(bs)).unwrap();
+        std::fs::write(dir.join(bs).join("job.fio"), job).unwrap();
         ferrio(
-            &dir,
-            &[
-                "--output-format=json+",
-                &format!("--output={bs}.json"),
-                &format!("{bs}.fio"),
-            ],
+            &dir.join(bs),
+            &["--output-format=json+", "--output=run.json", "job.fio"],
         );
     }
     ferrio(
         &dir,
-        &["report", "4k.json", "64k.json", "--output", "report.html"],
+        &[
+            "report",
+            "4k/run.json",
+            "64k/run.json",
+            "--output",
+            "report.html",
+        ],
     );
     let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
     let table = page.split("<table class=\"compare\">").nth(1).unwrap();
-    let docs: Vec<Value> = ["4k.json", "64k.json"]
+    assert!(table.starts_with("<tr><th>job</th><th>direction</th><th>measure</th><th>4k/run.json</th><th>64k/run.json</th></tr>"));
+    let docs: Vec<Value> = ["4k/run.json", "64k/run.json"]
         .iter()
         .map(|f| serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap())
         .collect();
@@ -326,7 +334,7 @@ fn two_run_comparison_page() {
     );
     let m = check_page(&dir.join("report.html"), "two-run-comparison");
     let ids = ids(&m);
-    assert_eq!(ids[0], "compare-0");
+    assert_eq!(ids[..2], ["compare-0", "compare-0-bandwidth"]);
     assert!(
         ids.contains(&"r1-g0-read-distribution".to_string()),
         "{ids:?}"

@@ -117,10 +117,8 @@ fn read(path: &str) -> Result<view::Run, String> {
         }
         None => return Err(format!("{path}: empty")),
     };
-    let label = std::path::Path::new(path)
-        .file_name()
-        .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
-    let mut run = view::read(&doc, &label).map_err(|e| format!("{path}: {e}"))?;
+    // Named as given: runs saved as a/run.json and b/run.json stay apart.
+    let mut run = view::read(&doc, path).map_err(|e| format!("{path}: {e}"))?;
     let folder = std::path::Path::new(path)
         .parent()
         .unwrap_or(std::path::Path::new("."));

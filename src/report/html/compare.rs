@@ -1,16 +1,17 @@
 //! Several runs side by side: for each job they share (matched by name,
 //! and by place among jobs of the same name), each direction's IOPS,
 //! bandwidth and completion-latency percentiles in every run with the
-//! change from the first run, and the runs' latency curves overlaid.
+//! change from the first run, and the runs' latency curves and (when
+//! their series are known) bandwidth over time overlaid.
 
 use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::charts::{self, Hist, colour};
+use super::charts::{self, Hist, Line, colour};
 use super::escape;
 use super::page::{bw_text, iops_text, labels};
-use super::units::time_text;
+use super::units::{self, time_text};
 use super::view::{DIRS, Dir, Job, Run};
 
 /// The change from `base` to `v`, in percent, as the table shows it.
@@ -32,6 +33,15 @@ fn matched<'a>(runs: &'a [Run], label: &str) -> Vec<Option<&'a Job>> {
                 .map(|i| jobs[i])
         })
         .collect()
+}
+
+/// The longest runtime, seconds, of the job labelled `label` in any run.
+fn jobs_runtime(runs: &[Run], label: &str) -> f64 {
+    matched(runs, label)
+        .iter()
+        .flatten()
+        .map(|j| j.runtime_ms as f64 / 1000.0)
+        .fold(1.0, f64::max)
 }
 
 type Metric = (&'static str, fn(&Dir) -> Option<f64>, fn(f64) -> String);
@@ -90,12 +100,41 @@ pub fn section(out: &mut String, figures: &mut Vec<(String, Value)>, runs: &[Run
                 })
             })
             .collect();
+        out.push_str("<div class=\"charts\">\n");
         let title = format!("Completion latency by run: {label}, {dir}");
         if let Some(f) = charts::cumulative_overlay(&title, &hists) {
             let id = format!("compare-{n}");
             let _ = writeln!(out, "<div class=\"chart\" id=\"{id}\"></div>");
             figures.push((id, f));
         }
+        let lines: Vec<Line> = hists
+            .iter()
+            .filter(|h| !h.dir.bw_series.is_empty())
+            .map(|h| Line {
+                name: h.label.clone(),
+                colour: h.colour,
+                dash: "solid",
+                points: h.dir.bw_series.clone(),
+            })
+            .collect();
+        if !lines.is_empty() {
+            let points = lines.iter().flat_map(|l| l.points.iter());
+            let runtime = jobs_runtime(runs, label);
+            let seconds = points.clone().map(|p| p.0).fold(runtime, f64::max);
+            let max = points.map(|p| p.1).fold(0.0, f64::max);
+            let title = format!("Bandwidth over time by run: {label}, {dir}");
+            let f = charts::over_time(
+                &title,
+                "bandwidth",
+                Ok(units::bandwidth(max)),
+                &lines,
+                seconds,
+            );
+            let id = format!("compare-{n}-bandwidth");
+            let _ = writeln!(out, "<div class=\"chart\" id=\"{id}\"></div>");
+            figures.push((id, f));
+        }
+        out.push_str("</div>\n");
     }
     out.push_str("</section>\n");
 }

@@ -4,7 +4,8 @@
 //! (fio's naming). A log entry is `msec, value, direction, bs, offset`.
 //! With `log_avg_msec` each entry is already an interval's mean (KiB/s,
 //! IOPS, ns), drawn as it is; otherwise an entry is one I/O, and the
-//! series are per second: bytes and I/Os completed, and the p50, p99 and
+//! series are per second: bytes and I/Os completed (from whichever of the
+//! logs is there, as each has a line per I/O), and the p50, p99 and
 //! largest completion latency of the I/Os that completed in it.
 
 use std::collections::BTreeMap;
@@ -87,11 +88,14 @@ pub fn attach(run: &mut Run, folder: &Path) -> Result<(), String> {
                     m
                 };
                 let mid = |s: u64| s as f64 + 0.5;
-                dir.bw_series = per_second(&of(&bw))
+                // Every per-I/O log has a line per I/O with its size: the
+                // bytes and I/Os of a second come from whichever is there.
+                let any = bw.as_ref().or(iops.as_ref()).or(clat.as_ref()).cloned();
+                dir.bw_series = per_second(&of(&any))
                     .iter()
                     .map(|(s, es)| (mid(*s), es.iter().map(|e| e.3).sum()))
                     .collect();
-                dir.iops_series = per_second(&of(&iops))
+                dir.iops_series = per_second(&of(&any))
                     .iter()
                     .map(|(s, es)| (mid(*s), es.len() as f64))
                     .collect();
@@ -125,6 +129,40 @@ mod tests {
         let e = parse(&path).unwrap_err();
         assert!(e.ends_with("x_bw.1.log:2: expected a fio log line `msec, value, direction, bs, offset`, found `nonsense`"), "{e}");
         assert_eq!(parse(&dir.join("absent")).unwrap(), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn per_io_logs_become_whole_seconds() {
+        use crate::report::html::view::{Dir, Job};
+        let dir = std::env::temp_dir().join(format!("ferrio-logs-s-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Two I/Os in second 0, one in second 1, one in the unfinished second 2.
+        std::fs::write(
+            dir.join("p_clat.1.log"),
+            "10, 100, 0, 4096, 0\n900, 300, 0, 4096, 0\n1500, 50, 0, 8192, 0\n2010, 9, 0, 4096, 0\n",
+        )
+        .unwrap();
+        let mut run = Run {
+            jobs: vec![Job {
+                options: vec![("write_lat_log".into(), "p".into())],
+                runtime_ms: 2020,
+                dirs: vec![Dir {
+                    name: "read",
+                    ..Dir::default()
+                }],
+                ..Job::default()
+            }],
+            ..Run::default()
+        };
+        attach(&mut run, &dir).unwrap();
+        let d = &run.jobs[0].dirs[0];
+        assert_eq!(d.bw_series, [(0.5, 8192.0), (1.5, 8192.0)]);
+        assert_eq!(d.iops_series, [(0.5, 2.0), (1.5, 1.0)]);
+        assert_eq!(
+            d.lat_series,
+            [(0.5, 100.0, 300.0, 300.0), (1.5, 50.0, 50.0, 50.0)]
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -104,7 +104,10 @@ fn group_section(
             j.dirs
                 .iter()
                 .flat_map(|d| d.bw_series.iter().chain(&d.iops_series).map(|p| p.0))
-                .chain(std::iter::once(j.depth_per_second.len() as f64))
+                .chain([
+                    j.depth_per_second.len() as f64,
+                    j.runtime_ms as f64 / 1000.0,
+                ])
         })
         .fold(1.0, f64::max);
     for dir in DIRS {
