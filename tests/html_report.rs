@@ -520,6 +520,7 @@ fn report_of_fios_own_json_plus_and_logs() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     assert_eq!(doc["fio version"], "fio-3.33");
     assert_eq!(rows_match(&page, &doc), 3);
+    assert!(page.contains("Queue depth over time: not in these results"));
     let m = check_page(&dir.join("report.html"), "fio-saved-run");
     let ids = ids(&m);
     for kind in ["bandwidth", "iops", "clat", "distribution"] {

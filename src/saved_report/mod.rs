@@ -109,8 +109,12 @@ fn read(path: &str) -> Result<view::Run, String> {
     let doc = match stream.next() {
         Some(Ok(doc)) => doc,
         Some(Err(e)) => {
+            // serde_json's text ends with its own position, counted from
+            // the document's start: the file's line is given instead.
+            let text = e.to_string();
+            let what = text.split(" at line ").next().unwrap_or(&text).to_string();
             return Err(format!(
-                "{path}:{}:{}: not a JSON results document: {e}",
+                "{path}:{}:{}: not a JSON results document: {what}",
                 e.line() + skipped,
                 e.column()
             ));

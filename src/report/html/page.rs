@@ -267,6 +267,9 @@ fn depth_chart(
         });
     }
     if lines.is_empty() {
+        if jobs.iter().any(|j| !j.synchronous()) {
+            out.push_str("<p class=\"note\">Queue depth over time: not in these results (ferrio's JSON section holds it; fio's JSON has only the iodepth distribution)</p>\n");
+        }
         return;
     }
     let chart_id = format!("{id}-depth");
