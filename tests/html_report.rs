@@ -162,6 +162,14 @@ fn check_page(page: &Path, name: &str) -> Value {
             );
             let ticks = a["ticks"].as_array().unwrap();
             assert!(ticks.len() >= 4, "{id}: {title}: ticks {ticks:?}");
+            // A value in its axis unit carries no SI fraction ("500m" GiB/s).
+            for t in ticks {
+                let t = t.as_str().unwrap();
+                assert!(
+                    !t.ends_with(['m', 'µ', 'n', 'p']),
+                    "{id}: {title}: tick {t}"
+                );
+            }
         }
         let lines: Vec<&Value> = c["lines"].as_array().unwrap().iter().collect();
         let legend = c["legend"].as_array().unwrap();

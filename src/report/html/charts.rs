@@ -73,15 +73,17 @@ pub fn over_time(
     lines: &[Line],
     seconds: f64,
 ) -> Value {
-    let (scale, name) = match unit {
-        Ok(u) => (u.size, u.name),
-        Err(name) => (1.0, name),
+    // Counts read with SI suffixes (12k, 1.5M); values already in their
+    // unit read as plain numbers (0.5 GiB/s, not "500m").
+    let (scale, name, format) = match unit {
+        Ok(u) => (u.size, u.name, ""),
+        Err(name) => (1.0, name, "~s"),
     };
     let mut x = axis("time (s)");
     x["range"] = json!([0.0, seconds.max(1.0)]);
     let mut y_axis = axis(&format!("{y} ({name})"));
     y_axis["rangemode"] = json!("tozero");
-    y_axis["tickformat"] = json!("~s");
+    y_axis["tickformat"] = json!(format);
     let data: Vec<Value> = lines.iter().map(|l| trace(l, scale, name)).collect();
     json!({"data": data, "layout": layout(title, x, y_axis)})
 }
