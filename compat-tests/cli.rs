@@ -183,6 +183,7 @@ fn help_names_ferrios_formats_and_merge_has_its_own_help() {
         "  --output-format=html\t",
         "  --notes\t",
         "  merge a.json b.json",
+        "  report a.json [b.json ...]",
     ] {
         assert!(out.stdout.contains(line), "{line:?} not in {}", out.stdout);
     }
@@ -195,6 +196,42 @@ fn help_names_ferrios_formats_and_merge_has_its_own_help() {
         out.stdout
     );
     assert!(out.stdout.contains("--output <FILE>"), "{}", out.stdout);
+    let out = Run::ferrio().args(["report", "--help"]).out();
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    assert!(
+        out.stdout
+            .contains("Usage: ferrio report [OPTIONS] <FILE.json>..."),
+        "{}",
+        out.stdout
+    );
+    let out = Run::ferrio().args(["report", "absent.json"]).out();
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            1,
+            "ferrio report: absent.json: No such file or directory (os error 2)\n"
+        )
+    );
+    let dir = std::env::temp_dir().join(format!("ferrio-report-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        "fio: a note before the document\n{\n  \"jobs\" : [\n  oops\n",
+    )
+    .unwrap();
+    let out = Run::ferrio().args(["report", bad.to_str().unwrap()]).out();
+    assert_eq!(
+        (out.code, out.stderr),
+        (
+            1,
+            format!(
+                "ferrio report: {}:4:3: not a JSON results document: expected value\n",
+                bad.display()
+            )
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     let out = Run::ferrio().args(["merge", "--bogus", "a.json"]).out();
     assert_eq!(out.code, 1);
     assert!(

@@ -427,14 +427,25 @@ fn the_hdtune_preset_draws_its_curves_in_the_html_page() {
         .expect("no HD Tune section");
     let section = &page[at..];
     assert!(section.ends_with("</body></html>\n"));
-    // One point per sample (64) and per random read (200).
-    let points: Vec<usize> = section
-        .match_indices("points=\"")
-        .map(|(i, m)| {
-            let rest = &section[i + m.len()..];
-            rest[..rest.find('"').unwrap()].split(' ').count()
-        })
+    // One point per sample (64) and per random read (200), in the
+    // plotly figures the section's script draws.
+    let json = section
+        .split_once("const figures = ")
+        .and_then(|(_, rest)| rest.split_once(";\n"))
+        .map(|(json, _)| json.replace("<\\/", "</"))
+        .expect("no figures in the HD Tune section");
+    let figures: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let figures = figures.as_object().unwrap();
+    let points: Vec<usize> = figures
+        .values()
+        .map(|f| f["data"][0]["x"].as_array().unwrap().len())
         .collect();
+    for f in figures.values() {
+        for axis in ["xaxis", "yaxis"] {
+            let title = f["layout"][axis]["title"]["text"].as_str().unwrap();
+            assert!(title.ends_with(')') && title.contains(" ("), "{title}");
+        }
+    }
     assert_eq!(points, [64, 200], "{section}");
     for title in [
         "Transfer rate against position",

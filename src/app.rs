@@ -13,11 +13,16 @@ const OUTPUT_FORMATS: &[&str] = &["normal", "terse", "minimal", "csv", "json", "
 
 /// Runs ferrio with `argv` (without the program name); returns the exit status.
 pub fn run(argv: &[String]) -> i32 {
-    if is_merge(argv) {
-        return crate::merge::run(&argv[1..]);
-    }
-    if is_subcommand(argv, "preset") {
-        return crate::preset::run(&argv[1..]);
+    match subcommand(argv) {
+        Some("merge") => return crate::merge::run(&argv[1..]),
+        Some("report") => return crate::saved_report::run(&argv[1..]),
+        Some("preset") => {
+            return match crate::preset::prepare(&argv[1..]) {
+                Ok((args, preset)) => run_builtin(&args, &preset),
+                Err(code) => code,
+            };
+        }
+        _ => {}
     }
     let args = match cli::parse(argv) {
         Ok(a) => a,
@@ -40,19 +45,16 @@ pub fn run(argv: &[String]) -> i32 {
     code
 }
 
-/// `ferrio merge ...`: only as the first argument, only when ferrio does
-/// not answer as fio, and only when no file named `merge` is there to be
-/// read as a job file (fio's reading of the same command line).
-fn is_merge(argv: &[String]) -> bool {
-    is_subcommand(argv, "merge")
-}
-
-/// Whether `argv` asks for ferrio's subcommand `name` (`merge`,
-/// `preset`), by [`is_merge`]'s rules.
-fn is_subcommand(argv: &[String], name: &str) -> bool {
-    argv.first().is_some_and(|a| a == name)
+/// `ferrio merge ...`, `ferrio report ...` and `ferrio preset ...`:
+/// only as the first argument, only when ferrio does not answer as fio,
+/// and only when no file of that name is there to be read as a job file
+/// (fio's reading of the same command line).
+fn subcommand(argv: &[String]) -> Option<&str> {
+    let first = argv.first()?.as_str();
+    (["merge", "report", "preset"].contains(&first)
         && !crate::persona::as_fio()
-        && !std::path::Path::new(name).exists()
+        && !std::path::Path::new(first).exists())
+    .then_some(first)
 }
 
 fn out(text: &str) {
@@ -176,7 +178,7 @@ fn answer_alone(args: &Args) -> Option<Result<i32, i32>> {
 /// Runs the built-in job files of a preset (`ferrio preset`) as any job
 /// file is run, with the flags of `args`, then prints the preset's
 /// summary of the results; returns the exit status.
-pub fn run_builtin(args: &Args, preset: &crate::preset::Preset) -> i32 {
+fn run_builtin(args: &Args, preset: &crate::preset::Preset) -> i32 {
     let run = || {
         check_flags(args)?;
         let parse_only = args.has("parse-only");
@@ -379,6 +381,15 @@ fn check_flags(args: &Args) -> Result<(), i32> {
                 return Err(1);
             }
         }
+    }
+    let formats = crate::report::Formats::from_flags(&args.flags);
+    if formats.html && (formats.normal || formats.json || formats.terse) {
+        eprintln!(
+            "ferrio: --output-format=html cannot share one stream with another format: \
+             the page would be neither; write json+ (--output-format=json+ --output=run.json) \
+             and render the page from it with `ferrio report run.json`"
+        );
+        return Err(1);
     }
     if let Some(Some(v)) = args.flag("terse-version")
         && !matches!(v, "2" | "3" | "4" | "5")

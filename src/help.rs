@@ -51,7 +51,7 @@ pub fn usage() -> String {
   --demo\t\tferrio: run the built-in default job against a temporary file
   --install-alias=dir\tferrio: make dir/fio run ferrio as fio (default ~/.local/bin)
   --start-at=time\tferrio: start the jobs at this Unix time (seconds, fractions allowed)
-  --output-format=html\tferrio: also a self-contained HTML page of plots (with --output)
+  --output-format=html\tferrio: a self-contained HTML page of plots (alone in its stream)
   --notes\t\tferrio: print ferrio's notes and tool-limited warnings on stderr
   --status-format=f\tferrio: ndjson: one JSON line of deltas per status interval
   --metrics-listen=addr\tferrio: serve OpenMetrics at http://addr/metrics (loopback)
@@ -60,6 +60,8 @@ pub fn usage() -> String {
 \t\t\tferrio: merge instances' JSON results (first argument only; merge --help)
   preset name target [fio flags]
 \t\t\tferrio: crystaldiskmark, hdtune or dd against target, then the tool's summary (preset --help)
+  report a.json [b.json ...] [--output file]
+\t\t\tferrio: the HTML page of saved json+ results, several compared (report --help)
 ",
         );
     }

@@ -30,6 +30,7 @@ pub mod raw_text;
 pub mod report;
 pub mod result;
 pub mod run;
+pub mod saved_report;
 pub mod selftest;
 pub mod stats;
 pub mod sys;

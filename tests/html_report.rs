@@ -1,108 +1,373 @@
-//! ferrio's HTML report, loaded in headless Chromium: every chart must be
-//! drawn (its lines and bars laid out with a non-empty size). Chromium
-//! comes from Debian's `chromium` package, which scripts/test installs.
+//! ferrio's HTML report (the page of a run, and `ferrio report` of saved
+//! results), loaded in headless Chromium with every host name unresolvable
+//! (so nothing can come from a network): screenshots of a one-job, a
+//! two-job mixed and a two-run comparison page are written to
+//! `target/html-screenshots/`, and each page's drawn charts are measured
+//! from the rendered element boxes: at least four tick labels on every
+//! axis, a unit on every axis title, legend swatches in the colours of
+//! their series, and no two text boxes overlapping. Chromium comes from
+//! Debian's `chromium` package, which scripts/test installs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ferrio-html-{}", std::process::id()));
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferrio-html-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-/// A script added to a copy of the page (the page itself has none): it
-/// writes each chart's id and the laid-out size of its drawn marks into
-/// the document, which Chromium's --dump-dom then prints.
+fn ferrio(dir: &Path, args: &[&str]) -> Output {
+    let out = Command::new("timeout")
+        .args(["-k", "5", "60", env!("CARGO_BIN_EXE_ferrio")])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ferrio {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Where the screenshots go: `target/html-screenshots/`.
+fn shots() -> PathBuf {
+    let exe = Path::new(env!("CARGO_BIN_EXE_ferrio"));
+    let target = exe.parent().and_then(Path::parent).unwrap();
+    let dir = target.join("html-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A script added to a copy of the page: once every chart is drawn it
+/// measures them and writes the result, as JSON, into the document, which
+/// Chromium's --dump-dom then prints.
 const PROBE: &str = r#"<script>
-window.addEventListener('load', () => {
-  const found = [...document.querySelectorAll('svg.chart')].map(svg => {
-    const marks = [...svg.querySelectorAll('polyline.series, rect.bar')];
-    const drawn = marks.filter(m => { const b = m.getBBox(); return b.width > 0 || b.height > 0; });
-    return svg.id + ':' + drawn.length;
+function measure() {
+  const box = e => e.getBoundingClientRect();
+  const shown = t => t.textContent.trim() !== '' && box(t).width > 0;
+  const stroke = p => p ? getComputedStyle(p).stroke : null;
+  const charts = [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
+    const axes = ['x', 'y', 'y2'].map(a => {
+      const title = gd.querySelector('text.' + a + 'title');
+      if (!title) return null;
+      const ticks = [...gd.querySelectorAll('g.' + a + 'tick text')].filter(shown);
+      return {axis: a, title: title.textContent, ticks: ticks.map(t => t.textContent)};
+    }).filter(a => a);
+    const lines = [...gd.querySelectorAll('.scatterlayer .trace')]
+      .map(t => stroke(t.querySelector('path.js-line')));
+    const legend = [...gd.querySelectorAll('g.legend g.traces')].map(t => ({
+      text: t.querySelector('text.legendtext').textContent,
+      colour: stroke(t.querySelector('.legendlines path')),
+    }));
+    const texts = [...gd.querySelectorAll('svg text')].filter(shown).map(t => {
+      const b = box(t);
+      return {text: t.textContent, l: b.left, t: b.top, r: b.right, b: b.bottom};
+    });
+    const overlaps = [];
+    texts.forEach((a, i) => texts.slice(i + 1).forEach(b => {
+      const w = Math.min(a.r, b.r) - Math.max(a.l, b.l);
+      const h = Math.min(a.b, b.b) - Math.max(a.t, b.t);
+      if (w > 1 && h > 1) overlaps.push(a.text + ' / ' + b.text);
+    }));
+    return {id: gd.id, width: box(gd).width, axes, lines, legend, overlaps};
   });
   const out = document.createElement('pre');
   out.id = 'probe';
-  out.textContent = found.join(' ');
+  out.textContent = JSON.stringify({
+    drawn: Number(document.body.dataset.drawn || -1),
+    resources: performance.getEntriesByType('resource').map(r => r.name),
+    height: document.documentElement.scrollHeight,
+    charts,
+  });
   document.body.appendChild(out);
-});
+}
+const wait = () => document.body.dataset.drawn ? measure() : setTimeout(wait, 50);
+window.addEventListener('load', wait);
 </script>"#;
 
-fn chromium() -> &'static str {
-    ["chromium", "chromium-browser"]
+fn chromium(page: &Path, extra: &[String]) -> Output {
+    let browser = ["chromium", "chromium-browser"]
         .into_iter()
         .find(|c| Command::new(c).arg("--version").output().is_ok())
-        .expect("headless Chromium is needed: apt-get install chromium (scripts/test does)")
-}
-
-fn render(page: &Path) -> String {
-    let out = Command::new("timeout")
-        .args(["-k", "5", "60", chromium()])
+        .expect("headless Chromium is needed: apt-get install chromium (scripts/test does)");
+    Command::new("timeout")
+        .args(["-k", "5", "90", browser])
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
             "--disable-dev-shm-usage",
-            "--virtual-time-budget=2000",
-            "--dump-dom",
+            "--hide-scrollbars",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--window-size=1400,1000",
+            "--virtual-time-budget=20000",
         ])
+        .args(extra)
         .arg(format!("file://{}", page.display()))
         .output()
-        .expect("run chromium");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+        .expect("run chromium")
 }
 
-#[test]
-fn html_report_charts_render_in_chromium() {
-    let dir = scratch();
-    let job = "[h]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\n";
-    std::fs::write(dir.join("job.fio"), job).unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_ferrio"))
-        .args(["--output-format=html", "--output=report.html", "job.fio"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(page.starts_with("<!DOCTYPE html>"));
-    assert!(!page.contains("<script"), "the page carries no script");
-    assert!(
-        !page.contains("http://") && !page.contains("https://"),
-        "self-contained"
-    );
-    let probed = dir.join("probed.html");
-    std::fs::write(&probed, page.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
-    let dom = render(&probed);
-    let probe = dom
+/// Measures `page` in Chromium, writes its full-height screenshot as
+/// `NAME.png`, and checks every chart; returns the measures.
+fn check_page(page: &Path, name: &str) -> Value {
+    let text = std::fs::read_to_string(page).unwrap();
+    assert!(text.starts_with("<!DOCTYPE html>"));
+    for external in ["<script src", "<link", "<img", "<iframe"] {
+        assert!(!text.contains(external), "self-contained: found {external}");
+    }
+    let probed = page.with_extension("probed.html");
+    std::fs::write(&probed, text.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
+    let dom = chromium(&probed, &["--dump-dom".to_string()]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let json = dom
         .split("<pre id=\"probe\">")
         .nth(1)
         .and_then(|s| s.split("</pre>").next())
         .unwrap_or_else(|| panic!("no probe output; chromium printed: {dom:.400}"));
-    let charts: Vec<(&str, usize)> = probe
-        .split_whitespace()
-        .map(|c| {
-            let (id, n) = c.split_once(':').unwrap();
-            (id, n.parse().unwrap())
-        })
+    let m: Value = serde_json::from_str(
+        &json
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">"),
+    )
+    .unwrap();
+    assert_eq!(
+        m["resources"],
+        serde_json::json!([]),
+        "the page loads nothing"
+    );
+    let charts = m["charts"].as_array().unwrap();
+    assert_eq!(
+        m["drawn"].as_u64(),
+        Some(charts.len() as u64),
+        "every figure drawn"
+    );
+    for c in charts {
+        let id = c["id"].as_str().unwrap();
+        assert!(c["width"].as_f64().unwrap() > 600.0, "{id}: {c}");
+        let axes = c["axes"].as_array().unwrap();
+        assert!(axes.len() >= 2, "{id}: axes {axes:?}");
+        for a in axes {
+            let title = a["title"].as_str().unwrap();
+            assert!(
+                title.contains('(') && title.ends_with(')'),
+                "{id}: axis title without its unit: {title}"
+            );
+            let ticks = a["ticks"].as_array().unwrap();
+            assert!(ticks.len() >= 4, "{id}: {title}: ticks {ticks:?}");
+            // A value in its axis unit carries no SI fraction ("500m" GiB/s).
+            for t in ticks {
+                let t = t.as_str().unwrap();
+                assert!(
+                    !t.ends_with(['m', 'µ', 'n', 'p']),
+                    "{id}: {title}: tick {t}"
+                );
+            }
+        }
+        let lines: Vec<&Value> = c["lines"].as_array().unwrap().iter().collect();
+        let legend = c["legend"].as_array().unwrap();
+        assert_eq!(legend.len(), lines.len(), "{id}: a legend entry per series");
+        for (entry, line) in legend.iter().zip(&lines) {
+            assert_eq!(
+                &entry["colour"], *line,
+                "{id}: legend {} not in its series' colour",
+                entry["text"]
+            );
+        }
+        let overlaps = c["overlaps"].as_array().unwrap();
+        assert!(overlaps.is_empty(), "{id}: overlapping text: {overlaps:?}");
+    }
+    let height = m["height"].as_u64().unwrap().clamp(800, 16_000);
+    let png = shots().join(format!("{name}.png"));
+    let shot = chromium(
+        page,
+        &[
+            format!("--window-size=1400,{height}"),
+            format!("--screenshot={}", png.display()),
+        ],
+    );
+    assert!(
+        png.metadata().is_ok_and(|m| m.len() > 10_000),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    m
+}
+
+fn ids(m: &Value) -> Vec<String> {
+    m["charts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// One psync job, its page written by the run itself: bandwidth, IOPS,
+/// latency over time (from the latency log it writes) and latency
+/// distribution per direction; no queue-depth chart (synchronous).
+#[test]
+fn one_job_page() {
+    let dir = scratch("one");
+    let job = "[h]\nioengine=psync\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\nwrite_lat_log=h\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    ferrio(
+        &dir,
+        &["--output-format=html", "--output=report.html", "job.fio"],
+    );
+    let m = check_page(&dir.join("report.html"), "one-job");
+    let mut want = Vec::new();
+    for d in ["read", "write"] {
+        for kind in ["bandwidth", "iops", "clat", "distribution"] {
+            want.push(format!("r0-g0-{d}-{kind}"));
+        }
+    }
+    assert_eq!(ids(&m), want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two jobs of one group, a queued mixed job and a synchronous writer,
+/// saved as json+ with their logs and drawn by `ferrio report`: overlays
+/// of both jobs, latency over time from the logs, the queue depth of the
+/// queued job only.
+#[test]
+fn two_job_mixed_page_from_saved_results() {
+    let dir = scratch("mixed");
+    let job = "[global]\nfilename=data\nsize=16m\nruntime=3\ntime_based\n\
+        write_bw_log=l\nwrite_iops_log=l\nwrite_lat_log=l\n\
+        [mix]\nioengine=posixaio\niodepth=4\nrw=randrw\nbs=4k\n\
+        [writer]\nioengine=psync\nrw=write\nbs=64k\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    ferrio(
+        &dir,
+        &["--output-format=json+", "--output=run.json", "job.fio"],
+    );
+    ferrio(&dir, &["report", "run.json", "--output", "report.html"]);
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("<td>mix</td><td>posixaio</td><td>randrw</td><td>4k</td><td>4</td>"));
+    assert!(page.contains("<tr class=\"total\"><th>group total</th><th>write</th>"));
+    let m = check_page(&dir.join("report.html"), "two-job-mixed");
+    let ids = ids(&m);
+    for kind in ["bandwidth", "iops", "clat", "distribution"] {
+        assert!(
+            ids.contains(&format!("r0-g0-write-{kind}")),
+            "{kind}: {ids:?}"
+        );
+        assert!(
+            ids.contains(&format!("r0-g0-read-{kind}")),
+            "{kind}: {ids:?}"
+        );
+    }
+    assert!(ids.contains(&"r0-g0-depth".to_string()), "{ids:?}");
+    let chart = |id: &str| {
+        m["charts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let legend = |id: &str| -> Vec<String> {
+        chart(id)["legend"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(legend("r0-g0-write-bandwidth"), ["mix", "writer"]);
+    assert_eq!(legend("r0-g0-depth"), ["mix held", "mix requested (4)"]);
+    assert_eq!(legend("r0-g0-read-clat"), ["mix p50", "mix p99", "mix max"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two saved runs of one job at two block sizes (their bandwidth logs in
+/// separate folders), side by side: the comparison table holds each run's
+/// values and the change from the first; their latency curves and
+/// bandwidth over time are overlaid.
+#[test]
+fn two_run_comparison_page() {
+    let dir = scratch("compare");
+    for bs in ["4k", "64k"] {
+        let job = format!(
+            "[j]\nioengine=null\nsize=256m\nrw=randread\nbs={bs}\nruntime=2\ntime_based\nwrite_bw_log=j\n"
+        );
+        std::fs::create_dir_all(dir.join(bs)).unwrap();
+        std::fs::write(dir.join(bs).join("job.fio"), job).unwrap();
+        ferrio(
+            &dir.join(bs),
+            &["--output-format=json+", "--output=run.json", "job.fio"],
+        );
+    }
+    ferrio(
+        &dir,
+        &[
+            "report",
+            "4k/run.json",
+            "64k/run.json",
+            "--output",
+            "report.html",
+        ],
+    );
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let table = page.split("<table class=\"compare\">").nth(1).unwrap();
+    assert!(table.starts_with("<tr><th>job</th><th>direction</th><th>measure</th><th>4k/run.json</th><th>64k/run.json</th></tr>"));
+    let docs: Vec<Value> = ["4k/run.json", "64k/run.json"]
+        .iter()
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap())
         .collect();
-    let ids: Vec<&str> = charts.iter().map(|c| c.0).collect();
-    for wanted in [
-        "bandwidth",
-        "iops",
-        "latency-read",
-        "latency-write",
-        "depth",
-    ] {
-        assert!(ids.contains(&wanted), "chart {wanted} missing: {ids:?}");
-    }
-    for (id, drawn) in &charts {
-        assert!(*drawn > 0, "chart {id} drew nothing: {probe}");
-    }
+    let iops: Vec<f64> = docs
+        .iter()
+        .map(|d| d["jobs"][0]["read"]["iops"].as_f64().unwrap())
+        .collect();
+    let row = table
+        .split("<tr><td>j</td><td>read</td><td>IOPS</td>")
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap();
+    let change = (iops[1] - iops[0]) / iops[0] * 100.0;
+    assert!(
+        row.ends_with(&format!(" ({change:+.1}%)</td>")),
+        "IOPS row {row}: change {change:+.1}%"
+    );
+    let m = check_page(&dir.join("report.html"), "two-run-comparison");
+    let ids = ids(&m);
+    assert_eq!(ids[..2], ["compare-0", "compare-0-bandwidth"]);
+    assert!(
+        ids.contains(&"r1-g0-read-distribution".to_string()),
+        "{ids:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// HTML and another format in one stream would be neither: refused.
+#[test]
+fn html_shares_no_stream() {
+    let dir = scratch("stream");
+    std::fs::write(dir.join("job.fio"), "[j]\nioengine=null\nsize=1m\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ferrio"))
+        .args(["--output-format=json+,html", "job.fio"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "ferrio: --output-format=html cannot share one stream with another format: the page \
+         would be neither; write json+ (--output-format=json+ --output=run.json) and render \
+         the page from it with `ferrio report run.json`\n"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -135,14 +400,13 @@ fn shown(text: &str) -> (f64, f64) {
     (value * scale, scale / 10f64.powi(decimals as i32))
 }
 
-/// The page's summary rows, job by job: (heading, [(direction, cells)]).
-fn summaries(page: &str) -> Vec<(String, Vec<Vec<String>>)> {
-    page.split("<section class=\"job\"><h2>")
+/// The page's results rows, in order: [job, direction, cells...].
+fn summaries(page: &str) -> Vec<Vec<String>> {
+    page.split("<table class=\"results\">")
         .skip(1)
-        .map(|section| {
-            let heading = section.split("</h2>").next().unwrap().to_string();
+        .flat_map(|section| {
             let table = section.split("</table>").next().unwrap();
-            let rows = table
+            table
                 .split("<tr><td>")
                 .skip(1)
                 .map(|row| {
@@ -154,74 +418,124 @@ fn summaries(page: &str) -> Vec<(String, Vec<Vec<String>>)> {
                         .map(str::to_string)
                         .collect()
                 })
-                .collect();
-            (heading, rows)
+                .collect::<Vec<_>>()
         })
         .collect()
 }
 
-/// One run writes JSON+ and HTML; every number of the page's summary
-/// tables is the JSON document's value for the same job and direction,
-/// as printed: IOPS and bandwidth within one step of their last digit,
-/// clat max likewise, and each clat percentile within the fio histogram
-/// bucket (1/64 of its value, 6 bits of precision) around the JSON's.
-#[test]
-fn html_summary_values_are_the_json_values_of_the_same_run() {
-    // Not scratch(): that folder is the other test's, which runs beside.
-    let dir = std::env::temp_dir().join(format!("ferrio-html-values-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let job = "[h]\nioengine=null\nsize=64m\nbs=4k\nrw=randrw\nnumjobs=2\n\
-        [g]\nstonewall\nioengine=null\nsize=16m\nrw=write\nbs=64k\n";
-    std::fs::write(dir.join("job.fio"), job).unwrap();
-    let run = Command::new("timeout")
-        .args(["-k", "5", "60", env!("CARGO_BIN_EXE_ferrio")])
-        .args(["--output-format=json+,html", "job.fio"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let out = String::from_utf8(run.stdout).unwrap();
-    let page_at = out.find("<!DOCTYPE html>").expect("an HTML page on stdout");
-    let doc: serde_json::Value = serde_json::from_str(&out[..page_at]).unwrap();
+/// Checks every results row of `page` against the JSON document `doc`:
+/// the row of each job and direction, in order, shows the document's
+/// values as printed: IOPS and bandwidth within one step of their last
+/// digit, clat max likewise, and each clat percentile within the fio
+/// histogram bucket (1/64 of its value, 6 bits of precision) around the
+/// JSON's. Returns how many rows were compared.
+fn rows_match(page: &str, doc: &Value) -> usize {
     let jobs = doc["jobs"].as_array().unwrap();
-    let tables = summaries(&out[page_at..]);
-    assert_eq!(tables.len(), jobs.len());
+    let rows = summaries(page);
+    let mut rows = rows.iter();
     let mut compared = 0;
-    for (job, (heading, rows)) in jobs.iter().zip(&tables) {
+    for (n, job) in jobs.iter().enumerate() {
         let name = job["jobname"].as_str().unwrap();
-        let group = job["groupid"].as_u64().unwrap();
-        assert_eq!(*heading, format!("{name} (group {group}, 1 job)"));
-        let used: Vec<&str> = ["read", "write", "trim"]
-            .into_iter()
-            .filter(|d| job[d]["total_ios"].as_u64().unwrap() > 0)
+        // Jobs of one name (numjobs clones) are told apart by their place.
+        let same: Vec<usize> = (0..jobs.len())
+            .filter(|i| jobs[*i]["jobname"] == name)
             .collect();
-        assert_eq!(rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(), used);
-        for row in rows {
-            let d = &job[row[0].as_str()];
+        let label = if same.len() > 1 {
+            format!("{name}.{}", same.iter().position(|i| *i == n).unwrap())
+        } else {
+            name.to_string()
+        };
+        for dir in ["read", "write", "trim"] {
+            if job[dir]["total_ios"].as_u64().unwrap() == 0 {
+                continue;
+            }
+            let row = rows.next().expect("a row per job and direction");
+            assert_eq!((row[0].as_str(), row[1].as_str()), (label.as_str(), dir));
+            let d = &job[dir];
             let clat = &d["clat_ns"];
             let near = |cell: &str, want: f64, slack: f64, what: &str| {
                 let (value, step) = shown(cell);
                 assert!(
                     (value - want).abs() <= step + slack,
-                    "{name} {} {what}: page {cell}, JSON {want}",
-                    row[0]
+                    "{label} {dir} {what}: page {cell}, JSON {want}"
                 );
             };
-            near(&row[1], d["iops"].as_f64().unwrap().floor(), 0.0, "IOPS");
-            near(&row[2], d["bw_bytes"].as_f64().unwrap(), 0.0, "bandwidth");
-            for (cell, p) in [(3, "50.000000"), (4, "99.000000"), (5, "99.990000")] {
+            near(&row[2], d["iops"].as_f64().unwrap().floor(), 0.0, "IOPS");
+            near(&row[3], d["bw_bytes"].as_f64().unwrap(), 0.0, "bandwidth");
+            for (cell, p) in [(4, "50.000000"), (5, "99.000000"), (6, "99.990000")] {
                 let want = clat["percentile"][p].as_f64().unwrap();
                 near(&row[cell], want, want / 64.0, p);
             }
-            near(&row[6], clat["max"].as_f64().unwrap(), 0.0, "clat max");
+            near(&row[7], clat["max"].as_f64().unwrap(), 0.0, "clat max");
             compared += 1;
         }
     }
+    assert!(rows.next().is_none());
+    compared
+}
+
+/// One run writes json+; every number of the results tables of the page
+/// `ferrio report` makes of it is the JSON document's (`rows_match`).
+#[test]
+fn html_summary_values_are_the_json_values_of_the_same_run() {
+    let dir = scratch("values");
+    let job = "[h]\nioengine=null\nsize=64m\nbs=4k\nrw=randrw\nnumjobs=2\n\
+        [g]\nstonewall\nioengine=null\nsize=16m\nrw=write\nbs=64k\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    ferrio(
+        &dir,
+        &["--output-format=json+", "--output=run.json", "job.fio"],
+    );
+    let page = String::from_utf8(ferrio(&dir, &["report", "run.json"]).stdout).unwrap();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     // h's two clones read and write, g writes.
-    assert_eq!(compared, 5);
+    assert_eq!(rows_match(&page, &doc), 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ferrio report` of real fio 3.33's own json+ and logs: the page shows
+/// fio's values, draws the logged series, and passes every chart check.
+#[test]
+fn report_of_fios_own_json_plus_and_logs() {
+    let dir = scratch("fio");
+    let job = "[global]\nfilename=data\nsize=16m\nruntime=2\ntime_based\n\
+        write_bw_log=l\nwrite_iops_log=l\nwrite_lat_log=l\n\
+        [mix]\nioengine=posixaio\niodepth=4\nrw=randrw\n\
+        [writer]\nioengine=psync\nrw=write\nbs=64k\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let fio = Command::new("timeout")
+        .args([
+            "-k",
+            "5",
+            "60",
+            "fio",
+            "--output-format=json+",
+            "--output=run.json",
+            "job.fio",
+        ])
+        .current_dir(&dir)
+        .output()
+        .expect("fio 3.33 is needed: apt-get install fio (scripts/test does)");
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    ferrio(&dir, &["report", "run.json", "--output", "report.html"]);
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(doc["fio version"], "fio-3.33");
+    assert_eq!(rows_match(&page, &doc), 3);
+    assert!(page.contains("Queue depth over time: not in these results"));
+    let m = check_page(&dir.join("report.html"), "fio-saved-run");
+    let ids = ids(&m);
+    for kind in ["bandwidth", "iops", "clat", "distribution"] {
+        assert!(
+            ids.contains(&format!("r0-g0-write-{kind}")),
+            "{kind}: {ids:?}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,9 +1,12 @@
-//! The modules of src/run/ form no import cycle: no file of run/ names
-//! an item of another file that names one of its own back, directly or
-//! through others. A cycle is what let one change ripple through 29
-//! files (issue 16); this test keeps the layering a maintainer can read
-//! top-down (part configs → JobConfig → features → the job loop → the
-//! run).
+//! The modules of src/ form no import cycle: no file names an item of
+//! another file that names one of its own back, directly or through
+//! others (a file that declares a public submodule counts as naming it,
+//! so a submodule never imports its parent's items: they live in a
+//! sibling, as engine/api.rs and report/model.rs do). A cycle is what
+//! let one change ripple through 29 files of run/ (issue 16); this test
+//! keeps the layering a maintainer can read top-down (part configs →
+//! JobConfig → features → the job loop → the run; engines → their table;
+//! report formats → the report model).
 //!
 //! The graph is read from the source itself, file by file: every path
 //! through `crate::`, `super::`, `self::` or a submodule the file
@@ -17,7 +20,7 @@ use std::path::{Path, PathBuf};
 type ModPath = Vec<String>;
 
 #[test]
-fn src_run_has_no_import_cycle() {
+fn src_has_no_import_cycle() {
     let graph = Graph::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     assert!(
         graph.edges.len() > 80,
@@ -37,7 +40,7 @@ fn src_run_has_no_import_cycle() {
     let cycles: Vec<Vec<String>> = graph
         .strongly_connected()
         .into_iter()
-        .filter(|c| c.len() > 1 && c.iter().any(|f| f.starts_with("run/")))
+        .filter(|c| c.len() > 1)
         .collect();
     let shown: Vec<String> = cycles
         .iter()
@@ -55,7 +58,7 @@ fn src_run_has_no_import_cycle() {
         .collect();
     assert!(
         cycles.is_empty(),
-        "import cycles in src/run/:\n{}",
+        "import cycles in src/:\n{}",
         shown.join("\n")
     );
 }

@@ -7,7 +7,7 @@
 //! Every figure is one the run's JSON report holds for that pass
 //! (bw_bytes / 1e6, iops, clat_ns mean and percentiles).
 
-use crate::report::bytes_per_sec;
+use crate::report::model::bytes_per_sec;
 use crate::result::{DirStats, JobResult};
 use crate::stats::percentile::percentiles;
 

@@ -4,7 +4,7 @@
 //! access time (the mean latency of the access job's random reads) and
 //! the burst rate (the burst job's bytes per second, as its report has it).
 
-use crate::report::bytes_per_sec;
+use crate::report::model::bytes_per_sec;
 use crate::result::JobResult;
 
 /// The completion-latency logs the transfer and access jobs write
@@ -42,11 +42,16 @@ pub fn charts(log: &str, access: &str, layout: Layout) -> String {
     crate::report::html::charts(
         "HD Tune-style read test",
         &[
-            ("Transfer rate against position", "GiB", "MB/s", rates),
+            (
+                "Transfer rate against position",
+                "position (GiB)",
+                "transfer rate (MB/s)",
+                rates,
+            ),
             (
                 "Access time against position",
-                "GiB",
-                "ms",
+                "position (GiB)",
+                "access time (ms)",
                 access_points(access),
             ),
         ],

@@ -178,16 +178,17 @@ fn command() -> clap::Command {
         )
 }
 
-/// Runs `ferrio preset` with its arguments (after `preset`); returns the
-/// exit status.
-pub fn run(argv: &[String]) -> i32 {
+/// Reads `ferrio preset`'s arguments (after `preset`): the run's flags
+/// and the preset to run; the exit status when there is nothing to run
+/// (`--help`, a bad name or target, said on stderr).
+pub fn prepare(argv: &[String]) -> Result<(cli::Args, Preset), i32> {
     let matches = match command()
         .try_get_matches_from(std::iter::once("preset".to_string()).chain(argv.iter().cloned()))
     {
         Ok(m) => m,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { 1 } else { 0 };
+            return Err(if e.use_stderr() { 1 } else { 0 });
         }
     };
     let get = |id: &str| matches.get_one::<String>(id).cloned().unwrap_or_default();
@@ -203,7 +204,7 @@ pub fn run(argv: &[String]) -> i32 {
                 eprintln!("{line}");
             }
             eprintln!("ferrio preset: {}", e.detail);
-            return 1;
+            return Err(1);
         }
     };
     if let Some(file) = args.files.first() {
@@ -211,13 +212,13 @@ pub fn run(argv: &[String]) -> i32 {
             "ferrio preset: {file}: a preset runs its own job files; give fio flags \
              (--output, --output-format, ...) after TARGET, not job files"
         );
-        return 1;
+        return Err(1);
     }
     match preset(&name, &target) {
-        Ok(preset) => crate::app::run_builtin(&args, &preset),
+        Ok(preset) => Ok((args, preset)),
         Err(e) => {
             eprintln!("ferrio preset {name}: {e}");
-            1
+            Err(1)
         }
     }
 }

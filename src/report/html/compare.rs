@@ -1,0 +1,152 @@
+//! Several runs side by side: for each job they share (matched by name,
+//! and by place among jobs of the same name), each direction's IOPS,
+//! bandwidth and completion-latency percentiles in every run with the
+//! change from the first run, and the runs' latency curves and (when
+//! their series are known) bandwidth over time overlaid.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use super::charts::{self, Hist, Line, colour};
+use super::escape;
+use super::page::{bw_text, iops_text, labels};
+use super::units::{self, time_text};
+use super::view::{DIRS, Dir, Job, Run};
+
+/// The change from `base` to `v`, in percent, as the table shows it.
+fn delta(base: f64, v: f64) -> String {
+    if base == 0.0 {
+        return String::new();
+    }
+    format!(" ({:+.1}%)", (v - base) / base * 100.0)
+}
+
+/// The job labelled `label` in each run (`None` where a run lacks it).
+fn matched<'a>(runs: &'a [Run], label: &str) -> Vec<Option<&'a Job>> {
+    runs.iter()
+        .map(|r| {
+            let jobs: Vec<&Job> = r.jobs.iter().collect();
+            labels(&jobs)
+                .iter()
+                .position(|l| l == label)
+                .map(|i| jobs[i])
+        })
+        .collect()
+}
+
+/// The longest runtime, seconds, of the job labelled `label` in any run.
+fn jobs_runtime(runs: &[Run], label: &str) -> f64 {
+    matched(runs, label)
+        .iter()
+        .flatten()
+        .map(|j| j.runtime_ms as f64 / 1000.0)
+        .fold(1.0, f64::max)
+}
+
+type Metric = (&'static str, fn(&Dir) -> Option<f64>, fn(f64) -> String);
+
+const METRICS: [Metric; 5] = [
+    ("IOPS", |d| Some(d.iops), iops_text),
+    ("bandwidth", |d| Some(d.bw_bytes), bw_text),
+    ("clat p50", |d| d.percentile(50.0), time_text),
+    ("clat p99", |d| d.percentile(99.0), time_text),
+    ("clat p99.99", |d| d.percentile(99.99), time_text),
+];
+
+pub fn section(out: &mut String, figures: &mut Vec<(String, Value)>, runs: &[Run]) {
+    out.push_str("<section class=\"compare\"><h2>Comparison</h2>\n<table class=\"compare\"><tr><th>job</th><th>direction</th><th>measure</th>");
+    for r in runs {
+        let _ = write!(out, "<th>{}</th>", escape(&r.label));
+    }
+    out.push_str("</tr>\n");
+    let first: Vec<&Job> = runs[0].jobs.iter().collect();
+    let mut charts_of = Vec::new();
+    for label in labels(&first) {
+        let jobs = matched(runs, &label);
+        for dir in DIRS {
+            let dirs: Vec<Option<&Dir>> = jobs.iter().map(|j| j.and_then(|j| j.dir(dir))).collect();
+            let Some(base) = dirs[0] else { continue };
+            for (what, get, show) in METRICS {
+                let _ = write!(
+                    out,
+                    "<tr><td>{}</td><td>{dir}</td><td>{what}</td>",
+                    escape(&label)
+                );
+                for (i, d) in dirs.iter().enumerate() {
+                    let cell = match (d.and_then(get), get(base)) {
+                        (Some(v), Some(b)) if i > 0 => format!("{}{}", show(v), delta(b, v)),
+                        (Some(v), _) => show(v),
+                        (None, _) => "-".to_string(),
+                    };
+                    let _ = write!(out, "<td>{cell}</td>");
+                }
+                out.push_str("</tr>\n");
+            }
+            charts_of.push((label.clone(), dir, dirs));
+        }
+    }
+    out.push_str("</table>\n");
+    for (n, (label, dir, dirs)) in charts_of.iter().enumerate() {
+        let hists: Vec<Hist> = dirs
+            .iter()
+            .zip(runs)
+            .enumerate()
+            .filter_map(|(i, (d, r))| {
+                d.map(|d| Hist {
+                    label: r.label.clone(),
+                    dir: d,
+                    colour: colour(i),
+                })
+            })
+            .collect();
+        out.push_str("<div class=\"charts\">\n");
+        let title = format!("Completion latency by run: {label}, {dir}");
+        if let Some(f) = charts::cumulative_overlay(&title, &hists) {
+            let id = format!("compare-{n}");
+            let _ = writeln!(out, "<div class=\"chart\" id=\"{id}\"></div>");
+            figures.push((id, f));
+        }
+        let lines: Vec<Line> = hists
+            .iter()
+            .filter(|h| !h.dir.bw_series.is_empty())
+            .map(|h| Line {
+                name: h.label.clone(),
+                colour: h.colour,
+                dash: "solid",
+                points: h.dir.bw_series.clone(),
+            })
+            .collect();
+        if !lines.is_empty() {
+            let points = lines.iter().flat_map(|l| l.points.iter());
+            let runtime = jobs_runtime(runs, label);
+            let seconds = points.clone().map(|p| p.0).fold(runtime, f64::max);
+            let max = points.map(|p| p.1).fold(0.0, f64::max);
+            let title = format!("Bandwidth over time by run: {label}, {dir}");
+            let f = charts::over_time(
+                &title,
+                "bandwidth",
+                Ok(units::bandwidth(max)),
+                &lines,
+                seconds,
+            );
+            let id = format!("compare-{n}-bandwidth");
+            let _ = writeln!(out, "<div class=\"chart\" id=\"{id}\"></div>");
+            figures.push((id, f));
+        }
+        out.push_str("</div>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas_are_against_the_first_run() {
+        assert_eq!(delta(100.0, 110.0), " (+10.0%)");
+        assert_eq!(delta(200.0, 150.0), " (-25.0%)");
+        assert_eq!(delta(0.0, 5.0), "");
+    }
+}
