@@ -13,6 +13,7 @@ pub mod distributed;
 pub mod engine;
 pub mod execute;
 pub mod explain;
+pub mod files_command;
 pub mod fio_flags;
 pub mod help;
 pub mod jobfile;

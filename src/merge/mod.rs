@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use crate::files_command::Usage;
 use crate::report::Report;
 use crate::report::json::{Json, Obj, job};
 use crate::report::state::{restore, to_json};
@@ -29,82 +30,18 @@ use crate::result::JobResult;
 
 mod totals;
 
-/// What `merge` was asked to do.
-#[derive(Debug, PartialEq)]
-struct Request {
-    files: Vec<String>,
-    output: Option<String>,
-}
-
-/// `ferrio merge`'s command line, through clap so that `--help` and its
-/// errors read as every other command's.
-fn command() -> clap::Command {
-    use clap::{Arg, ArgAction, Command};
-    Command::new("merge")
-        .bin_name("ferrio merge")
-        .about("Merge the JSON results of ferrio instances run on several hosts into one document shaped as fio's client mode writes it")
-        .arg(
-            Arg::new("files")
-                .value_name("FILE.json")
-                .help("the JSON (--output-format=json or json+) of each instance, or of an earlier merge")
-                .required(true)
-                .num_args(1..)
-                .action(ArgAction::Append),
-        )
-        .arg(
-            Arg::new("output")
-                .long("output")
-                .value_name("FILE")
-                .help("write the merged document to FILE instead of stdout"),
-        )
-}
-
-/// What the command line asks for; `Err` carries clap's text (help, or an
-/// error) and whether it is an error.
-fn request(argv: &[String]) -> Result<Request, (String, bool)> {
-    let matches = command()
-        .try_get_matches_from(std::iter::once("merge".to_string()).chain(argv.iter().cloned()))
-        .map_err(|e| (e.render().to_string(), e.use_stderr()))?;
-    Ok(Request {
-        files: matches
-            .get_many::<String>("files")
-            .map(|f| f.cloned().collect())
-            .unwrap_or_default(),
-        output: matches.get_one::<String>("output").cloned(),
-    })
-}
+/// `ferrio merge`'s command line.
+const USAGE: Usage = Usage {
+    name: "merge",
+    about: "Merge the JSON results of ferrio instances run on several hosts into one document shaped as fio's client mode writes it",
+    files: "the JSON (--output-format=json or json+) of each instance, or of an earlier merge",
+    output: "write the merged document to FILE instead of stdout",
+};
 
 /// Runs `ferrio merge` with its arguments (after `merge`); returns the
 /// exit status.
 pub fn run(argv: &[String]) -> i32 {
-    let request = match request(argv) {
-        Ok(r) => r,
-        Err((text, false)) => {
-            print!("{text}");
-            return 0;
-        }
-        Err((text, true)) => {
-            eprint!("{text}");
-            return 1;
-        }
-    };
-    match merge_files(&request.files).map(|text| (text, request.output)) {
-        Ok((text, Some(path))) => match std::fs::write(&path, text) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("ferrio merge: cannot write {path}: {e}");
-                1
-            }
-        },
-        Ok((text, None)) => {
-            print!("{text}");
-            0
-        }
-        Err(e) => {
-            eprintln!("ferrio merge: {e}");
-            1
-        }
-    }
+    USAGE.run(argv, merge_files)
 }
 
 /// One input: its document and its jobs, each rebuilt with its group's
@@ -285,6 +222,8 @@ mod tests {
 
     #[test]
     fn files_and_output() {
+        use crate::files_command::Request;
+        let request = |argv: &[String]| USAGE.request(argv);
         assert_eq!(
             request(&args(&["a.json", "--output", "m.json", "b.json"])),
             Ok(Request {

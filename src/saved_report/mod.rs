@@ -6,86 +6,24 @@
 
 use serde_json::Value;
 
+use crate::files_command::Usage;
 use crate::report::html::{self, logs, view};
 
-/// What `report` was asked to do.
-#[derive(Debug, PartialEq)]
-struct Request {
-    files: Vec<String>,
-    output: Option<String>,
-}
-
-/// `ferrio report`'s command line, through clap so that `--help` and its
-/// errors read as `ferrio merge`'s.
-fn command() -> clap::Command {
-    use clap::{Arg, ArgAction, Command};
-    Command::new("report")
-        .bin_name("ferrio report")
-        .about("Render the HTML report of saved results: one run, or several side by side with the change from the first")
-        .arg(
-            Arg::new("files")
-                .value_name("FILE.json")
-                .help("the json+ results of a run (--output-format=json+; json draws no latency distribution); the logs its jobs name (write_bw_log, write_iops_log, write_lat_log) are read from the file's folder when present")
-                .required(true)
-                .num_args(1..)
-                .action(ArgAction::Append),
-        )
-        .arg(
-            Arg::new("output")
-                .long("output")
-                .value_name("FILE")
-                .help("write the page to FILE instead of stdout"),
-        )
-}
-
-fn request(argv: &[String]) -> Result<Request, (String, bool)> {
-    let matches = command()
-        .try_get_matches_from(std::iter::once("report".to_string()).chain(argv.iter().cloned()))
-        .map_err(|e| (e.render().to_string(), e.use_stderr()))?;
-    Ok(Request {
-        files: matches
-            .get_many::<String>("files")
-            .map(|f| f.cloned().collect())
-            .unwrap_or_default(),
-        output: matches.get_one::<String>("output").cloned(),
-    })
-}
+/// `ferrio report`'s command line.
+const USAGE: Usage = Usage {
+    name: "report",
+    about: "Render the HTML report of saved results: one run, or several side by side with the change from the first",
+    files: "the json+ results of a run (--output-format=json+; json draws no latency distribution); the logs its jobs name (write_bw_log, write_iops_log, write_lat_log) are read from the file's folder when present",
+    output: "write the page to FILE instead of stdout",
+};
 
 /// Runs `ferrio report` with its arguments (after `report`); returns the
 /// exit status.
 pub fn run(argv: &[String]) -> i32 {
-    let request = match request(argv) {
-        Ok(r) => r,
-        Err((text, false)) => {
-            print!("{text}");
-            return 0;
-        }
-        Err((text, true)) => {
-            eprint!("{text}");
-            return 1;
-        }
-    };
-    let runs: Result<Vec<view::Run>, String> = request.files.iter().map(|f| read(f)).collect();
-    let page = match runs {
-        Ok(runs) => html::runs_page(&runs),
-        Err(e) => {
-            eprintln!("ferrio report: {e}");
-            return 1;
-        }
-    };
-    match request.output {
-        Some(path) => match std::fs::write(&path, page) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("ferrio report: cannot write {path}: {e}");
-                1
-            }
-        },
-        None => {
-            print!("{page}");
-            0
-        }
-    }
+    USAGE.run(argv, |files| {
+        let runs: Vec<view::Run> = files.iter().map(|f| read(f)).collect::<Result<_, _>>()?;
+        Ok(html::runs_page(&runs))
+    })
 }
 
 /// One saved run. fio may print lines (notes, warnings) before its JSON
@@ -136,6 +74,7 @@ mod tests {
 
     #[test]
     fn help_and_errors() {
+        let request = |argv: &[String]| USAGE.request(argv);
         let help = request(&["--help".into()]).unwrap_err();
         assert!(!help.1 && help.0.contains("ferrio report"), "{}", help.0);
         assert!(request(&[]).unwrap_err().1);
