@@ -449,31 +449,44 @@ fn rbd_engine_failures_are_clear(cluster: &Cluster) {
 }
 
 /// Periodic syncs on rbd: fio queues each as an rbd_aio_flush beside the
-/// writes and counts it done only when it completes, so it issues more
-/// flushes than one per `fsync` writes; ferrio does the same. An
-/// fdatasync, which librbd cannot do, fails the job with EINVAL in both.
+/// writes. A sync is due whenever the writes issued are a multiple of
+/// `fsync` and the last I/O to complete was not a sync (fio's
+/// last_was_sync: set as a flush completes, cleared as any write
+/// completes), so at depth 16 one is queued at each turn of the loop
+/// until a flush completes, and again when a write is reaped after that
+/// flush before the next write goes out: more flushes than one per
+/// `fsync` writes, as many more as the completions each reap brings,
+/// which is the scheduler's timing and the OSD's. ferrio keeps the same
+/// rule. An fdatasync, which librbd cannot do, fails the job with EINVAL
+/// in both.
 fn rbd_periodic_syncs_are_queued_as_fio_queues_them(cluster: &Cluster) {
     let job = rbd_job(
         &cluster.dir,
         "rbd-fsync.fio",
-        "[w]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=16\nfsync=4\n",
+        "thread\n[w]\nrw=randwrite\nbs=4k\nsize=16m\niodepth=16\nfsync=4\n",
     );
-    for tool in [common::fio(), common::ferrio()] {
+    let flushes_of = |tool: &str| {
         let doc = fio_json(cluster, tool, &job);
         let one = &doc["jobs"][0];
         assert_eq!(one["write"]["total_ios"], 4096, "{tool}");
         let flushes = one["sync"]["total_ios"].as_u64().unwrap();
         assert_eq!(one["sync"]["lat_ns"]["N"], flushes, "{tool}");
-        // Not yet fio's own spread: a bound of three fio runs widened by
-        // their spread passed idle (fio 1672-2006, ferrio 1555) and failed
-        // on a loaded machine (fio 2183-2477, ferrio 1665): ferrio queues
-        // fewer flushes than fio when the CPUs are busy, to be explained
-        // before the bound can be fio's.
-        assert!(
-            (1100..=1024 * 16).contains(&flushes),
-            "{tool}: {flushes} flushes for 4096 writes"
-        );
-    }
+        // At least one per 4 writes, by the rule's construction; and
+        // more: at depth 16 a flush is queued again until one completes,
+        // so fio has issued more than 1024 in every run seen (at least
+        // 1527, idle and beside `stress-ng --cpu 2`), which one flush per
+        // 4 writes, the rule as one would write it from memory, never is.
+        assert!(flushes > 1024, "{tool}: {flushes} flushes for 4096 writes");
+        flushes
+    };
+    // How many more than 1024: ferrio's count lies in the range of three
+    // fio runs (as threads, as ferrio runs: common::spread says why)
+    // widened by their spread and by at least 10 % of fio's
+    // lowest count (the share a few reaps more or fewer make).
+    let fio_flushes: Vec<u64> = (0..3).map(|_| flushes_of(common::fio())).collect();
+    let floor = fio_flushes.iter().min().unwrap() / 10;
+    let got = flushes_of(common::ferrio());
+    common::spread::assert_within("rbd flushes for 4096 writes", &fio_flushes, floor, got);
     let job = rbd_job(
         &cluster.dir,
         "rbd-fdatasync.fio",
@@ -1007,21 +1020,36 @@ fn local_cluster_serves_fio_rbd_and_stops_cleanly() {
     let job = rbd_job(
         &cluster.dir,
         "rbd-randwrite.fio",
-        "rw=randwrite\nbs=4k\niodepth=32\nsize=256m\ntime_based=1\nruntime=2\n[rbd_iodepth32]\n",
+        "thread\nrw=randwrite\nbs=4k\niodepth=32\nsize=256m\ntime_based=1\nruntime=2\n[rbd_iodepth32]\n",
     );
-    let doc = fio_json(&cluster, fio, &job);
-    let write = &doc["jobs"][0]["write"];
-    assert_eq!(doc["jobs"][0]["error"], 0);
-    assert!(write["total_ios"].as_u64().unwrap() > 100, "{write}");
-
-    let doc = fio_json(&cluster, common::ferrio(), &job);
-    let write = &doc["jobs"][0]["write"];
-    assert_eq!(doc["jobs"][0]["error"], 0);
-    assert!(write["total_ios"].as_u64().unwrap() > 100, "{write}");
-    let runtime = doc["jobs"][0]["job_runtime"].as_u64().unwrap();
-    // Both tools wait for the I/O in flight at the end, which librbd can
-    // take some hundreds of milliseconds to finish.
-    assert!((1900..4000).contains(&runtime), "ran {runtime} ms of 2 s");
+    // Both tools stop issuing at 2 s (fio never before: job_runtime of
+    // at least 2000 ms by construction) and wait for the I/O in flight,
+    // which librbd can take some hundreds of milliseconds to finish:
+    // the median of three ferrio runs lies in the range of three fio
+    // runs (as threads: common::spread says why) widened by their spread
+    // and by at least 200 ms (beside stress-ng --cpu 2 and three other
+    // builds, one ferrio run ended at 2355 ms where fio's three ended at
+    // 2018-2164).
+    let runtime_of = |tool: &str| {
+        let doc = fio_json(&cluster, tool, &job);
+        let write = &doc["jobs"][0]["write"];
+        assert_eq!(doc["jobs"][0]["error"], 0, "{tool}");
+        assert!(
+            write["total_ios"].as_u64().unwrap() > 100,
+            "{tool}: {write}"
+        );
+        let ms = doc["jobs"][0]["job_runtime"].as_u64().unwrap();
+        assert!(ms >= 2000, "{tool} ran {ms} ms of 2 s");
+        ms
+    };
+    let fio_runtimes: Vec<u64> = (0..3).map(|_| runtime_of(fio)).collect();
+    let ferrio_runtimes: Vec<u64> = (0..3).map(|_| runtime_of(common::ferrio())).collect();
+    common::spread::assert_median_within(
+        "rbd time_based job_runtime (ms)",
+        &fio_runtimes,
+        200,
+        &ferrio_runtimes,
+    );
 
     bindings_read_back_what_they_wrote(&cluster);
     rbd_engine_issues_what_fio_issues(&cluster);

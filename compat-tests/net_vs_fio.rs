@@ -38,8 +38,9 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 /// EPIPE and dies of SIGPIPE (and then crashes on a double free), exiting
 /// non-zero with nothing on stderr (seen under strace). ferrio reports the
 /// ECONNRESET as the sender's error (err=104, "Connection reset by
-/// peer"), which is what fio records before its retry. Only that outcome
-/// is tried again for ferrio; fio, the oracle, is also asked again on any
+/// peer"), which is what fio records before its retry, or the EPIPE
+/// (err=32) of the send after it. Only those outcomes are tried again
+/// for ferrio; fio, the oracle, is also asked again on any
 /// failure (its sender beating the listener fails it too).
 fn run_net(bin: &str, job: &str, args: &[&str], udp: bool) -> (Outcome, Scratch) {
     let mut tries = 0;
@@ -57,7 +58,8 @@ fn run_net(bin: &str, job: &str, args: &[&str], udp: bool) -> (Outcome, Scratch)
     }
 }
 
-/// A ferrio run whose sender alone failed, on the receiver's reset.
+/// A ferrio run whose sender alone failed, on the receiver's reset (or
+/// on the shut socket a reset leaves).
 fn lost_close_race(out: &Outcome) -> bool {
     let Ok(doc) = serde_json::from_str::<Value>(&out.stdout[out.stdout.find('{').unwrap_or(0)..])
     else {
@@ -70,9 +72,13 @@ fn lost_close_race(out: &Outcome) -> bool {
                 .and_then(|j| j["error"].as_i64())
         })
     };
-    errors("sender") == Some(i64::from(libc::ECONNRESET))
-        && errors("receiver") == Some(0)
-        && out.stderr.contains("Connection reset by peer")
+    let reset = errors("sender") == Some(i64::from(libc::ECONNRESET))
+        && out.stderr.contains("Connection reset by peer");
+    // The reset already taken by an earlier send: the next one finds the
+    // socket shut (beside stress-ng --cpu 2, seen once in 16 runs).
+    let shut =
+        errors("sender") == Some(i64::from(libc::EPIPE)) && out.stderr.contains("Broken pipe");
+    (reset || shut) && errors("receiver") == Some(0)
 }
 
 /// Runs `job` (with `PORT` replaced by a fresh port each time) with fio,
@@ -123,30 +129,78 @@ fn both_ok(want: &Outcome, got: &Outcome) -> (Value, Value) {
     (w, g)
 }
 
-/// The sender's bandwidth: exactly what its own bytes and runtime make
-/// in each tool (KiB/s, integer, as fio computes it), so a unit slip
-/// fails; then ferrio's within a factor of 20 of fio's. That factor is
-/// not fio's spread: a bound from fio's own repeated runs (its range
-/// widened by its max/min ratio) passes idle but fails beside stress-ng
-/// --cpu 2, where ferrio's net engine is several times slower than fio's
-/// (tcp 64k: ferrio 1.04-1.34 GB/s, fio 1.68-2.52; pingpong 4k: ferrio
-/// 33-132 MB/s, fio 111-186), a difference to fix before the bound can
-/// be fio's.
-fn sender_bw_against_fio(want: &Value, got: &Value, label: &str) {
-    let bw = |doc: &Value| figure(doc, "sender", "write", "bw");
-    for (tool, doc) in [("fio", want), ("ferrio", got)] {
-        let bytes = figure(doc, "sender", "write", "io_bytes");
-        let ms = figure(doc, "sender", "write", "runtime").max(1);
-        assert_eq!(
-            bw(doc),
-            bytes * 1000 / 1024 / ms,
-            "{tool} {label}: {bytes} B in {ms} ms"
-        );
+/// The sender's bandwidth in KiB/s, checked first to be exactly what its
+/// own bytes and runtime make (integer, as fio computes it), so a unit
+/// slip fails.
+fn sender_bw(doc: &Value, tool: &str, label: &str) -> u64 {
+    let bw = figure(doc, "sender", "write", "bw");
+    let bytes = figure(doc, "sender", "write", "io_bytes");
+    let ms = figure(doc, "sender", "write", "runtime").max(1);
+    assert_eq!(
+        bw,
+        bytes * 1000 / 1024 / ms,
+        "{tool} {label}: {bytes} B in {ms} ms"
+    );
+    bw
+}
+
+/// Side-by-side runs of a job for [`sender_bw_like_fios`].
+const BW_RUNS: usize = 5;
+
+/// The factor by which fio's range of bandwidths is widened on each
+/// side. Not fio's own max/min ratio: beside `stress-ng --cpu 2` a run
+/// of fio's threads now and then sends several times faster or slower
+/// than the others (tcp 64k, five runs: 277,694-624,152 KiB/s and one at
+/// 2,849,391), and a window widened by that ratio passed a mutant ferrio
+/// that slept 300 µs per send (median 56,205 KiB/s). Medians of ferrio's
+/// runs seen: 195,047-315,076 KiB/s for pingpong (fio's lowest
+/// 40,156-128,000) and 286,183-555,389 for tcp 64k (fio's lowest
+/// 226,768-312,076).
+const BW_FACTOR: f64 = 2.0;
+
+/// The sender's bandwidth beside fio's, from [`BW_RUNS`] runs of `job`
+/// by each tool, interleaved, with `thread` added (common::spread says
+/// why: beside `stress-ng --cpu 2` fio's forked jobs, each a scheduling
+/// group of its own, move data at twice the rate of its threads; tcp 64k
+/// over 1 GiB: fio's processes 2.0-2.9 GB/s, its threads 0.52-2.4,
+/// ferrio 0.53-2.1), while the engines make the same
+/// calls (strace -c of the 64 MiB job: 1026 sendto in each tool, and a
+/// recvfrom per receive, short ones included: fio 1036, ferrio 1069),
+/// so fio's processes are not the measure of a threaded engine. A
+/// single run's bandwidth is at the mercy of the scheduler, so ferrio's
+/// median must lie within the range of fio's runs widened on each side
+/// by [`BW_FACTOR`]: a sender several times slower or faster than fio's
+/// threads fails. `capped`: whether a faster one fails too. Not for
+/// pingpong: beside `stress-ng --cpu 2` and three other builds (load 15)
+/// ferrio's round trips ran 1.3-7.7 times as fast as fio's threads'
+/// (113,777-682,666 KiB/s against 65,015-89,043), for a reason not yet
+/// found; there only a slower sender fails.
+fn sender_bw_like_fios(job: &str, label: &str, capped: bool) {
+    let job = common::spread::threaded(job);
+    let _turn = one_at_a_time();
+    let (mut fio_bw, mut ferrio_bw) = (Vec::new(), Vec::new());
+    for _ in 0..BW_RUNS {
+        for (bin, into) in [(fio(), &mut fio_bw), (ferrio(), &mut ferrio_bw)] {
+            let out = run_net(bin, &job, &["--output-format=json"], false).0;
+            assert_eq!(out.code, 0, "{bin} {label}: {}", out.stderr);
+            into.push(sender_bw(&json(&out), bin, label) as f64);
+        }
     }
-    let (a, b) = (bw(want).max(1) as f64, bw(got).max(1) as f64);
+    fio_bw.sort_by(f64::total_cmp);
+    ferrio_bw.sort_by(f64::total_cmp);
+    let (low, high) = (fio_bw[0].max(1.0), fio_bw[BW_RUNS - 1]);
+    let ratio = BW_FACTOR;
+    let high = if capped { high } else { f64::INFINITY };
+    let median = ferrio_bw[BW_RUNS / 2];
+    eprintln!(
+        "{label}: fio {fio_bw:?} KiB/s, ferrio {ferrio_bw:?}, window {:.0}..={:.0}",
+        low / ratio,
+        high * ratio
+    );
     assert!(
-        a / b < 20.0 && b / a < 20.0,
-        "{label}: fio {a} KiB/s, ferrio {b} KiB/s"
+        (low / ratio..=high * ratio).contains(&median),
+        "{label}: ferrio's median {median} KiB/s outside fio's {fio_bw:?} widened by {ratio:.2}x \
+         (ferrio's runs {ferrio_bw:?})"
     );
 }
 
@@ -197,7 +251,9 @@ fn tcp_listener_and_sender_in_one_file() {
         );
         assert!(reads <= 1024 + shorts, "{doc}");
     }
-    sender_bw_against_fio(&w, &g, "sender bw");
+    sender_bw(&w, "fio", "sender bw");
+    sender_bw(&g, "ferrio", "sender bw");
+    sender_bw_like_fios(TCP, "tcp 64k sender bw", true);
     // fio tells of the wait on its standard output, before the report.
     for out in [&want, &got] {
         assert!(out.stdout.starts_with("fio: waiting for connection\n"));
@@ -357,7 +413,9 @@ fn pingpong_round_trips() {
         let other = if dir == "read" { "write" } else { "read" };
         assert_eq!(figure(&g, job, other, "total_ios"), 0);
     }
-    sender_bw_against_fio(&w, &g, "pingpong bw");
+    sender_bw(&w, "fio", "pingpong bw");
+    sender_bw(&g, "ferrio", "pingpong bw");
+    sender_bw_like_fios(&job, "pingpong 4k sender bw", false);
 }
 
 #[test]

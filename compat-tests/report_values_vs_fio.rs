@@ -146,25 +146,13 @@ fn ferrio_output_follows_the_report_rules_and_fios_fixed_values() {
     let results = parallel(&jobs, |(name, text)| {
         let want = run(fio(), text);
         let got = run(ferrio(), text);
-        let size_based = fixed::size_based(text);
-        let null_engine = text.contains("ioengine=null");
+        let (size_based, null_engine) = fixed::kinds(text);
         let mut verdict = report_rules::check(&got, ferrio_line);
         let (w, g) = (
             deterministic(&want, size_based, null_engine),
             deterministic(&got, size_based, null_engine),
         );
-        if w.len() != g.len() {
-            verdict
-                .problems
-                .push(format!("fixed values: fio {w:?}\n ferrio {g:?}"));
-        }
-        for (a, b) in w.iter().zip(&g) {
-            if a != b {
-                verdict
-                    .problems
-                    .push(format!("fixed value: fio {a}, ferrio {b}"));
-            }
-        }
+        verdict.problems.extend(fixed::differences(&w, &g));
         (name.clone(), verdict)
     });
     println!("{}", summary("ferrio", &results));

@@ -14,40 +14,13 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::report_rules::fixed;
+use common::report_rules::{self, Parts, fixed};
 use common::{Run, Scratch, ferrio, fio, parallel};
 use serde_json::Value;
 
-/// One tool's output, split into its parts.
-#[derive(Debug)]
-struct Parts {
-    headers: Vec<String>,
-    terse: Vec<String>,
-    json: Value,
-    normal: Vec<String>,
-}
-
+/// One tool's output, split into its parts by the report rules' splitter.
 fn split(stdout: &str, tool: &str) -> Parts {
-    let lines: Vec<&str> = stdout.split('\n').collect();
-    let terse_at = lines
-        .iter()
-        .position(|l| l.starts_with("3;fio-3.33;"))
-        .unwrap_or_else(|| panic!("{tool}: no terse line in {stdout}"));
-    let json_at = lines.iter().position(|l| *l == "{").unwrap();
-    let json_end = json_at + lines[json_at..].iter().position(|l| *l == "}").unwrap();
-    let json_text = lines[json_at..=json_end].join("\n");
-    Parts {
-        headers: lines[..terse_at].iter().map(|s| s.to_string()).collect(),
-        terse: lines[terse_at..json_at]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        json: serde_json::from_str(&json_text).unwrap_or_else(|e| panic!("{tool}: {e}")),
-        normal: lines[json_end + 1..]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-    }
+    report_rules::split(stdout).unwrap_or_else(|e| panic!("{tool}: {e}\n{stdout}"))
 }
 
 /// Masks what is measured: numbers (keeping whether a binary or decimal
@@ -186,8 +159,7 @@ fn reports_match_fio_line_for_line_key_for_key_field_for_field() {
         // I/O counts are fixed for size-based jobs, except where fio's
         // random generator splits a mix or draws block sizes.
         let text = std::fs::read_to_string(file).unwrap();
-        let size_based = fixed::size_based(&text);
-        let null_engine = text.contains("ioengine=null");
+        let (size_based, null_engine) = fixed::kinds(&text);
         let want = split(&report(fio(), file), "fio");
         let got = split(&report(ferrio(), file), "ferrio");
         let mut problems = Vec::new();
@@ -219,11 +191,7 @@ fn reports_match_fio_line_for_line_key_for_key_field_for_field() {
             fixed::fixed_json_values(&want.json, size_based, null_engine),
             fixed::fixed_json_values(&got.json, size_based, null_engine),
         );
-        for (w, g) in wd.iter().zip(&gd) {
-            if w != g {
-                problems.push(format!("JSON value: fio {w}, ferrio {g}"));
-            }
-        }
+        problems.extend(fixed::differences(&wd, &gd));
         if want.terse.len() != got.terse.len() {
             problems.push(format!(
                 "terse lines: fio {}, ferrio {}",

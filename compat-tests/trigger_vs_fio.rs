@@ -155,27 +155,20 @@ fn triggered_in(
 const FIO_RUNS: usize = 3;
 
 /// The runtimes a triggered ferrio job may have, learnt from fio's
-/// repeated runs of the same job: fio's range widened on each side by
-/// its own spread, and by no less than 250 ms. fio's runs agree within
-/// 20 ms, idle (902-903 ms) and beside `stress-ng --cpu 2` (892-911 ms),
-/// but ferrio's runtime sits some 130 ms later (1027-1031 ms, idle and
+/// repeated runs of the same job ([`common::spread::window`]), widened
+/// by no less than 250 ms. fio's runs agree within 20 ms, idle
+/// (902-903 ms) and beside `stress-ng --cpu 2` (892-911 ms), but
+/// ferrio's runtime sits some 130 ms later (1027-1031 ms, idle and
 /// loaded alike: its job clock starts before fio's does relative to the
 /// data file's appearance, which the touch waits for), so fio's spread
 /// alone would refuse that offset; 250 ms still refuses a trigger seen a
 /// status tick late or a job that ran its 20 s.
-fn fio_window(runs: &[Triggered]) -> (u64, u64) {
+fn fio_window(runs: &[Triggered]) -> std::ops::RangeInclusive<u64> {
     let all: Vec<u64> = runs
         .iter()
         .flat_map(|t| t.runtimes.iter().copied())
         .collect();
-    let (min, max) = (*all.iter().min().unwrap(), *all.iter().max().unwrap());
-    let widen = (max - min).max(250);
-    eprintln!(
-        "fio's triggered runtimes: {all:?} ms, window {}..={}",
-        min.saturating_sub(widen),
-        max + widen
-    );
-    (min.saturating_sub(widen), max + widen)
+    common::spread::window("triggered runtimes (ms)", &all, 250)
 }
 
 /// The trigger file appearing mid-run: both tools remove it, stop the
@@ -190,14 +183,14 @@ fn a_trigger_file_stops_the_run_and_runs_the_command() {
         .map(|_| triggered(fio(), &["--runtime=20"], delay))
         .collect();
     let r = triggered(ferrio(), &["--runtime=20"], delay);
-    let (low, high) = fio_window(&fio_runs);
+    let allowed = fio_window(&fio_runs);
     for (tool, t) in fio_runs.iter().map(|t| ("fio", t)).chain([("ferrio", &r)]) {
         assert!(t.file_gone, "{tool} left the trigger file");
         assert_eq!(t.marker, "fired\n", "{tool}");
     }
     assert!(
-        r.runtimes.iter().all(|&ms| (low..=high).contains(&ms)),
-        "ferrio ran {:?} ms; fio's runs allow {low}..={high}",
+        r.runtimes.iter().all(|ms| allowed.contains(ms)),
+        "ferrio ran {:?} ms; fio's runs allow {allowed:?}",
         r.runtimes
     );
     eprintln!("ferrio's triggered runtimes: {:?} ms", r.runtimes);

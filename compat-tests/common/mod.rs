@@ -16,6 +16,7 @@ use ferrio::options::table::OPTIONS;
 pub mod mounted;
 pub mod need;
 pub mod report_rules;
+pub mod spread;
 
 /// What a run printed and how it ended.
 #[derive(Debug, Clone)]

@@ -25,6 +25,32 @@ pub fn size_based(job: &str) -> bool {
         .all(|w| !job.contains(w))
 }
 
+/// What a job file's text says of its report's fixed values: whether
+/// its I/O counts are fixed ([`size_based`]) and whether it runs on the
+/// null engine (whose depth maps are fixed).
+pub fn kinds(job: &str) -> (bool, bool) {
+    (size_based(job), job.contains("ioengine=null"))
+}
+
+/// Where two lists of fixed values (fio's, ferrio's) differ: a count
+/// that differs, then every pair that does.
+pub fn differences(want: &[String], got: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if want.len() != got.len() {
+        out.push(format!(
+            "fixed values: fio has {}, ferrio {}",
+            want.len(),
+            got.len()
+        ));
+    }
+    for (a, b) in want.iter().zip(got) {
+        if a != b {
+            out.push(format!("fixed value: fio {a}, ferrio {b}"));
+        }
+    }
+    out
+}
+
 /// The JSON document's values that do not depend on timing: version,
 /// options, job structure, percentile keys; the I/O counts of size-based
 /// jobs and the depth maps of null-engine jobs.

@@ -235,7 +235,6 @@ impl JobLoop<'_, '_> {
         let Some(index) = self.free.pop() else {
             return Err(Next::End);
         };
-        self.last_was_sync = false;
         let (file, offset, len) = self.place(index, follow, replayed, &mut dir, mixed)?;
         if cfg.workload.pattern.trimwrite && dir == Dir::Trim {
             self.pending_write = Some((file, offset, len));

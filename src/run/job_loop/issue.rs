@@ -276,6 +276,7 @@ impl JobLoop<'_, '_> {
     fn done_at_once(&mut self, io: Io, mut r: i64, replay: bool) -> Next {
         let cfg = self.cfg;
         self.last_was_read = io.dir == Dir::Read;
+        self.last_was_sync = false;
         // A synchronous engine: this I/O's end is the next one's start.
         let clock = self.ticker.read();
         self.clock = clock;

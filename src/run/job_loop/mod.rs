@@ -290,6 +290,11 @@ struct JobLoop<'a, 'f> {
     /// Set while in-flight I/O is reaped ahead of a periodic sync or a new
     /// pass over the files.
     draining: bool,
+    /// fio's td->last_was_sync: set when a periodic sync completes and
+    /// cleared when any other I/O completes (not when one is issued), so
+    /// a write reaped after a sync, with the write count still at a
+    /// multiple of fsync, makes another sync due: how fio's flush count
+    /// on an async engine grows with the completions each reap brings.
     last_was_sync: bool,
     /// Why the I/O in flight is being drained, when it is not for a
     /// periodic sync or a new pass.

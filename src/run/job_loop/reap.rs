@@ -96,6 +96,7 @@ impl JobLoop<'_, '_> {
             return Ok(true);
         }
         self.last_was_read = slot.dir == Dir::Read;
+        self.last_was_sync = false;
         // A short transfer short of the file's end: fio hands the
         // engine the rest before any new I/O.
         if slot.shortened(c.result, &mut self.result) && slot.offset < self.real_sizes[slot.file] {

@@ -3,6 +3,7 @@
 
 use super::pace::think;
 use super::{JobLoop, Next, Phase, Quiesce, Turn, issued};
+use crate::engine::Dir;
 use crate::result::JobResult;
 use crate::run::pacing::clock::{self, ms_between, nanos};
 use crate::run::pacing::latency_target;
@@ -216,7 +217,8 @@ impl JobLoop<'_, '_> {
             if !cfg.timing.ramp.is_zero() {
                 self.progress.set_epoch(ramp_end);
                 if let Some(v) = &mut self.verifying {
-                    v.trail.stats_restarted();
+                    v.trail
+                        .stats_restarted(self.result.dirs[Dir::Write as usize].issued);
                 }
                 if let Some(lt) = &mut self.lat_target {
                     lt.restart(clock, 0);
@@ -326,7 +328,7 @@ impl JobLoop<'_, '_> {
         self.cpu_start = Some(CpuUsage::of_this_thread());
         self.progress.set_epoch(clock);
         if let Some(v) = &mut self.verifying {
-            v.trail.stats_restarted();
+            v.trail.stats_restarted(0);
         }
         if let Some(lt) = &mut self.lat_target {
             lt.stats_restarted(clock);

@@ -62,9 +62,14 @@ impl Trail {
 
     /// fio's reset_all_stats (at the end of ramp_time, and for a latency
     /// target's final window) zeroes its counts of I/Os issued and
-    /// completed; the rings of offsets stay.
-    pub fn stats_restarted(&mut self) {
-        self.issued = 0;
+    /// completed; the rings of offsets stay. fio zeroes the writes its
+    /// state counts together with the report's total_ios, so both count
+    /// the same writes; ferrio's report already counts those issued since
+    /// the ramp's end when its loop gets here (a rate-capped write can go
+    /// out after the ramp and before this), and `counted` says how many:
+    /// the state starts from them.
+    pub fn stats_restarted(&mut self, counted: u64) {
+        self.issued = counted;
         self.completed = 0;
         self.reads_done = 0;
     }
