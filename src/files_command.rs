@@ -8,6 +8,9 @@
 pub struct Request {
     pub files: Vec<String>,
     pub output: Option<String>,
+    /// `--repeats N`: the files are sets of N runs of one setup each
+    /// (1 where the subcommand has no such option, or it is not given).
+    pub repeats: usize,
 }
 
 /// How a subcommand describes itself and its arguments.
@@ -19,12 +22,14 @@ pub struct Usage {
     pub files: &'static str,
     /// What `--output` writes.
     pub output: &'static str,
+    /// Whether it takes `--repeats N`.
+    pub repeats: bool,
 }
 
 impl Usage {
     fn command(&self) -> clap::Command {
         use clap::{Arg, ArgAction, Command};
-        Command::new(self.name)
+        let command = Command::new(self.name)
             .bin_name(format!("ferrio {}", self.name))
             .about(self.about)
             .arg(
@@ -40,7 +45,21 @@ impl Usage {
                     .long("output")
                     .value_name("FILE")
                     .help(self.output),
-            )
+            );
+        if !self.repeats {
+            return command;
+        }
+        command.arg(
+            Arg::new("repeats")
+                .long("repeats")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .help(
+                    "the files are sets of N repeated runs of one setup, in order: each set shows \
+                     its median, and each change from the first set says whether it is beyond \
+                     the repeats' spread",
+                ),
+        )
     }
 
     /// The request `argv` (after the subcommand's name) makes; `Err`
@@ -58,6 +77,11 @@ impl Usage {
                 .map(|f| f.cloned().collect())
                 .unwrap_or_default(),
             output: matches.get_one::<String>("output").cloned(),
+            repeats: if self.repeats {
+                matches.get_one::<u32>("repeats").map_or(1, |&n| n as usize)
+            } else {
+                1
+            },
         })
     }
 
@@ -67,7 +91,7 @@ impl Usage {
     pub fn run(
         &self,
         argv: &[String],
-        make: impl FnOnce(&[String]) -> Result<String, String>,
+        make: impl FnOnce(&Request) -> Result<String, String>,
     ) -> i32 {
         let request = match self.request(argv) {
             Ok(r) => r,
@@ -80,7 +104,7 @@ impl Usage {
                 return 1;
             }
         };
-        let text = match make(&request.files) {
+        let text = match make(&request) {
             Ok(text) => text,
             Err(e) => {
                 eprintln!("ferrio {}: {e}", self.name);

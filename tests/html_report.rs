@@ -539,3 +539,81 @@ fn report_of_fios_own_json_plus_and_logs() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `ferrio report --repeats N`: the files are sets of N runs of one
+/// setup; the comparison shows each set's median (the median of the
+/// runs' own JSON values) and says of each change whether it is beyond
+/// the repeats' spread. Files that are not whole sets are refused.
+#[test]
+fn repeated_runs_compare_as_medians_with_their_spread() {
+    let dir = scratch("repeats");
+    let mut names = Vec::new();
+    for (set, bs) in [("a", "4k"), ("b", "64k")] {
+        for n in 1..=3 {
+            let name = format!("{set}{n}.json");
+            ferrio(
+                &dir,
+                &[
+                    "--name=j",
+                    "--ioengine=null",
+                    "--rw=read",
+                    &format!("--bs={bs}"),
+                    "--size=64m",
+                    "--output-format=json+",
+                    &format!("--output={name}"),
+                ],
+            );
+            names.push(name);
+        }
+    }
+    let mut args: Vec<&str> = vec!["report", "--repeats", "3"];
+    args.extend(names.iter().map(String::as_str));
+    args.extend(["--output", "page.html"]);
+    ferrio(&dir, &args);
+    let page = std::fs::read_to_string(dir.join("page.html")).unwrap();
+    assert!(page.contains("<th>a1.json (median of 3)</th><th>b1.json (median of 3)</th>"));
+    // The IOPS row: each set's median of its runs' JSON IOPS.
+    let iops = |name: &str| {
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
+        doc["jobs"][0]["read"]["iops"].as_f64().unwrap()
+    };
+    let median = |set: &[String]| {
+        let mut v: Vec<f64> = set.iter().map(|n| iops(n)).collect();
+        v.sort_by(f64::total_cmp);
+        v[1]
+    };
+    let (a, b) = (median(&names[..3]), median(&names[3..]));
+    let row = page
+        .split("<tr>")
+        .find(|r| r.starts_with("<td>j</td><td>read</td><td>IOPS</td>"))
+        .expect("no IOPS row");
+    let cells: Vec<&str> = row
+        .split("<td>")
+        .skip(4)
+        .map(|c| c.split("</td>").next().unwrap())
+        .collect();
+    // The first set shows its median alone; the second its change from
+    // the first's, which the two medians give to the printed digit.
+    assert_eq!(cells.len(), 2, "{row}");
+    assert!(!cells[0].contains('('), "{row}");
+    let change = (b - a) / a * 100.0;
+    assert!(
+        cells[1].contains(&format!("({change:+.1}%, ")),
+        "{row}: {a} {b}"
+    );
+    assert!(cells[1].ends_with("the spread)"), "{row}");
+    // Five files are not sets of three.
+    let out = Command::new(env!("CARGO_BIN_EXE_ferrio"))
+        .args(["report", "--repeats", "3"])
+        .args(&names[..5])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        "ferrio report: 5 files are not whole sets of --repeats 3"
+    );
+}

@@ -36,12 +36,13 @@ const USAGE: Usage = Usage {
     about: "Merge the JSON results of ferrio instances run on several hosts into one document shaped as fio's client mode writes it",
     files: "the JSON (--output-format=json or json+) of each instance, or of an earlier merge",
     output: "write the merged document to FILE instead of stdout",
+    repeats: false,
 };
 
 /// Runs `ferrio merge` with its arguments (after `merge`); returns the
 /// exit status.
 pub fn run(argv: &[String]) -> i32 {
-    USAGE.run(argv, merge_files)
+    USAGE.run(argv, |request| merge_files(&request.files))
 }
 
 /// One input: its document and its jobs, each rebuilt with its group's
@@ -228,7 +229,8 @@ mod tests {
             request(&args(&["a.json", "--output", "m.json", "b.json"])),
             Ok(Request {
                 files: args(&["a.json", "b.json"]),
-                output: Some("m.json".into())
+                output: Some("m.json".into()),
+                repeats: 1,
             })
         );
         assert_eq!(

@@ -15,14 +15,22 @@ const USAGE: Usage = Usage {
     about: "Render the HTML report of saved results: one run, or several side by side with the change from the first",
     files: "the json+ results of a run (--output-format=json+; json draws no latency distribution); the logs its jobs name (write_bw_log, write_iops_log, write_lat_log) are read from the file's folder when present",
     output: "write the page to FILE instead of stdout",
+    repeats: true,
 };
 
 /// Runs `ferrio report` with its arguments (after `report`); returns the
 /// exit status.
 pub fn run(argv: &[String]) -> i32 {
-    USAGE.run(argv, |files| {
+    USAGE.run(argv, |request| {
+        let (files, repeats) = (&request.files, request.repeats);
+        if !files.len().is_multiple_of(repeats) {
+            return Err(format!(
+                "{} files are not whole sets of --repeats {repeats}",
+                files.len()
+            ));
+        }
         let runs: Vec<view::Run> = files.iter().map(|f| read(f)).collect::<Result<_, _>>()?;
-        Ok(html::runs_page(&runs))
+        Ok(html::runs_page(&runs, repeats))
     })
 }
 

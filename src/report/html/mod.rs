@@ -58,7 +58,7 @@ pub fn render(report: &Report) -> String {
                 .collect();
         }
     }
-    runs_page(&[run])
+    runs_page(&[run], 1)
 }
 
 /// plotly.js, in a script element. The `plotly` crate hands its embedded

@@ -19,8 +19,9 @@ th{background:#f4f4f4}tr.total th{background:#eaf1f8}td:first-child,th:first-chi
 .note{color:#666;font-style:italic}\n\
 @media print{.chart{break-inside:avoid}body{margin:0.5em}}\n";
 
-/// The page of one run, or of several compared.
-pub fn runs_page(runs: &[Run]) -> String {
+/// The page of one run, or of several compared (in sets of `repeats`
+/// runs of one setup each).
+pub fn runs_page(runs: &[Run], repeats: usize) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -35,7 +36,7 @@ pub fn runs_page(runs: &[Run]) -> String {
     );
     let mut figures: Vec<(String, Value)> = Vec::new();
     if runs.len() > 1 {
-        compare::section(&mut out, &mut figures, runs);
+        compare::section(&mut out, &mut figures, runs, repeats.max(1));
     }
     for (i, run) in runs.iter().enumerate() {
         let _ = writeln!(
