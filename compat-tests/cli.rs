@@ -466,11 +466,12 @@ fn merge_blktrace_only_merges_and_runs_nothing() {
 }
 
 /// `--explain`'s text for two groups (a numjobs=2 pair, then a stonewalled
-/// job overriding global values), asserted line for line but the
-/// `defaults:` list, and each fact it states checked against fio's run of
-/// the same file: the groups and jobs in fio's JSON, every value at
-/// the section fio's JSON lists it under (`global options` or the job's
-/// `job options`), and the options set kept out of the defaults.
+/// job overriding global values), asserted line for line, and each fact it
+/// states checked against fio's run of the same file: the groups and jobs
+/// in fio's JSON, every value at the section fio's JSON lists it under
+/// (`global options` or the job's `job options`), the I/O each job
+/// derives (fio's io_kbytes); with `--explain-defaults`, one `defaults:`
+/// list per job, which keeps out the options set.
 #[test]
 fn explain_states_groups_jobs_and_origins_as_fio_runs_them() {
     let job = "[global]\nioengine=null\nbs=4k\nsize=8m\n[a]\nrw=randread\nnumjobs=2\n\
@@ -480,9 +481,16 @@ fn explain_states_groups_jobs_and_origins_as_fio_runs_them() {
         .job_named("j.fio", job)
         .ok()
         .stdout;
-    let (text, defaults): (Vec<&str>, Vec<&str>) = explained
+    let with_defaults = Run::ferrio()
+        .args(["--explain", "--explain-defaults"])
+        .job_named("j.fio", job)
+        .ok()
+        .stdout;
+    let (full, defaults): (Vec<&str>, Vec<&str>) = with_defaults
         .lines()
         .partition(|l| !l.trim_start().starts_with("defaults: "));
+    let text: Vec<&str> = explained.lines().collect();
+    assert_eq!(text, full, "--explain-defaults adds only the defaults");
     let origin = |value: &str, place: &str| format!("    {value:<40} <- {place}");
     let global =
         |line: u32, value: &str| origin(value, &format!("global section at j.fio:{line}:1"));
@@ -495,6 +503,7 @@ fn explain_states_groups_jobs_and_origins_as_fio_runs_them() {
         global(4, "size=8m"),
         local(6, "rw=randread"),
         local(7, "numjobs=2"),
+        "    derives: I/O in all 8192KiB".into(),
         "  job 2 'a' (ioengine=null, clone 1):".into(),
         "group 1:".into(),
         "  job 3 'b' (ioengine=null):".into(),
@@ -506,6 +515,7 @@ fn explain_states_groups_jobs_and_origins_as_fio_runs_them() {
         local(11, "bs=64k"),
         local(12, "size=1m"),
         local(13, "nrfiles=2"),
+        "    derives: I/O in all 1024KiB".into(),
     ];
     assert_eq!(text, expected, "{explained}");
     // One defaults list per job explained in full (a clone shares its
@@ -541,6 +551,8 @@ fn explain_states_groups_jobs_and_origins_as_fio_runs_them() {
         })
         .collect();
     assert_eq!(seen, [("a", 0), ("a", 0), ("b", 1)]);
+    let kib = |i: usize, dir: &str| jobs[i][dir]["io_kbytes"].as_u64().unwrap();
+    assert_eq!((kib(0, "read"), kib(2, "write")), (8192, 1024));
     let global_options = &fio_doc["global options"];
     for (key, value) in [("ioengine", "null"), ("bs", "4k"), ("size", "8m")] {
         assert_eq!(global_options[key], value, "fio's global {key}");

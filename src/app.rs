@@ -298,7 +298,7 @@ fn before_run(
         out(&if json {
             explain::explain_json(plan)
         } else {
-            explain::explain(plan)
+            explain::explain(plan, args.has("explain-defaults"))
         });
         return Some(Ok(0));
     }

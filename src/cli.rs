@@ -191,7 +191,12 @@ const FLAGS: &[(&str, Takes, &str)] = &[
     (
         "explain",
         Takes::None,
-        "ferrio: print the plan with each value's origin and lint warnings",
+        "ferrio: print the plan with each value's origin, what the job derives from it, and lint warnings",
+    ),
+    (
+        "explain-defaults",
+        Takes::None,
+        "ferrio: with --explain, also every option the job leaves at its default, with that default",
     ),
     (
         "notes",
@@ -481,6 +486,7 @@ fn fio_flags() -> impl Iterator<Item = &'static str> {
 /// Flags that fio does not have.
 const FERRIO_ONLY: &[&str] = &[
     "explain",
+    "explain-defaults",
     "notes",
     "demo",
     "install-alias",

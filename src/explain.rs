@@ -15,12 +15,15 @@ pub struct Lint {
 }
 
 /// The explanation text.
-pub fn explain(plan: &Plan) -> String {
+/// The explanation text: each job's settings and their origins, what the
+/// job derives from them, and (`defaults`) every option it leaves at its
+/// default.
+pub fn explain(plan: &Plan, defaults: bool) -> String {
     let mut s = String::new();
     for group in &plan.groups {
         let _ = writeln!(s, "group {}:", group.id);
         for job in &group.jobs {
-            describe_job(&mut s, job);
+            describe_job(&mut s, job, defaults);
         }
     }
     let lints: Vec<Lint> = plan
@@ -37,7 +40,7 @@ pub fn explain(plan: &Plan) -> String {
     s
 }
 
-fn describe_job(s: &mut String, job: &JobSpec) {
+fn describe_job(s: &mut String, job: &JobSpec, with_defaults: bool) {
     let clone = if job.subjob == 0 {
         String::new()
     } else {
@@ -70,6 +73,46 @@ fn describe_job(s: &mut String, job: &JobSpec) {
         }
         let _ = writeln!(s, "    {shown:<40} <- {from}");
     }
+    derived(s, job);
+    if with_defaults {
+        defaults(s, job);
+    }
+}
+
+/// What the job's settings come to: the files it works on and the bytes
+/// of each, the I/O it does in all, and the write share of a mixed job.
+fn derived(s: &mut String, job: &JobSpec) {
+    let Ok(cfg) = crate::run::config::JobConfig::from_spec(job, false) else {
+        return;
+    };
+    let size = |b: u64| {
+        crate::report::num2str::num2str(b, 4, 1, true, crate::report::num2str::Unit::Bytes)
+    };
+    if cfg.kind.lays_out() && !cfg.files.paths.is_empty() {
+        let files: Vec<String> = cfg
+            .files
+            .paths
+            .iter()
+            .zip(&cfg.files.regions)
+            .map(|(p, r)| format!("{} ({})", p.display(), size(*r)))
+            .collect();
+        let _ = writeln!(s, "    derives: files {}", files.join(", "));
+    }
+    let total = if cfg.timing.time_based {
+        "until its runtime ends".to_string()
+    } else {
+        size(cfg.timing.io_bytes)
+    };
+    let _ = writeln!(s, "    derives: I/O in all {total}");
+    let p = cfg.workload.pattern;
+    if p.read && p.write {
+        let read = cfg.workload.read_percent;
+        let _ = writeln!(s, "    derives: rwmixread={read} rwmixwrite={}", 100 - read);
+    }
+}
+
+/// Every option the job leaves at its default, with that default.
+fn defaults(s: &mut String, job: &JobSpec) {
     let mut defaults = String::new();
     for def in OPTIONS.iter().filter(|o| o.engines.is_empty()) {
         if matches!(
@@ -279,7 +322,9 @@ mod tests {
             &[("BS", "8k")],
             false,
         );
-        let text = explain(&plan.unwrap());
+        let plan = plan.unwrap();
+        assert!(!explain(&plan, false).contains("defaults:"));
+        let text = explain(&plan, true);
         assert!(text.contains("bs=${BS}"), "{text}");
         assert!(
             text.contains(

@@ -46,7 +46,8 @@ pub fn usage() -> String {
     );
     if !crate::persona::as_fio() {
         s.push_str(
-            "  --explain\t\tferrio: show the plan, where each value came from, and lint hints
+            "  --explain\t\tferrio: show the plan, where each value came from, what each job derives, and lint hints
+  --explain-defaults\tferrio: with --explain, also every option left at its default
   --cmdhelp=unsupported\tferrio: list the options and engines ferrio does not run yet
   --demo\t\tferrio: run the built-in default job against a temporary file
   --install-alias=dir\tferrio: make dir/fio run ferrio as fio (default ~/.local/bin)
