@@ -479,14 +479,26 @@ fn rbd_periodic_syncs_are_queued_as_fio_queues_them(cluster: &Cluster) {
         assert!(flushes > 1024, "{tool}: {flushes} flushes for 4096 writes");
         flushes
     };
-    // How many more than 1024: ferrio's count lies in the range of three
-    // fio runs (as threads, as ferrio runs: common::spread says why)
-    // widened by their spread and by at least 10 % of fio's
-    // lowest count (the share a few reaps more or fewer make).
-    let fio_flushes: Vec<u64> = (0..3).map(|_| flushes_of(common::fio())).collect();
-    let floor = fio_flushes.iter().min().unwrap() / 10;
-    let got = flushes_of(common::ferrio());
-    common::spread::assert_within("rbd flushes for 4096 writes", &fio_flushes, floor, got);
+    // How many more than 1024: the median of three ferrio runs lies in
+    // the range of three fio runs (as threads, as ferrio runs:
+    // common::spread says why; taken in turn, so that both see the same
+    // load) widened by their spread and by at least 30 % of fio's lowest
+    // count. The count is the reaps' timing, and it wanders between
+    // sessions more than within one: fio 3112-4094 and ferrio 3774-3978
+    // beside stress-ng in one session, fio 2739-2989 and ferrio 2314 (one
+    // run, 16 % under fio's lowest) on a quiet machine in another. A
+    // ferrio that flushed once per 4 writes (1024) or after every write
+    // (4096) still fails.
+    let (fio_flushes, ferrio_flushes): (Vec<u64>, Vec<u64>) = (0..3)
+        .map(|_| (flushes_of(common::fio()), flushes_of(common::ferrio())))
+        .unzip();
+    let floor = fio_flushes.iter().min().unwrap() * 3 / 10;
+    common::spread::assert_median_within(
+        "rbd flushes for 4096 writes",
+        &fio_flushes,
+        floor,
+        &ferrio_flushes,
+    );
     let job = rbd_job(
         &cluster.dir,
         "rbd-fdatasync.fio",
