@@ -64,8 +64,14 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
     };
     let ticks = within(&[1.0, 2.0, 5.0]);
     if ticks.len() > 10 {
-        // Over more than about four decades: a tick per decade is enough.
-        return within(&[1.0]);
+        // Over more than about three decades: a tick per decade is enough
+        // once that makes four; over fewer, 1-3 steps.
+        for steps in [&[1.0][..], &[1.0, 3.0]] {
+            let fewer = within(steps);
+            if fewer.len() >= 4 {
+                return fewer;
+            }
+        }
     }
     if ticks.len() >= 4 {
         return ticks;
@@ -120,6 +126,19 @@ mod tests {
         assert_eq!(tiny, ["0.0001", "0.001", "0.01", "0.1", "1"]);
         assert_eq!(log_latency(50.0, 3e6).name, "µs");
         assert_eq!(log_ticks(0.5, 200.0).len(), 9);
+        // Three and a half decades: 1-2-5 would make 11, decades only 3.
+        let mid: Vec<String> = log_ticks(0.02, 60.0).into_iter().map(|t| t.1).collect();
+        assert_eq!(mid, ["0.03", "0.1", "0.3", "1", "3", "10", "30"]);
+        // Every span from a tenth of a decade to twelve decades gets
+        // between four and thirteen ticks (a tick a decade at most).
+        for lo_exp in -12..3 {
+            for span in 1..120 {
+                let lo = 10f64.powf(lo_exp as f64 / 4.0);
+                let hi = lo * 10f64.powf(span as f64 / 10.0);
+                let n = log_ticks(lo, hi).len();
+                assert!((4..=13).contains(&n), "{lo}..{hi}: {n} ticks");
+            }
+        }
         let wide: Vec<String> = log_ticks(0.5, 2000.0).into_iter().map(|t| t.1).collect();
         assert_eq!(wide, ["1", "10", "100", "1000"]);
     }
