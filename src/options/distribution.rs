@@ -31,64 +31,65 @@ pub enum Shape {
 /// written (it reads zoned_abs sizes). Parameters left out take fio's
 /// defaults.
 pub fn shape(word: &str, tail: Option<&str>, kb_base: u64) -> Result<Shape, String> {
-    if let Some(tail) = tail {
-        check_parameters(word, tail.trim())?;
-    }
-    let tail = tail.unwrap_or("");
-    let mut numbers = tail.split(':').map(|t| number::c_float(t.trim()));
-    let value = numbers.next().flatten();
-    let center = numbers.next().flatten();
     Ok(match word {
-        "zipf" => Shape::Zipf {
-            theta: value.unwrap_or(1.1),
-            center,
-        },
-        "pareto" => Shape::Pareto {
-            h: value.unwrap_or(0.2),
-            center,
-        },
-        "normal" => Shape::Normal {
-            deviation: value.unwrap_or(0.0),
-            center,
-        },
+        "zipf" | "pareto" | "normal" => {
+            let (value, center) = parameters(word, tail)?;
+            match word {
+                "zipf" => Shape::Zipf {
+                    theta: value.unwrap_or(1.1),
+                    center,
+                },
+                "pareto" => Shape::Pareto {
+                    h: value.unwrap_or(0.2),
+                    center,
+                },
+                _ => Shape::Normal {
+                    deviation: value.unwrap_or(0.0),
+                    center,
+                },
+            }
+        }
         "zoned" => Shape::Zoned(
-            parse_zoned(tail, false, kb_base)?
+            parse_zoned(tail.unwrap_or(""), false, kb_base)?
                 .map(|d| d.into_iter().map(|(a, s)| (a, s as u32)).collect()),
         ),
-        "zoned_abs" => Shape::ZonedAbs(parse_zoned(tail, true, kb_base)?),
+        "zoned_abs" => Shape::ZonedAbs(parse_zoned(tail.unwrap_or(""), true, kb_base)?),
         // The table's one other word.
         _ => Shape::Uniform,
     })
 }
 
-/// fio's checks of zipf's, pareto's and normal's parameters (zoned
-/// shares are checked as they are read).
-fn check_parameters(word: &str, tail: &str) -> Result<(), String> {
-    match word {
-        "zipf" | "pareto" | "normal" => {
-            let mut parts = tail.splitn(2, ':');
-            let val = parts
-                .next()
-                .and_then(number::c_float)
-                .ok_or("fio: random postfix parsing failed")?;
-            if let Some(center) = parts.next() {
-                let c = number::c_float(center).ok_or("fio: random postfix parsing failed")?;
-                if !(0.0..=1.0).contains(&c) {
-                    return Err("fio: distribution center out of range (0 <= center <= 1.0)".into());
-                }
+/// zipf's, pareto's and normal's `value[:center]`, read once and checked
+/// as fio checks them (zoned shares are checked as they are read); `None`
+/// for what was left out.
+fn parameters(word: &str, tail: Option<&str>) -> Result<(Option<f64>, Option<f64>), String> {
+    let Some(tail) = tail else {
+        return Ok((None, None));
+    };
+    let mut parts = tail.trim().splitn(2, ':');
+    let val = parts
+        .next()
+        .and_then(number::c_float)
+        .ok_or("fio: random postfix parsing failed")?;
+    let center = match parts.next() {
+        None => None,
+        Some(center) => {
+            let c = number::c_float(center).ok_or("fio: random postfix parsing failed")?;
+            if !(0.0..=1.0).contains(&c) {
+                return Err("fio: distribution center out of range (0 <= center <= 1.0)".into());
             }
-            match word {
-                "zipf" if val == 1.0 => Err("fio: zipf theta must different than 1.0".into()),
-                "pareto" if val <= 0.0 || val >= 1.0 => {
-                    Err("fio: pareto input out of range (0 < input < 1.0)".into())
-                }
-                "normal" if !(0.0..100.0).contains(&val) => {
-                    Err("fio: normal deviation out of range (0 <= input < 100.0)".into())
-                }
-                _ => Ok(()),
-            }
+            Some(c)
         }
-        _ => Ok(()),
+    };
+    match word {
+        "zipf" if val == 1.0 => Err("fio: zipf theta must different than 1.0".into()),
+        "pareto" if val <= 0.0 || val >= 1.0 => {
+            Err("fio: pareto input out of range (0 < input < 1.0)".into())
+        }
+        "normal" if !(0.0..100.0).contains(&val) => {
+            Err("fio: normal deviation out of range (0 <= input < 100.0)".into())
+        }
+        _ => Ok((Some(val), center)),
     }
 }
 
