@@ -229,7 +229,9 @@ fn one_job_page() {
             want.push(format!("r0-g0-{d}-{kind}"));
         }
     }
-    assert_eq!(ids(&m), want);
+    // The scratch folder's disk, busy over time (its file is on one).
+    want.push("r0-disks".to_string());
+    assert_eq!(ids(&m), want, "the scratch folder must be on a disk");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -266,6 +268,8 @@ fn two_job_mixed_page_from_saved_results() {
         );
     }
     assert!(ids.contains(&"r0-g0-depth".to_string()), "{ids:?}");
+    // Disk utilisation over time, read back from the saved document.
+    assert!(ids.contains(&"r0-disks".to_string()), "{ids:?}");
     let chart = |id: &str| {
         m["charts"]
             .as_array()
@@ -616,4 +620,57 @@ fn repeated_runs_compare_as_medians_with_their_spread() {
         err.trim(),
         "ferrio report: 5 files are not whole sets of --repeats 3"
     );
+}
+
+/// ferrio's `disk_util_over_time` beside fio's `disk_util`: a point every
+/// 500 ms (the last at the run's end), each share within 0-100 %, and
+/// the shares, weighted by their intervals, add up to the busy time that
+/// fio's `util` is made of (both come from the same io_ticks counter),
+/// short of at most the last 100 ms.
+#[test]
+fn disk_utilisation_over_time_adds_up_to_the_runs_figure() {
+    let dir = scratch("disk-series");
+    let job = "[d]\nioengine=psync\nfilename=data\nsize=16m\nrw=randwrite\nbs=4k\ndirect=1\nruntime=2\ntime_based\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let out = ferrio(&dir, &["--output-format=json", "job.fio"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let total = &doc["disk_util"][0];
+    let name = total["name"]
+        .as_str()
+        .expect("the scratch folder must be on a disk (disk_util names none)");
+    let series = &doc["ferrio"]["disk_util_over_time"][0];
+    assert_eq!(series["name"], name);
+    assert_eq!(series["interval_ms"], 500);
+    let ms: Vec<u64> = series["ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let util: Vec<f64> = series["util"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(ms.len(), util.len());
+    // At least 2 s of run: points at 0.5, 1, 1.5 and 2 s or later.
+    assert!(ms.len() >= 4, "{ms:?}");
+    let mut before = 0;
+    let mut busy_ms = 0.0;
+    for (i, (&at, &u)) in ms.iter().zip(&util).enumerate() {
+        let last = i + 1 == ms.len();
+        assert!(at >= before + if last { 100 } else { 500 }, "{ms:?}");
+        assert!((0.0..=100.0).contains(&u), "{util:?}");
+        busy_ms += u / 100.0 * (at - before) as f64;
+        before = at;
+    }
+    // fio's util is 100 × busy / elapsed, over the same span up to the
+    // report; the series' intervals are timed to the microsecond.
+    let whole = total["util"].as_f64().unwrap() / 100.0 * before as f64;
+    assert!(
+        (busy_ms - whole).abs() <= 100.0 + 0.01 * whole,
+        "series busy {busy_ms:.1} ms, util's {whole:.1} ms"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

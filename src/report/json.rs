@@ -61,8 +61,35 @@ pub fn document(report: &Report, plus: bool) -> Obj {
             })
             .collect();
         root.arr("disk_util", disks);
+        if !crate::persona::as_fio() {
+            root.obj("ferrio", disk_series(report));
+        }
     }
     root
+}
+
+/// ferrio's addition beside fio's `disk_util`: each disk's busy share
+/// every half second, which fio's JSON does not keep (the HTML page's
+/// utilisation chart).
+fn disk_series(report: &Report) -> Obj {
+    let disks = report
+        .disks
+        .iter()
+        .map(|d| {
+            let mut o = Obj::default();
+            o.str("name", &d.name)
+                .int("interval_ms", crate::stats::disk::SAMPLE.as_millis() as u64)
+                .arr(
+                    "ms",
+                    d.series.iter().map(|p| Json::Int(p.0 as i64)).collect(),
+                )
+                .arr("util", d.series.iter().map(|p| Json::Float(p.1)).collect());
+            Json::Obj(o)
+        })
+        .collect();
+    let mut o = Obj::default();
+    o.arr("disk_util_over_time", disks);
+    o
 }
 
 fn options(list: &[(String, String)]) -> Obj {

@@ -477,6 +477,7 @@ impl Group<'_> {
                 }
                 tell_layouts(&laid_rx, self.members, disks, observer);
                 tell_lines(self.slots, observer);
+                disks.sample();
                 observer.tick(disks);
                 let mut nap = TICK;
                 if let Some(checker) = &mut steady {

@@ -1,6 +1,7 @@
 //! Disk utilisation as fio reports it under `Disk stats`: the whole-disk
 //! counters of `/sys/block/<disk>/stat` for every disk the jobs' files
-//! live on, as the difference between the first and the last reading.
+//! live on, as the difference between the first and the last reading;
+//! and, for ferrio's charts, how busy each disk was every half second.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,13 @@ pub struct DiskUsage {
     pub in_queue: u64,
     /// Percent of the wall time the disk was busy, at most 100.
     pub util: f64,
+    /// (milliseconds since the disk was first read, percent busy over
+    /// the [`SAMPLE`] before), one every [`SAMPLE`] while jobs ran.
+    pub series: Vec<(u64, f64)>,
 }
+
+/// How often a watched disk's busy share is sampled for its series.
+pub const SAMPLE: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl DiskUsage {
     /// The counters in fio's order: reads and writes completed, merged,
@@ -45,10 +52,29 @@ impl DiskUsage {
     }
 }
 
-/// Disks being watched, by name, with their first reading.
+/// Disks being watched, by name.
 #[derive(Debug, Default)]
 pub struct DiskWatch {
-    disks: BTreeMap<String, (Instant, Counters)>,
+    disks: BTreeMap<String, Watched>,
+}
+
+/// A watched disk: its first reading, and its busy share over time.
+#[derive(Debug)]
+struct Watched {
+    since: Instant,
+    first: Counters,
+    /// When the last sample was taken, with the disk's busy time then.
+    last: (Instant, u64),
+    series: Vec<(u64, f64)>,
+}
+
+/// Percent of `ms` milliseconds that `busy_ms` of them were, at most 100.
+fn percent_busy(busy_ms: u64, ms: f64) -> f64 {
+    if ms > 0.0 {
+        (100.0 * busy_ms as f64 / ms).min(100.0)
+    } else {
+        0.0
+    }
 }
 
 impl DiskWatch {
@@ -60,7 +86,33 @@ impl DiskWatch {
             return;
         }
         if let Some(first) = read(&name) {
-            self.disks.insert(name, (Instant::now(), first));
+            let now = Instant::now();
+            self.disks.insert(
+                name,
+                Watched {
+                    since: now,
+                    first,
+                    last: (now, first.io_ticks),
+                    series: Vec::new(),
+                },
+            );
+        }
+    }
+
+    /// Adds a point to the series of each disk last sampled a [`SAMPLE`]
+    /// or more ago (called as the run ticks).
+    pub fn sample(&mut self) {
+        let now = Instant::now();
+        for (name, w) in &mut self.disks {
+            if now.saturating_duration_since(w.last.0) < SAMPLE {
+                continue;
+            }
+            let Some(c) = read(name) else { continue };
+            let ms = now.saturating_duration_since(w.last.0).as_secs_f64() * 1000.0;
+            let busy = percent_busy(c.io_ticks.saturating_sub(w.last.1), ms);
+            let at = now.saturating_duration_since(w.since).as_millis() as u64;
+            w.series.push((at, busy));
+            w.last = (now, c.io_ticks);
         }
     }
 
@@ -69,16 +121,11 @@ impl DiskWatch {
         let now = Instant::now();
         self.disks
             .iter()
-            .filter_map(|(name, (since, first))| {
-                let last = read(name)?;
-                let ms = now.saturating_duration_since(*since).as_millis() as f64;
+            .filter_map(|(name, w)| {
+                let (first, last) = (&w.first, read(name)?);
+                let ms = now.saturating_duration_since(w.since).as_millis() as f64;
                 let d = |a: u64, b: u64| a.saturating_sub(b);
-                let busy = d(last.io_ticks, first.io_ticks) as f64;
-                let util = if ms > 0.0 {
-                    (100.0 * busy / ms).min(100.0)
-                } else {
-                    0.0
-                };
+                let util = percent_busy(d(last.io_ticks, first.io_ticks), ms);
                 Some(DiskUsage {
                     name: name.clone(),
                     ios: [d(last.ios[0], first.ios[0]), d(last.ios[1], first.ios[1])],
@@ -92,10 +139,29 @@ impl DiskWatch {
                     ],
                     in_queue: d(last.time_in_queue, first.time_in_queue),
                     util,
+                    series: with_last_part(&w.series, w, &last, now),
                 })
             })
             .collect()
     }
+}
+
+/// A disk's series with the part since its last sample added, when that
+/// part is long enough (100 ms) for a share to mean something: the run's
+/// end rarely falls on a sample.
+fn with_last_part(
+    series: &[(u64, f64)],
+    w: &Watched,
+    last: &Counters,
+    now: Instant,
+) -> Vec<(u64, f64)> {
+    let mut all = series.to_vec();
+    let ms = now.saturating_duration_since(w.last.0).as_secs_f64() * 1000.0;
+    if ms >= 100.0 {
+        let at = now.saturating_duration_since(w.since).as_millis() as u64;
+        all.push((at, percent_busy(last.io_ticks.saturating_sub(w.last.1), ms)));
+    }
+    all
 }
 
 /// The sysfs name of the whole disk that holds `path`.

@@ -88,6 +88,27 @@ pub fn over_time(
     json!({"data": data, "layout": layout(title, x, y_axis)})
 }
 
+/// Each disk's busy share over the run, on a 0-100 % axis.
+pub fn utilisation_over_time(lines: &[Line]) -> Value {
+    let seconds = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .fold(1.0, f64::max);
+    let percent = Unit {
+        name: "%",
+        size: 1.0,
+    };
+    let mut fig = over_time(
+        "Disk utilisation over time (busy share per 0.5 s)",
+        "busy",
+        Ok(percent),
+        lines,
+        seconds,
+    );
+    fig["layout"]["yaxis"]["range"] = json!([0.0, 100.0]);
+    fig
+}
+
 /// A line chart of one series against a plain x axis (a preset's
 /// transfer rate against position, say); the axis titles carry their
 /// units.

@@ -58,7 +58,7 @@ pub fn runs_page(runs: &[Run], repeats: usize) -> String {
                 &jobs,
             );
         }
-        disks(&mut out, run);
+        disks(&mut out, &mut figures, &format!("r{i}"), run);
         out.push_str("</section>\n");
     }
     out += &draw_script(&figures);
@@ -354,7 +354,7 @@ fn results_table(out: &mut String, jobs: &[&Job], names: &[String]) {
     out.push_str("</table>\n");
 }
 
-fn disks(out: &mut String, run: &Run) {
+fn disks(out: &mut String, figures: &mut Vec<(String, Value)>, id: &str, run: &Run) {
     if run.disks.is_empty() {
         return;
     }
@@ -363,4 +363,24 @@ fn disks(out: &mut String, run: &Run) {
         let _ = writeln!(out, "<tr><td>{}</td><td>{util:.2}%</td></tr>", escape(name));
     }
     out.push_str("</table>\n");
+    let lines: Vec<Line> = run
+        .disk_series
+        .iter()
+        .enumerate()
+        .map(|(i, (name, points))| Line {
+            name: name.clone(),
+            colour: colour(i),
+            dash: "solid",
+            points: points.clone(),
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let chart_id = format!("{id}-disks");
+    let _ = writeln!(
+        out,
+        "<div class=\"charts\"><div class=\"chart\" id=\"{chart_id}\"></div></div>"
+    );
+    figures.push((chart_id, charts::utilisation_over_time(&lines)));
 }

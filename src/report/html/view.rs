@@ -20,6 +20,9 @@ pub struct Run {
     pub jobs: Vec<Job>,
     /// (device, utilisation %).
     pub disks: Vec<(String, f64)>,
+    /// Per device, (seconds, percent busy) over the run, from ferrio's
+    /// `disk_util_over_time` (fio's JSON has none).
+    pub disk_series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 /// A job's options that say what it did.
@@ -134,7 +137,25 @@ pub fn read(doc: &Value, label: &str) -> Result<Run, String> {
         time: text(&doc["time"]),
         jobs: jobs.iter().map(|j| job(j, &global)).collect(),
         disks,
+        disk_series: disk_series(&doc["ferrio"]["disk_util_over_time"]),
     })
+}
+
+fn disk_series(list: &Value) -> Vec<(String, Vec<(f64, f64)>)> {
+    let numbers = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            let at = numbers(&d["ms"]).into_iter().map(|ms| ms / 1000.0);
+            (text(&d["name"]), at.zip(numbers(&d["util"])).collect())
+        })
+        .filter(|(_, points): &(String, Vec<_>)| !points.is_empty())
+        .collect()
 }
 
 fn job(j: &Value, global: &[(String, String)]) -> Job {
