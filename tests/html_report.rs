@@ -674,3 +674,118 @@ fn disk_utilisation_over_time_adds_up_to_the_runs_figure() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A word of a PDF: (page from 1, text, left, right, height), in points.
+type PdfWord = (usize, String, f64, f64, f64);
+
+/// The words of a PDF, from poppler's `pdftotext -bbox`, and each page's
+/// width.
+fn pdf_words(pdf: &Path) -> (Vec<PdfWord>, Vec<f64>) {
+    let out = Command::new("pdftotext")
+        .args(["-bbox", &pdf.display().to_string(), "-"])
+        .output()
+        .expect("pdftotext (poppler-utils) is needed: scripts/test installs it");
+    assert!(
+        out.status.success(),
+        "pdftotext failed on {}",
+        pdf.display()
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let attr = |tag: &str, name: &str| -> f64 {
+        let key = format!("{name}=\"");
+        let at = tag.find(&key).unwrap() + key.len();
+        tag[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let (mut words, mut widths) = (Vec::new(), Vec::new());
+    for tag in text.split('<').skip(1) {
+        if tag.starts_with("page ") {
+            widths.push(attr(tag, "width"));
+        } else if tag.starts_with("word ") {
+            let word = tag.split('>').nth(1).unwrap_or("").to_string();
+            let height = attr(tag, "yMax") - attr(tag, "yMin");
+            words.push((
+                widths.len(),
+                word,
+                attr(tag, "xMin"),
+                attr(tag, "xMax"),
+                height,
+            ));
+        }
+    }
+    (words, widths)
+}
+
+/// The page printed from a wide window (Chromium's print to PDF, as a
+/// user's Ctrl+P): every chart is redrawn at the paper's width, so that
+/// nothing runs past the right margin and the text is not shrunk to fit
+/// (the median word stays above 10.5 pt); every chart's title and every
+/// value of the results table are on paper.
+#[test]
+fn printed_page_fits_the_paper_at_full_size() {
+    let dir = scratch("print");
+    // A queued job: its queue-depth chart spans the window's width.
+    let job = "[p]\nioengine=posixaio\niodepth=4\nfilename=data\nsize=16m\nrw=randrw\nruntime=2\ntime_based\n";
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    ferrio(
+        &dir,
+        &["--output-format=html", "--output=report.html", "job.fio"],
+    );
+    let page = dir.join("report.html");
+    let pdf = dir.join("report.pdf");
+    let out = chromium(
+        &page,
+        &[
+            "--no-pdf-header-footer".to_string(),
+            format!("--print-to-pdf={}", pdf.display()),
+        ],
+    );
+    assert!(
+        pdf.exists(),
+        "no PDF: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (words, widths) = pdf_words(&pdf);
+    assert!(!words.is_empty() && !widths.is_empty(), "an empty PDF");
+    // The page's print margin is 12 mm (34 pt).
+    for (p, word, _, right, _) in &words {
+        let width = widths[p - 1];
+        assert!(
+            *right <= width - 30.0,
+            "page {p}: {word:?} ends at {right:.0} of {width:.0} pt"
+        );
+    }
+    let mut heights: Vec<f64> = words.iter().map(|w| w.4).collect();
+    heights.sort_by(f64::total_cmp);
+    let median = heights[heights.len() / 2];
+    // At full size the median word's box is about 12 pt high (16 px body
+    // type, 12 px chart text); a page shrunk to fit a wide window's charts
+    // prints it below 9 pt.
+    assert!(
+        median >= 10.5,
+        "type shrunk to fit: median word {median:.1} pt high"
+    );
+    let text: Vec<&str> = words.iter().map(|w| w.1.as_str()).collect();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let rows = summaries(&html);
+    assert_eq!(rows.len(), 2, "a read and a write row");
+    for cell in rows.iter().flatten() {
+        for piece in cell.split_whitespace() {
+            assert!(
+                text.contains(&piece),
+                "{piece:?} (of {cell:?}) not on paper"
+            );
+        }
+    }
+    for title in [
+        "Bandwidth over time, read",
+        "IOPS over time, write",
+        "Completion latency distribution, write",
+    ] {
+        let first = title.split(' ').next().unwrap();
+        let found = words.windows(title.split(' ').count()).any(|w| {
+            w[0].1 == first && w.iter().map(|x| x.1.as_str()).collect::<Vec<_>>().join(" ") == title
+        });
+        assert!(found, "chart {title:?} not on paper");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

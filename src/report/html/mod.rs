@@ -72,21 +72,42 @@ fn plotly_script() -> String {
     }
 }
 
-/// The script that draws `figures` (id, plotly figure) once plotly.js is
-/// loaded, and marks the body `data-drawn` when all are drawn.
+/// How wide a chart is drawn for print, in CSS pixels: an A4 or Letter
+/// page's width inside the page's print margins.
+const PRINT_WIDTH: u32 = 680;
+
+/// The script that draws the page's `figures` (id, plotly figure) once
+/// plotly.js is loaded, and marks the body `data-drawn` when all are drawn.
 fn draw_script(figures: &[(String, Value)]) -> String {
+    figures_script(figures, true)
+}
+
+/// The script that draws `figures`, in a block of its own so that several
+/// on one page (a preset's section after the run's) cannot clash; `mark`
+/// marks the body `data-drawn` with their count once all are drawn. A
+/// chart sized for a wide window would be shrunk or cut on paper, and
+/// printing resizes no window: each chart is redrawn at the paper's
+/// width before printing and given back to the window after.
+fn figures_script(figures: &[(String, Value)], mark: bool) -> String {
     let mut all = serde_json::Map::new();
     for (id, f) in figures {
         all.insert(id.clone(), f.clone());
     }
     // A JSON string may hold "</": written as "<\/" it cannot end the script.
     let json = Value::Object(all).to_string().replace("</", "<\\/");
+    let mark = if mark {
+        "Promise.all(drawn).then(() => { document.body.dataset.drawn = drawn.length; });\n"
+    } else {
+        ""
+    };
     let mut out = String::new();
     let _ = write!(
         out,
-        "<script>\nconst figures = {json};\nconst config = {{responsive: true, displaylogo: false}};\n\
+        "<script>{{\nconst figures = {json};\nconst config = {{responsive: true, displaylogo: false}};\n\
          const drawn = Object.entries(figures).map(([id, f]) => Plotly.newPlot(id, f.data, f.layout, config));\n\
-         Promise.all(drawn).then(() => {{ document.body.dataset.drawn = drawn.length; }});\n</script>\n"
+         {mark}\
+         addEventListener('beforeprint', () => {{ for (const id in figures) Plotly.relayout(id, {{width: {PRINT_WIDTH}}}); }});\n\
+         addEventListener('afterprint', () => {{ for (const id in figures) Plotly.relayout(id, {{width: null, autosize: true}}); }});\n}}</script>\n"
     );
     out
 }

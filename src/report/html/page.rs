@@ -17,7 +17,9 @@ th{background:#f4f4f4}tr.total th{background:#eaf1f8}td:first-child,th:first-chi
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(600px,1fr));gap:0.4em 1.2em}\n\
 .chart{width:100%;min-height:380px;margin:0.4em 0 1em}\n\
 .note{color:#666;font-style:italic}\n\
-@media print{.chart{break-inside:avoid}body{margin:0.5em}}\n";
+@media print{body{margin:0}.charts{display:block}.chart{break-inside:avoid;min-height:0}\
+.modebar-container{display:none}h2,h3,h4{break-after:avoid}table{break-inside:avoid}}\n\
+@page{margin:12mm}\n";
 
 /// The page of one run, or of several compared (in sets of `repeats`
 /// runs of one setup each).

@@ -2,21 +2,18 @@
 //! preset's, as the HD Tune-style curve) adds to a run's page, drawn by
 //! a script of its own once the page's plotly.js has loaded.
 
-use serde_json::Value;
-
 use super::charts::{self, Line};
-use super::escape;
+use super::{escape, figures_script};
 
 /// One chart of a [`charts`] section: its title, x axis title, y axis
 /// title (each with its unit) and points.
 pub type Chart<'a> = (&'a str, &'a str, &'a str, Vec<(f64, f64)>);
 
 /// The section's heading, one chart box per chart, and the script that
-/// draws them. The script keeps its names in a block of its own, so that
-/// it cannot clash with the page's.
+/// draws them.
 pub fn charts(title: &str, list: &[Chart]) -> String {
     let mut out = format!("<h2>{}</h2>\n", escape(title));
-    let mut figures = serde_json::Map::new();
+    let mut figures = Vec::new();
     for (i, (name, x, y, points)) in list.iter().enumerate() {
         let id = format!("section-{i}");
         out += &format!("<div class=\"chart\" id=\"{id}\"></div>\n");
@@ -26,15 +23,9 @@ pub fn charts(title: &str, list: &[Chart]) -> String {
             dash: "solid",
             points: points.clone(),
         };
-        figures.insert(id, charts::plain(name, x, y, &line));
+        figures.push((id, charts::plain(name, x, y, &line)));
     }
-    // A JSON string may hold "</": written as "<\/" it cannot end the script.
-    let json = Value::Object(figures).to_string().replace("</", "<\\/");
-    out += &format!(
-        "<script>{{\nconst figures = {json};\nfor (const [id, f] of Object.entries(figures)) \
-         Plotly.newPlot(id, f.data, f.layout, {{responsive: true, displaylogo: false}});\n}}</script>\n"
-    );
-    out
+    out + &figures_script(&figures, false)
 }
 
 /// Puts `section` at the end of the page's body in `text` (a rendering
