@@ -10,6 +10,7 @@ use super::model::{Report, bytes_per_sec, cpu_percent, distribution, share_of_gr
 use crate::result::options::Unified;
 use crate::result::steady::SteadyResult;
 use crate::result::{DirStats, JobResult};
+use crate::stats::disk::DiskUsage;
 use crate::stats::percentile::percentiles;
 use crate::stats::{Histogram, LatencyMoments};
 use crate::sys::sched::class_and_level;
@@ -43,23 +44,16 @@ pub fn document(report: &Report, plus: bool) -> Obj {
         .collect();
     root.arr("jobs", jobs);
     if !report.disks.is_empty() {
-        let disks = report
-            .disks
-            .iter()
-            .map(|d| {
-                let mut o = Obj::default();
-                o.str("name", &d.name)
-                    .int("read_ios", d.ios[0])
-                    .int("write_ios", d.ios[1])
-                    .int("read_merges", d.merges[0])
-                    .int("write_merges", d.merges[1])
-                    .int("read_ticks", d.ticks[0])
-                    .int("write_ticks", d.ticks[1])
-                    .int("in_queue", d.in_queue)
-                    .float("util", d.util);
-                Json::Obj(o)
-            })
-            .collect();
+        let disks = per_disk(report, |d, o| {
+            o.int("read_ios", d.ios[0])
+                .int("write_ios", d.ios[1])
+                .int("read_merges", d.merges[0])
+                .int("write_merges", d.merges[1])
+                .int("read_ticks", d.ticks[0])
+                .int("write_ticks", d.ticks[1])
+                .int("in_queue", d.in_queue)
+                .float("util", d.util);
+        });
         root.arr("disk_util", disks);
         if !crate::persona::as_fio() {
             root.obj("ferrio", disk_series(report));
@@ -68,25 +62,32 @@ pub fn document(report: &Report, plus: bool) -> Obj {
     root
 }
 
-/// ferrio's addition beside fio's `disk_util`: each disk's busy share
-/// every half second, which fio's JSON does not keep (the HTML page's
-/// utilisation chart).
-fn disk_series(report: &Report) -> Obj {
-    let disks = report
+/// One object per watched disk: its name, then what `fill` adds.
+fn per_disk(report: &Report, fill: impl Fn(&DiskUsage, &mut Obj)) -> Vec<Json> {
+    report
         .disks
         .iter()
         .map(|d| {
             let mut o = Obj::default();
-            o.str("name", &d.name)
-                .int("interval_ms", crate::stats::disk::SAMPLE.as_millis() as u64)
-                .arr(
-                    "ms",
-                    d.series.iter().map(|p| Json::Int(p.0 as i64)).collect(),
-                )
-                .arr("util", d.series.iter().map(|p| Json::Float(p.1)).collect());
+            o.str("name", &d.name);
+            fill(d, &mut o);
             Json::Obj(o)
         })
-        .collect();
+        .collect()
+}
+
+/// ferrio's addition beside fio's `disk_util`: each disk's busy share
+/// every half second, which fio's JSON does not keep (the HTML page's
+/// utilisation chart).
+fn disk_series(report: &Report) -> Obj {
+    let disks = per_disk(report, |d, o| {
+        o.int("interval_ms", crate::stats::disk::SAMPLE.as_millis() as u64)
+            .arr(
+                "ms",
+                d.series.iter().map(|p| Json::Int(p.0 as i64)).collect(),
+            )
+            .arr("util", d.series.iter().map(|p| Json::Float(p.1)).collect());
+    });
     let mut o = Obj::default();
     o.arr("disk_util_over_time", disks);
     o
