@@ -5,6 +5,7 @@
 //! unused directions cost nothing.
 
 use super::LatencyMoments;
+use super::counters::LazyCounters;
 
 /// Sub-buckets per power of two (2^7).
 const SUB_BITS: u32 = 7;
@@ -17,7 +18,7 @@ const BUCKETS: usize = ((GROUPS + 1) * SUB) as usize;
 /// come from the statistic's moments, which are kept anyway.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FineHistogram {
-    counts: Option<Box<[u64]>>,
+    counts: LazyCounters<BUCKETS>,
 }
 
 fn bucket_of(ns: u64) -> usize {
@@ -44,38 +45,23 @@ fn bounds_of(bucket: usize) -> (u64, u64) {
 impl FineHistogram {
     #[inline]
     pub fn add(&mut self, ns: u64) {
-        let counts = self
-            .counts
-            .get_or_insert_with(|| vec![0; BUCKETS].into_boxed_slice());
-        counts[bucket_of(ns)] += 1;
+        self.counts.add(bucket_of(ns), 1);
     }
 
     /// Empties the histogram but keeps its counters, so that a histogram
     /// reused interval after interval allocates only once.
     pub fn clear(&mut self) {
-        if let Some(counts) = &mut self.counts {
-            counts.fill(0);
-        }
+        self.counts.clear();
     }
 
     pub fn merge(&mut self, other: &FineHistogram) {
-        let Some(theirs) = &other.counts else { return };
-        let mine = self
-            .counts
-            .get_or_insert_with(|| vec![0; BUCKETS].into_boxed_slice());
-        for (m, t) in mine.iter_mut().zip(theirs.iter()) {
-            *m += t;
-        }
+        self.counts.merge(&other.counts);
     }
 
     /// The non-empty buckets by index, with their counts (for `ferrio
     /// merge`).
     pub fn buckets(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.counts
-            .iter()
-            .flat_map(|c| c.iter().enumerate())
-            .filter(|(_, c)| **c > 0)
-            .map(|(i, c)| (i, *c))
+        self.counts.nonzero()
     }
 
     /// The same counts as an HdrHistogram (2 significant digits: 128
@@ -101,10 +87,7 @@ impl FineHistogram {
         if bucket >= BUCKETS {
             return None;
         }
-        let counts = self
-            .counts
-            .get_or_insert_with(|| vec![0; BUCKETS].into_boxed_slice());
-        counts[bucket] += n;
+        self.counts.add(bucket, n);
         Some(())
     }
 
@@ -113,7 +96,9 @@ impl FineHistogram {
     /// that holds the ⌈p/100·N⌉-th smallest sample, kept within the
     /// extremes, so never above the largest latency seen.
     pub fn percentile(&self, p: f64, m: &LatencyMoments) -> u64 {
-        let Some(counts) = &self.counts else { return 0 };
+        let Some(counts) = self.counts.all() else {
+            return 0;
+        };
         let total = m.count;
         if total == 0 {
             return 0;

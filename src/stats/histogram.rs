@@ -3,6 +3,8 @@
 //! Its layout decides every percentile and every json+ bin, so it is
 //! reproduced exactly (see `../shared/spec/fio-output.md` §3.1).
 
+use super::counters::LazyCounters;
+
 /// Buckets per group (2^6).
 const GROUP_BUCKETS: u64 = 64;
 /// Number of buckets: 29 groups of 64.
@@ -14,7 +16,7 @@ pub const BUCKETS: usize = 1856;
 /// was most of the heap.
 #[derive(Clone, Default)]
 pub struct Histogram {
-    counts: Option<Box<[u64; BUCKETS]>>,
+    counts: LazyCounters<BUCKETS>,
     total: u64,
 }
 
@@ -63,20 +65,13 @@ impl Histogram {
     /// Counts one latency sample.
     #[inline]
     pub fn add(&mut self, ns: u64) {
-        self.counters()[bucket_of(ns)] += 1;
+        self.counts.add(bucket_of(ns), 1);
         self.total += 1;
-    }
-
-    fn counters(&mut self) -> &mut [u64; BUCKETS] {
-        self.counts.get_or_insert_with(|| Box::new([0; BUCKETS]))
     }
 
     /// Adds all of `other`'s samples (merging jobs or clients).
     pub fn merge(&mut self, other: &Histogram) {
-        let Some(theirs) = &other.counts else { return };
-        for (a, b) in self.counters().iter_mut().zip(theirs.iter()) {
-            *a += b;
-        }
+        self.counts.merge(&other.counts);
         self.total += other.total;
     }
 
@@ -86,18 +81,13 @@ impl Histogram {
 
     /// Samples in one bucket.
     pub fn count(&self, bucket: usize) -> u64 {
-        self.counts.as_ref().map_or(0, |c| c[bucket])
+        self.counts.get(bucket)
     }
 
-    /// Non-empty buckets as (reported value, count), in order: json+ `bins`.
     /// The non-empty buckets by index, with their counts: the compact form
     /// a result saves for `ferrio merge`.
     pub fn buckets(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.counts
-            .iter()
-            .flat_map(|c| c.iter().enumerate())
-            .filter(|(_, c)| **c > 0)
-            .map(|(i, c)| (i, *c))
+        self.counts.nonzero()
     }
 
     /// Adds `n` samples to bucket `bucket` (a saved histogram read back);
@@ -106,11 +96,12 @@ impl Histogram {
         if bucket >= BUCKETS {
             return None;
         }
-        self.counters()[bucket] += n;
+        self.counts.add(bucket, n);
         self.total += n;
         Some(())
     }
 
+    /// Non-empty buckets as (reported value, count), in order: json+ `bins`.
     pub fn bins(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.buckets().map(|(i, c)| (value_of(i), c))
     }

@@ -1,5 +1,6 @@
 //! Statistics collected while jobs run, in the forms fio reports them.
 
+pub mod counters;
 pub mod cpu;
 pub mod disk;
 pub mod fine;
