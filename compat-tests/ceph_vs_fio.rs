@@ -155,7 +155,7 @@ fn fio_json(cluster: &Cluster, binary: &str, job: &Path) -> Value {
 /// facts, asynchronous writes read back intact, an object-sized discard
 /// that reads back as zeros, and a RADOS object written, read and removed.
 fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
-    use ferrio::ceph::{self, CompletionQueue, ConnectOptions, ImageIo, ObjectIo, Transfer};
+    use ferrio::ceph::{self, CallbackQueue, ConnectOptions, ImageIo, ObjectIo, Transfer};
 
     let (major, minor, _) = ceph::rbd_version().expect("librbd loads");
     assert_eq!((major, minor), (1, 16), "Pacific's librbd");
@@ -173,7 +173,7 @@ fn bindings_read_back_what_they_wrote(cluster: &Cluster) {
 
     const DEPTH: usize = 16;
     const BLOCK: usize = 4096;
-    let queue = CompletionQueue::new(DEPTH).unwrap();
+    let queue = CallbackQueue::new(DEPTH);
     let mut written = vec![0u8; DEPTH * BLOCK];
     for (i, byte) in written.iter_mut().enumerate() {
         *byte = (i * 7 + i / BLOCK) as u8;

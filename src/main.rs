@@ -9,9 +9,9 @@ fn main() {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let code = ferrio::app::run(&argv);
-    if ferrio::ceph::abandoned() {
-        // A stop left a thread inside librados' connect: exit(3) would
-        // run librados' destructors under it, so the output is flushed
+    if ferrio::clib::abandoned() {
+        // A stop left a thread inside a C library's call (librados'
+        // connect, glfs_init): exit(3) would run the library's destructors under it, so the output is flushed
         // and the process ends at once.
         use std::io::Write;
         let _ = std::io::stdout().flush();

@@ -3,7 +3,6 @@
 //! clones.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -206,17 +205,6 @@ impl Cluster {
     }
 }
 
-/// Set once a connection was left behind by a stop: its thread may still
-/// be inside librados, so the process must end without running
-/// librados' exit-time destructors under it ([`abandoned`]).
-static ABANDONED: AtomicBool = AtomicBool::new(false);
-
-/// Whether a stop left a connection attempt running (the process should
-/// then end with `_exit`, after flushing its output).
-pub fn abandoned() -> bool {
-    ABANDONED.load(Ordering::Relaxed)
-}
-
 /// How often a wait for the monitors looks for a stop signal.
 const CONNECT_POLL: Duration = Duration::from_millis(20);
 
@@ -250,7 +238,7 @@ fn connect_or_stop(cluster: Cluster) -> Result<Cluster, CephError> {
     }
     loop {
         if crate::sys::signals::stop_requested() {
-            ABANDONED.store(true, Ordering::Relaxed);
+            crate::clib::left_a_call_running();
             return Err(failed(libc::EINTR, "the cluster's monitors"));
         }
         match rx.recv_timeout(CONNECT_POLL) {

@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
+use super::completion::launch;
 use super::sys::{self, RbdApi};
-use super::{CephError, Cluster, CompletionQueue, Pool, Transfer, check};
+use super::{CallbackQueue, CephError, Cluster, Pool, Transfer, check};
 
 /// What `rbd_stat` says of an image.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,12 +92,12 @@ impl Image {
     /// `token` must not have another operation in flight.
     pub unsafe fn submit(
         &self,
-        queue: &CompletionQueue,
+        queue: &CallbackQueue,
         token: usize,
         io: ImageIo,
     ) -> Result<(), CephError> {
         let api = self.api();
-        queue.launch(api, token, "the image", |completion| {
+        launch(queue, api, token, "the image", |completion| {
             // SAFETY: a live image and completion, and a buffer the caller
             // keeps valid until completion (the contract above).
             unsafe {

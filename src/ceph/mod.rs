@@ -6,7 +6,7 @@
 //! install. Every unsafe call to Ceph is in this module.
 //!
 //! Asynchronous operations complete on librados' own threads, through a
-//! callback that records the result in a [`CompletionQueue`] and wakes
+//! callback that records the result in a [`CallbackQueue`] and wakes
 //! the thread reaping it: nothing polls or sleeps.
 
 mod cluster;
@@ -39,6 +39,11 @@ fn apis() -> Result<&'static Apis, CephError> {
         })
     });
     loaded.as_ref().map_err(|e| CephError::Missing(e.clone()))
+}
+
+/// Loads both libraries (once per process), or says what to install.
+pub fn load() -> Result<(), CephError> {
+    apis().map(|_| ())
 }
 
 /// librbd's version (major, minor, extra), which also proves the
@@ -128,8 +133,8 @@ fn check(code: i64, call: &'static str, subject: &str) -> Result<(), CephError> 
     }
 }
 
-pub use cluster::{Cluster, ConnectOptions, Timeouts, abandoned};
-pub use completion::{CompletionQueue, Finished};
+pub use crate::clib::callbacks::{CallbackQueue, Finished};
+pub use cluster::{Cluster, ConnectOptions, Timeouts};
 pub use image::{Image, ImageInfo, ImageIo};
 pub use pool::{ObjectIo, Pool, WriteOp};
 

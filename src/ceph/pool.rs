@@ -5,8 +5,9 @@ use std::ffi::CStr;
 use std::fmt;
 use std::sync::Arc;
 
+use super::completion::launch;
 use super::sys;
-use super::{Apis, CephError, Cluster, CompletionQueue, Image, Transfer, apis, c_text, check};
+use super::{Apis, CallbackQueue, CephError, Cluster, Image, Transfer, apis, c_text, check};
 
 /// A pool's I/O context (librados' `rados_ioctx_t`).
 pub struct Pool {
@@ -125,14 +126,14 @@ impl Pool {
     /// token's result; `token` must not have another operation in flight.
     pub unsafe fn submit(
         &self,
-        queue: &CompletionQueue,
+        queue: &CallbackQueue,
         token: usize,
         oid: &CStr,
         io: ObjectIo<'_>,
     ) -> Result<(), CephError> {
         let api = &self.cluster.api.rados;
         let (ctx, name) = (self.ioctx, oid.as_ptr());
-        queue.launch(api, token, &oid.to_string_lossy(), |completion| {
+        launch(queue, api, token, &oid.to_string_lossy(), |completion| {
             // SAFETY: a live context and completion, a C string, and a
             // buffer the caller keeps valid until completion (the contract
             // above).

@@ -1,6 +1,6 @@
 //! The librados and librbd calls ferrio makes, declared by hand from
 //! Pacific's (16.2) `rados/librados.h` and `rbd/librbd.h`, and found at
-//! run time with dlopen/dlsym. Nothing links against the Ceph libraries,
+//! run time with dlopen/dlsym (crate::clib::library). Nothing links against the Ceph libraries,
 //! so ferrio builds and runs where they are absent; only an rbd or rados
 //! job then fails, before any I/O, saying which packages to install.
 
@@ -38,52 +38,9 @@ pub struct RbdImageInfo {
     pub parent_name: [c_char; RBD_MAX_IMAGE_NAME_SIZE],
 }
 
-/// Why a library could not be used.
-#[derive(Debug, Clone)]
-pub struct LoadError {
-    pub library: &'static str,
-    pub detail: String,
-}
+pub use crate::clib::library::LoadError;
 
-/// Declares one library's table of functions and its loader: a struct
-/// with one function pointer per C function, named as in C.
-macro_rules! library {
-    ($table:ident, $soname:literal, {
-        $( fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?; )*
-    }) => {
-        pub struct $table {
-            $( pub $name: unsafe extern "C" fn($($ty),*) $(-> $ret)?, )*
-        }
-
-        impl $table {
-            pub fn load() -> Result<Self, LoadError> {
-                let library = open($soname)?;
-                let table = $table {
-                    $( $name: {
-                        // SAFETY: the symbol has the C signature declared
-                        // here (copied from the Pacific headers); the
-                        // pointer is used only while the library stays
-                        // loaded, which is for the life of the process.
-                        let found = unsafe {
-                            library.get::<unsafe extern "C" fn($($ty),*) $(-> $ret)?>(
-                                concat!(stringify!($name), "\0").as_bytes(),
-                            )
-                        };
-                        *found.map_err(|e| LoadError {
-                            library: $soname,
-                            detail: format!("no symbol {}: {e}", stringify!($name)),
-                        })?
-                    }, )*
-                };
-                // Never unloaded: the table's pointers point into it.
-                std::mem::forget(library);
-                Ok(table)
-            }
-        }
-    };
-}
-
-library!(RadosApi, "librados.so.2", {
+crate::c_library!(RadosApi, "librados.so.2", {
     fn rados_create(cluster: *mut Rados, id: *const c_char) -> c_int;
     fn rados_create2(
         cluster: *mut Rados,
@@ -142,7 +99,7 @@ library!(RadosApi, "librados.so.2", {
     ) -> c_int;
 });
 
-library!(RbdApi, "librbd.so.1", {
+crate::c_library!(RbdApi, "librbd.so.1", {
     fn rbd_version(major: *mut c_int, minor: *mut c_int, extra: *mut c_int);
     fn rbd_open(
         ioctx: IoCtx,
@@ -179,33 +136,9 @@ library!(RbdApi, "librbd.so.1", {
     fn rbd_aio_release(completion: RbdCompletion);
 });
 
-/// Opens a shared library by soname, binding every symbol at once
-/// (RTLD_NOW), as linking to it would, and keeping its symbols to itself
-/// (RTLD_LOCAL).
-fn open(name: &'static str) -> Result<libloading::os::unix::Library, LoadError> {
-    use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-    // SAFETY: loading runs the library's constructors, which is what
-    // linking to it would do too.
-    unsafe { Library::open(Some(name), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| LoadError {
-        library: name,
-        detail: e.to_string(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_missing_library_is_an_error_naming_it() {
-        let err = open("libferrio-no-such-library.so.7").unwrap_err();
-        assert_eq!(err.library, "libferrio-no-such-library.so.7");
-        assert!(
-            err.detail.contains("libferrio-no-such-library.so.7"),
-            "{}",
-            err.detail
-        );
-    }
 
     /// `RbdImageInfo` against the installed librbd.h: the C compiler's
     /// sizeof and offsetof of `rbd_image_info_t`, which `rbd_stat`

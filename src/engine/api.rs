@@ -90,6 +90,25 @@ impl std::fmt::Display for WriteHintFailed {
 
 impl std::error::Error for WriteHintFailed {}
 
+/// An engine's setup failing as fio's init call fails (gfapi's mount):
+/// fio reports the call's return, a negative errno, as the job's error,
+/// with no function (`err=-5/`, 4294967291 in the JSON), after `fio: io
+/// engine NAME init failed.` on stderr.
+#[derive(Debug)]
+pub struct InitFailed {
+    pub code: i32,
+    /// What failed, in ferrio's words (fio's say less).
+    pub detail: String,
+}
+
+impl std::fmt::Display for InitFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+impl std::error::Error for InitFailed {}
+
 /// What an engine's options are decoded from: the job's settings, and
 /// what the job's setup has made of the rest by then.
 #[derive(Debug, Clone, Copy)]
@@ -276,6 +295,12 @@ pub trait Engine: Send {
     /// The pause the engine asks for after each of its I/Os completes,
     /// in place of the job's think time (cpuio's).
     fn think_time(&self) -> Option<std::time::Duration> {
+        None
+    }
+    /// Removes a file from the engine's own store (a GlusterFS volume),
+    /// for unlink=1; `None` from engines whose files are local, which
+    /// the runner removes itself.
+    fn unlink(&mut self, _path: &Path) -> Option<io::Result<()>> {
         None
     }
     /// Whether the other end closed the link (the net engines): an I/O

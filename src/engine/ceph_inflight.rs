@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::api::{Completion, Dir, Request};
 use crate::ceph::grace::Grace;
-use crate::ceph::{CompletionQueue, Finished, Transfer};
+use crate::ceph::{CallbackQueue, Finished, Transfer};
 
 /// A read's or write's data as librbd and librados take it; `None` for a
 /// trim, which each engine does its own way.
@@ -32,7 +32,7 @@ pub fn transfer(req: &mut Request<'_>) -> Option<Transfer> {
 }
 
 pub struct InFlight {
-    queue: CompletionQueue,
+    queue: CallbackQueue,
     /// The length of the I/O each slot has in flight: what a successful
     /// completion reports (librbd returns 0 for writes, librados a short
     /// count past an object's end).
@@ -49,8 +49,9 @@ impl InFlight {
     /// Ceph libraries are missing.
     pub fn new(depth: usize, busy_poll: bool, wait_limit: Option<Duration>) -> io::Result<Self> {
         let depth = depth.max(1);
+        crate::ceph::load()?;
         Ok(InFlight {
-            queue: CompletionQueue::new(depth)?,
+            queue: CallbackQueue::new(depth),
             lens: vec![0; depth],
             finished: Vec::with_capacity(depth),
             grace: Grace::new(depth, wait_limit),
@@ -64,7 +65,7 @@ impl InFlight {
     }
 
     /// Where the engine submits its operations.
-    pub fn queue(&self) -> &CompletionQueue {
+    pub fn queue(&self) -> &CallbackQueue {
         &self.queue
     }
 

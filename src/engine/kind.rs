@@ -9,7 +9,7 @@ use super::api::{Dir, Engine, OptionSource};
 #[cfg(test)]
 use super::fio_names::FIO_ENGINES;
 use super::{cpuio, exec, falloc, fileops, ftruncate, io_uring, libaio, mmap, net_options, null};
-use super::{net, posixaio, psync, rados, rbd, splice};
+use super::{gfapi, net, posixaio, psync, rados, rbd, splice};
 
 /// The options of the job's engine, each engine's of its own type, as
 /// its decoder ([`Kind::options`]) read them.
@@ -34,6 +34,8 @@ pub enum EngineOptions {
     Exec(exec::ExecOptions),
     /// net and netsplice: the link's settings.
     Net(net::NetOptions),
+    /// gfapi and gfapi_async: which volume, from where.
+    Gfapi(gfapi::GfapiOptions),
 }
 
 /// What an engine is, as bits of [`Kind::caps`].
@@ -102,6 +104,10 @@ pub mod caps {
     /// allocates them (filecreate, filedelete, falloc), so --readonly
     /// refuses it.
     pub const CHANGES_FILES: u32 = 1 << 22;
+    /// Its files are files of a store of its own (a GlusterFS volume),
+    /// which it opens, sizes and removes itself: no local file of the
+    /// same name is laid out, read or removed.
+    pub const OWN_STORE: u32 = 1 << 23;
 }
 
 use caps::*;
@@ -172,6 +178,8 @@ pub static KINDS: &[Kind] = &[
     engine!("net", SYNC_IO | DISKLESS | BIT_BASED, net_options::make, Net(net_options::net)),
     engine!("netsplice", SYNC_IO | DISKLESS, net_options::make, Net(net_options::netsplice)),
     engine!("splice", SYNC_IO | FILE_IO | SYNCS_RANGES, splice::make),
+    engine!("gfapi", SYNC_IO | DISKLESS | OWN_STORE, gfapi::make_sync, Gfapi(gfapi::options)),
+    engine!("gfapi_async", DISKLESS | OWN_STORE, gfapi::make_async, Gfapi(gfapi::options)),
 ];
 
 /// The engine of this fio name, if ferrio has it.
@@ -292,6 +300,7 @@ mod tests {
             "filecreate",
             "filestat",
             "filedelete",
+            "gfapi",
         ];
         let at = |depth| -> Vec<&str> {
             let mut v: Vec<_> = KINDS
@@ -308,7 +317,16 @@ mod tests {
         assert_eq!(at(1), sorted(&with_null));
         assert_eq!(
             with(DISKLESS),
-            sorted(&["null", "cpuio", "exec", "filecreate", "net", "netsplice"])
+            sorted(&[
+                "null",
+                "cpuio",
+                "exec",
+                "filecreate",
+                "net",
+                "netsplice",
+                "gfapi",
+                "gfapi_async"
+            ])
         );
         assert_eq!(with(FAKE_IO), ["null"]);
         assert_eq!(with(NO_IO), sorted(&["cpuio", "exec"]));
@@ -363,6 +381,7 @@ mod tests {
         assert_eq!(with(MAPS_FILES), ["mmap"]);
         assert_eq!(with(IMAGE), ["rbd"]);
         assert_eq!(with(OBJECTS), ["rados"]);
+        assert_eq!(with(OWN_STORE), ["gfapi", "gfapi_async"]);
         let lays_out_nothing = sorted(&[
             "null",
             "cpuio",
@@ -372,6 +391,8 @@ mod tests {
             "netsplice",
             "rbd",
             "rados",
+            "gfapi",
+            "gfapi_async",
         ]);
         assert_eq!(sorted(&named_where(|k| !k.lays_out())), lays_out_nothing);
         // The engines off disk are those that lay out nothing, but rbd.

@@ -17,6 +17,7 @@ pub mod file_table;
 pub mod fileops;
 pub mod fio_names;
 pub mod ftruncate;
+pub mod gfapi;
 pub mod io_uring;
 pub mod kind;
 pub mod libaio;

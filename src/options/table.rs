@@ -2734,19 +2734,22 @@ pub static OPTIONS: &[OptDef] = &[
     .def("write")
     .engines(&["rdma"]),
     OptDef::new("volume", Text(&[]), Ioengine, "GlusterFS volume name")
-        .engines(&["gfapi", "gfapi_async"]),
+        .engines(&["gfapi", "gfapi_async"])
+        .runs(),
     OptDef::new(
         "brick",
         Text(&[]),
         Ioengine,
         "GlusterFS server (brick) to connect to",
     )
-    .engines(&["gfapi", "gfapi_async"]),
+    .engines(&["gfapi", "gfapi_async"])
+    .runs(),
     OptDef::new(
         "single-instance",
         Bool,
         Ioengine,
         "Share one GlusterFS connection between all jobs",
     )
-    .engines(&["gfapi", "gfapi_async"]),
+    .engines(&["gfapi", "gfapi_async"])
+    .runs(),
 ];

@@ -108,7 +108,7 @@ pub fn job(report: &Report, r: &JobResult, plus: bool) -> Obj {
     let mut o = Obj::default();
     o.str("jobname", &r.name)
         .int("groupid", r.group as u64)
-        .int("error", r.reported_error().0 as u64)
+        .int("error", u64::from(r.reported_error().0 as u32))
         .int("eta", if elapsed_ms < 3000 { ETA_UNKNOWN } else { 0 })
         .int("elapsed", elapsed_ms.div_ceil(1000));
     if !opts.job_options.is_empty() {

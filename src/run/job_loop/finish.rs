@@ -5,7 +5,7 @@
 use super::complete::settle;
 use super::vstate::{answer_trigger, writes_issued};
 use super::{JobLoop, errno};
-use crate::engine::Dir;
+use crate::engine::{Dir, caps};
 use crate::result::JobResult;
 use crate::run::pacing::clock::{self, Nanos, ms_between};
 use crate::run::status::progress::State;
@@ -244,6 +244,17 @@ impl JobLoop<'_, '_> {
                 region.keep_mapped();
             }
         }
+        let mut eng = eng;
+        if cfg.files.unlink && cfg.kind.has(caps::OWN_STORE) {
+            // The engine's files are in its own store: it removes them
+            // there, while it is still connected.
+            for path in &cfg.files.paths {
+                if let Some(Err(e)) = eng.unlink(path) {
+                    let text = format!("fio: unlink of {} failed: {e}", path.display());
+                    result.fail(errno(&e), "unlink", text);
+                }
+            }
+        }
         drop(eng);
         if let Some(w) = iolog
             && let Err(e) = w.finish()
@@ -256,7 +267,7 @@ impl JobLoop<'_, '_> {
             let text = format!("fio: writing iolog {}: {e}", path.display());
             result.fail(errno(&e), "write iolog", text);
         }
-        if cfg.files.unlink {
+        if cfg.files.unlink && !cfg.kind.has(caps::OWN_STORE) {
             // Only regular files, as in fio: a job on a device or /dev/null
             // must never remove the node.
             let regular = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());

@@ -8,7 +8,7 @@ use super::buffers::Carver;
 use super::pace::wait_until;
 use super::slots::{Slot, fills_buffers};
 use super::{JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, errno};
-use crate::engine::{self, Dir, Engine, OpenMode, WriteHintFailed};
+use crate::engine::{self, Dir, Engine, InitFailed, OpenMode, WriteHintFailed};
 use crate::rand::fio_rand::{Draws, FioRng, Purpose};
 use crate::result::JobResult;
 use crate::run::config::JobConfig;
@@ -495,6 +495,13 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
 fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engine>> {
     let eng = match cfg.kind.make(cfg.depth.iodepth, &cfg.engine_options) {
         Ok(e) => e,
+        Err(e) if e.get_ref().is_some_and(|i| i.is::<InitFailed>()) => {
+            let code = e.get_ref().and_then(|i| i.downcast_ref::<InitFailed>());
+            let code = code.map_or(-libc::EIO, |f| f.code);
+            let text = format!("{e}\nfio: io engine {} init failed.", cfg.kind.name);
+            result.fail(code, "", text);
+            return None;
+        }
         Err(e) => {
             result.fail(
                 errno(&e),

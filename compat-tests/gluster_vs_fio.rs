@@ -1,0 +1,247 @@
+//! fio 3.33's gfapi and gfapi_async engines and ferrio's, side by side on
+//! a real one-brick GlusterFS volume that `scripts/gluster-local` starts
+//! (about 2 s) and stops when the test ends, even when a check fails.
+//!
+//! One test function owns the volume and runs its checks in order. Every
+//! run of either tool spends about 10 s in libgfapi's unmount
+//! (glfs_fini), so the checks put several jobs in one file where they
+//! can. Each tool's jobs are named after it, so that what one tool left
+//! in the volume never feeds the other's run; the brick's folder shows
+//! what each wrote.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::{Outcome, Run, json};
+use serde_json::Value;
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gluster-local")
+}
+
+fn bounded(seconds: u32, args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args(["-k", "5", &seconds.to_string()])
+        .arg(script())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("timeout runs")
+}
+
+/// A started volume, stopped on drop.
+struct Volume {
+    dir: PathBuf,
+}
+
+impl Volume {
+    fn start() -> Volume {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gluster-local");
+        // Daemons left by a run that was killed before it could stop them.
+        bounded(60, &["stop", dir.to_str().unwrap()]);
+        let out = bounded(120, &["start", dir.to_str().unwrap()]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "scripts/gluster-local start failed:\n{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("GLUSTER_VOLUME=gv0"), "{stdout}");
+        assert!(stdout.contains("GLUSTER_BRICK=127.0.0.1"), "{stdout}");
+        Volume { dir }
+    }
+
+    /// The size of a file of the volume, read in the brick's folder.
+    fn size(&self, name: &str) -> Option<u64> {
+        std::fs::metadata(self.dir.join("brick1").join(name))
+            .ok()
+            .map(|m| m.len())
+    }
+}
+
+impl Drop for Volume {
+    fn drop(&mut self) {
+        bounded(60, &["stop", self.dir.to_str().unwrap()]);
+    }
+}
+
+const VOLUME: &str = "ioengine=gfapi\nvolume=gv0\nbrick=127.0.0.1\n";
+
+/// Runs `program` on `job` in a fresh folder: what it printed, and the
+/// folder (where no file of the job's may appear: its files are in the
+/// volume).
+fn run(program: Run, job: &str, json_out: bool) -> (Outcome, common::Scratch) {
+    let run = if json_out {
+        program.arg("--output-format=json")
+    } else {
+        program
+    };
+    let (dir, out) = run.job(job).out_kept("gluster");
+    (out, dir)
+}
+
+/// Both tools on the job `template`, its `TOOL` replaced by the tool's
+/// name: (fio's JSON, ferrio's JSON, fio's stderr, ferrio's stderr).
+fn both(template: &str) -> (Value, Value, String, String) {
+    let mut out = Vec::new();
+    for (tool, program) in [("fio", Run::fio()), ("ferrio", Run::ferrio())] {
+        let (o, dir) = run(program, &template.replace("TOOL", tool), true);
+        assert_eq!(o.code, 0, "{tool}: {}\n{}", o.stderr, o.stdout);
+        let left: Vec<_> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n != "job.fio")
+            .collect();
+        assert!(left.is_empty(), "{tool} wrote {left:?} outside the volume");
+        out.push(o);
+    }
+    (
+        json(&out[0]),
+        json(&out[1]),
+        out[0].stderr.clone(),
+        out[1].stderr.clone(),
+    )
+}
+
+/// (jobname without its tool, error, [ios, KiB] for reads and writes).
+fn counts(report: &Value) -> Vec<(String, u64, [u64; 4])> {
+    report["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let name = j["jobname"].as_str().unwrap();
+            let name = name.split('-').next().unwrap().to_string();
+            let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+            (
+                name,
+                j["error"].as_u64().unwrap(),
+                [
+                    n("read", "total_ios"),
+                    n("read", "io_kbytes"),
+                    n("write", "total_ios"),
+                    n("write", "io_kbytes"),
+                ],
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gfapi_engines_run_as_fios_on_a_local_volume() {
+    common::fio();
+    let volume = Volume::start();
+    reads_writes_depths_layout_and_unlink(&volume);
+    several_files_of_a_job(&volume);
+    an_unreachable_server_or_volume_fails_the_setup_as_in_fio();
+}
+
+/// A synchronous random writer, an asynchronous random reader of a file
+/// that does not exist yet (both tools write it out to the job's size
+/// first), and a reader that removes its file (unlink=1).
+fn reads_writes_depths_layout_and_unlink(volume: &Volume) {
+    let job = format!(
+        "[global]\n{VOLUME}bs=4k\nsize=8m\n\
+         [w-TOOL]\nrw=randwrite\n\
+         [r-TOOL]\nioengine=gfapi_async\niodepth=16\nrw=randread\n\
+         [u-TOOL]\nrw=read\nsize=1m\nunlink=1\n"
+    );
+    let (want, got, want_err, got_err) = both(&job);
+    assert_eq!(counts(&got), counts(&want));
+    assert_eq!(
+        counts(&got),
+        vec![
+            ("w".to_string(), 0, [0, 0, 2048, 8192]),
+            ("r".to_string(), 0, [2048, 8192, 0, 0]),
+            ("u".to_string(), 0, [256, 1024, 0, 0]),
+        ]
+    );
+    // gfapi_async holds its depth: the same depth distribution as fio's.
+    assert_eq!(
+        got["jobs"][1]["iodepth_level"],
+        want["jobs"][1]["iodepth_level"]
+    );
+    assert_eq!(got["jobs"][0]["iodepth_level"]["1"], 100.0);
+    // fio's note on its async engine, on stderr in both.
+    for stderr in [&want_err, &got_err] {
+        assert_eq!(
+            stderr.lines().collect::<Vec<_>>(),
+            vec!["the async interface is still very experimental..."],
+            "{stderr}"
+        );
+    }
+    for tool in ["fio", "ferrio"] {
+        assert_eq!(volume.size(&format!("w-{tool}.0.0")), Some(8 << 20));
+        assert_eq!(volume.size(&format!("r-{tool}.0.0")), Some(8 << 20));
+        assert_eq!(
+            volume.size(&format!("u-{tool}.0.0")),
+            None,
+            "{tool} unlinked it"
+        );
+    }
+}
+
+/// nrfiles=2: the same counts, but fio 3.33's gfapi engines keep one
+/// descriptor per job and send every file's I/O through the last one
+/// opened (its second file gets 124 KiB of the 128, its first one 4);
+/// ferrio writes each file's I/O to that file.
+fn several_files_of_a_job(volume: &Volume) {
+    let job = format!("[global]\n{VOLUME}bs=4k\n[n-TOOL]\nrw=write\nnrfiles=2\nfilesize=64k\n");
+    let (want, got, _, _) = both(&job);
+    assert_eq!(counts(&got), counts(&want));
+    assert_eq!(counts(&got)[0].2, [0, 0, 32, 128]);
+    let sizes = |tool: &str| [0, 1].map(|i| volume.size(&format!("n-{tool}.0.{i}")).unwrap_or(0));
+    assert_eq!(sizes("fio"), [4096, 126_976]);
+    assert_eq!(sizes("ferrio"), [65_536, 65_536]);
+}
+
+/// A server with no management daemon, and a volume the daemon does not
+/// have: fio's engine init fails, the job with error -EIO and no
+/// function (`err=-5/`, 4294967291 in the JSON), the run with status 1,
+/// after `fio: io engine gfapi init failed.`; ferrio's line before it
+/// names the call, the volume and the errno.
+fn an_unreachable_server_or_volume_fails_the_setup_as_in_fio() {
+    for (setting, errno_text) in [
+        (
+            "volume=gv0\nbrick=127.0.0.2",
+            "Transport endpoint is not connected (errno 107)",
+        ),
+        (
+            "volume=nope\nbrick=127.0.0.1",
+            "No such file or directory (errno 2)",
+        ),
+    ] {
+        let job = format!("[w]\nioengine=gfapi\n{setting}\nsize=1m\nrw=write\n");
+        let mut runs = Vec::new();
+        for program in [Run::fio(), Run::ferrio()] {
+            let (o, _dir) = run(program.clone(), &job, true);
+            let (text, _dir) = run(program, &job, false);
+            runs.push((o, text));
+        }
+        let [(want, want_text), (got, got_text)] = <[_; 2]>::try_from(runs).unwrap();
+        assert_eq!((want.code, got.code), (1, 1), "{}", got.stderr);
+        for report in [json(&want), json(&got)] {
+            assert_eq!(report["jobs"][0]["error"], 4_294_967_291_u64);
+            assert_eq!(report["jobs"][0]["write"]["total_ios"], 0);
+        }
+        let error_line = |o: &Outcome| {
+            let line = o.stdout.lines().find(|l| l.starts_with("fio: pid="));
+            line.map(|l| l.split_once(", ").unwrap().1.to_string())
+        };
+        assert_eq!(error_line(&got_text), error_line(&want_text));
+        assert_eq!(error_line(&got_text).as_deref(), Some("err=-5/"));
+        let last = |o: &Outcome| o.stderr.lines().last().map(str::to_string);
+        assert_eq!(last(&got_text), last(&want_text));
+        assert_eq!(
+            last(&got_text).as_deref(),
+            Some("fio: io engine gfapi init failed.")
+        );
+        let said = got_text.stderr.lines().next().unwrap_or("");
+        assert!(
+            said.starts_with("glfs_init (volume ") && said.ends_with(errno_text),
+            "{said}"
+        );
+    }
+}

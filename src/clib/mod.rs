@@ -1,0 +1,64 @@
+//! What ferrio needs to call C libraries it does not link against: a
+//! table of a library's functions found at run time ([`library`]), so
+//! that ferrio builds and runs where the library is absent, and the
+//! queue that such a library's completion callbacks report into
+//! ([`callbacks`]). The Ceph and GlusterFS wrappers are built on both.
+
+pub mod callbacks;
+pub mod library;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once a stop left a thread inside a library's blocking call (a
+/// connect that waits for an unreachable server): the process must then
+/// end without running the library's exit-time destructors under it.
+static ABANDONED: AtomicBool = AtomicBool::new(false);
+
+/// Records that a thread was left inside a library call ([`abandoned`]).
+pub fn left_a_call_running() {
+    ABANDONED.store(true, Ordering::Relaxed);
+}
+
+/// How often a wait for a blocking library call looks for a stop signal.
+const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Runs a blocking library call (one that no signal interrupts, such as
+/// glfs_init or glfs_fini) on a thread of its own and waits for it in
+/// short slices: `None` when a stop signal came first, the call then
+/// left to finish on its own (see [`abandoned`]), or when no thread
+/// could be made (the call is then not made).
+pub fn unless_stopped<R: Send + 'static>(
+    name: &str,
+    call: impl FnOnce() -> R + Send + 'static,
+) -> Option<R> {
+    use std::sync::mpsc::RecvTimeoutError;
+    if crate::sys::signals::stop_requested() {
+        return None;
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(move || {
+            // Nobody waits any more after a stop: the answer is dropped.
+            let _ = tx.send(call());
+        });
+    spawned.ok()?;
+    loop {
+        if crate::sys::signals::stop_requested() {
+            left_a_call_running();
+            return None;
+        }
+        match rx.recv_timeout(POLL) {
+            Ok(answer) => return Some(answer),
+            Err(RecvTimeoutError::Timeout) => {}
+            // The thread ended without an answer (it panicked).
+            Err(RecvTimeoutError::Disconnected) => return None,
+        }
+    }
+}
+
+/// Whether a stop left such a call running (the process should then end
+/// with `_exit`, after flushing its output).
+pub fn abandoned() -> bool {
+    ABANDONED.load(Ordering::Relaxed)
+}
