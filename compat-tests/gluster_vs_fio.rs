@@ -53,6 +53,20 @@ impl Volume {
         Volume { dir }
     }
 
+    /// Kills the brick's process (glusterfsd) with SIGKILL.
+    fn kill_brick(&self) {
+        let pids = self.dir.join("run/vols/gv0");
+        let mut killed = 0;
+        for entry in std::fs::read_dir(&pids).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let pid: i32 = text.trim().parse().unwrap();
+            // SAFETY: a plain kill(2) of the brick's recorded pid.
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+            killed += 1;
+        }
+        assert_eq!(killed, 1, "one brick pid file in {}", pids.display());
+    }
+
     /// The size of a file of the volume, read in the brick's folder.
     fn size(&self, name: &str) -> Option<u64> {
         std::fs::metadata(self.dir.join("brick1").join(name))
@@ -136,6 +150,8 @@ fn gfapi_engines_run_as_fios_on_a_local_volume() {
     reads_writes_depths_layout_and_unlink(&volume);
     several_files_of_a_job(&volume);
     an_unreachable_server_or_volume_fails_the_setup_as_in_fio();
+    drop(volume);
+    a_killed_brick_ends_the_job();
 }
 
 /// A synchronous random writer, an asynchronous random reader of a file
@@ -243,5 +259,62 @@ fn an_unreachable_server_or_volume_fails_the_setup_as_in_fio() {
             said.starts_with("glfs_init (volume ") && said.ends_with(errno_text),
             "{said}"
         );
+    }
+}
+
+/// A brick killed (SIGKILL) while a 10 s time_based writer runs, on a
+/// fresh volume per run, once the job's file in the brick holds 64 KiB.
+/// Measured in both tools, then checked as measured: fio's gfapi and
+/// ferrio's fail the job at once with ENOTCONN, named alike (`IO
+/// failed.`, glusterfs_sync.c:76, func=xfer); fio's gfapi_async ignores
+/// what its completions return, so its job goes on for its whole runtime
+/// and ends with error 0, while ferrio's fails at once with the error.
+fn a_killed_brick_ends_the_job() {
+    const RUNTIME_MS: u64 = 10_000;
+    for engine in ["gfapi", "gfapi_async\niodepth=16"] {
+        let mut reports = Vec::new();
+        for (tool, program) in [("fio", Run::fio()), ("ferrio", Run::ferrio())] {
+            let volume = Volume::start();
+            let job = format!(
+                "[k-{tool}]\nioengine={engine}\nvolume=gv0\nbrick=127.0.0.1\nrw=randwrite\n\
+                 bs=4k\nsize=16m\ntime_based\nruntime={RUNTIME_MS}ms\n"
+            );
+            let scratch = common::Scratch::new("gluster-kill");
+            let running = program
+                .arg("--output-format=json")
+                .job(&job)
+                .in_dir(&scratch.0)
+                .spawn();
+            let file = format!("k-{tool}.0.0");
+            let started = std::time::Instant::now();
+            while volume.size(&file).unwrap_or(0) < 64 << 10 {
+                assert!(
+                    started.elapsed() < std::time::Duration::from_secs(60),
+                    "{tool}'s job wrote nothing in 60 s"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            volume.kill_brick();
+            let out = running.wait();
+            let report = json(&out);
+            let j = &report["jobs"][0];
+            reports.push((
+                j["error"].as_u64().unwrap(),
+                j["job_runtime"].as_u64().unwrap(),
+                out.stderr.lines().any(|l| l == "IO failed."),
+                out.code,
+            ));
+        }
+        let (fio, ferrio) = (reports[0], reports[1]);
+        assert_eq!(ferrio.0, 107, "{engine}: {reports:?}");
+        assert!(ferrio.1 < RUNTIME_MS, "{engine}: {reports:?}");
+        assert_eq!(ferrio.3, 1, "{engine}: {reports:?}");
+        if engine == "gfapi" {
+            assert_eq!((fio.0, fio.2, fio.3), (107, true, 1), "{reports:?}");
+            assert!(ferrio.2, "{reports:?}");
+        } else {
+            assert_eq!((fio.0, fio.3), (0, 0), "{reports:?}");
+            assert!(fio.1 >= RUNTIME_MS - 100, "{reports:?}");
+        }
     }
 }

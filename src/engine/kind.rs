@@ -108,6 +108,10 @@ pub mod caps {
     /// which it opens, sizes and removes itself: no local file of the
     /// same name is laid out, read or removed.
     pub const OWN_STORE: u32 = 1 << 23;
+    /// Names a failed read or write itself, as fio's gfapi does: `IO
+    /// failed.` on stderr and the error raised in its queue call (its
+    /// td_verror at glusterfs_sync.c:76, func xfer), no `io_u error` line.
+    pub const NAMES_XFER_ERRORS: u32 = 1 << 24;
 }
 
 use caps::*;
@@ -178,7 +182,7 @@ pub static KINDS: &[Kind] = &[
     engine!("net", SYNC_IO | DISKLESS | BIT_BASED, net_options::make, Net(net_options::net)),
     engine!("netsplice", SYNC_IO | DISKLESS, net_options::make, Net(net_options::netsplice)),
     engine!("splice", SYNC_IO | FILE_IO | SYNCS_RANGES, splice::make),
-    engine!("gfapi", SYNC_IO | DISKLESS | OWN_STORE, gfapi::make_sync, Gfapi(gfapi::options)),
+    engine!("gfapi", SYNC_IO | DISKLESS | OWN_STORE | NAMES_XFER_ERRORS, gfapi::make_sync, Gfapi(gfapi::options)),
     engine!("gfapi_async", DISKLESS | OWN_STORE, gfapi::make_async, Gfapi(gfapi::options)),
 ];
 
@@ -236,6 +240,13 @@ impl Kind {
         } else {
             None
         }
+    }
+
+    /// How fio reports a failed read or write where the engine names it
+    /// itself: the error's context and the line on stderr (gfapi's).
+    pub fn own_error_report(&self, dir: Dir) -> Option<(&'static str, &'static str)> {
+        (self.has(NAMES_XFER_ERRORS) && dir != Dir::Trim)
+            .then_some(("file:engines/glusterfs_sync.c:76, func=xfer", "IO failed."))
     }
 
     /// Makes the engine for a job that keeps up to `depth` I/Os in

@@ -212,7 +212,11 @@ pub(super) fn note_later_error(cfg: &JobConfig, result: &mut JobResult, slot: &S
     }
     let code = (-r) as i32;
     if cfg.errors.error_dump || errors::verdict(&cfg.errors, slot.dir, code) != Verdict::CarriesOn {
-        result.later_errors.push(io_error_text(cfg, slot, code));
+        let text = match cfg.kind.own_error_report(slot.dir) {
+            Some((_, text)) => text.to_string(),
+            None => io_error_text(cfg, slot, code),
+        };
+        result.later_errors.push(text);
     }
 }
 
@@ -354,6 +358,10 @@ fn failed_io(cfg: &JobConfig, result: &mut JobResult, slot: &mut Slot, code: i32
     }
     if verdict == Verdict::EndsCounted {
         result.count_error(code);
+    }
+    if let Some((func, text)) = cfg.kind.own_error_report(slot.dir) {
+        result.fail(code, func, text.to_string());
+        return false;
     }
     // Engines that only flag the I/O's error leave fio to report it
     // where it queued the I/O, with no line of its own.
