@@ -14,6 +14,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::report_rules::{self, fixed};
 use common::{Outcome, Run, json};
 use serde_json::Value;
 
@@ -65,6 +66,54 @@ impl Volume {
             killed += 1;
         }
         assert_eq!(killed, 1, "one brick pid file in {}", pids.display());
+    }
+
+    /// The gluster CLI on this volume's glusterd.
+    fn cli(&self, args: &[&str]) -> String {
+        let sock = self.dir.join("run/glusterd.socket");
+        let out = Command::new("timeout")
+            .args(["-k", "5", "60", "gluster", "--mode=script"])
+            .arg(format!("--glusterd-sock={}", sock.display()))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("gluster runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "gluster {args:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    }
+
+    /// A second one-brick volume beside gv0, its brick in the same folder.
+    fn add_volume(&self, name: &str) {
+        let brick = self.dir.join(format!("brick-{name}"));
+        // A brick left by an earlier run holds its files and the old
+        // volume's marks: it starts empty.
+        let _ = std::fs::remove_dir_all(&brick);
+        std::fs::create_dir_all(&brick).unwrap();
+        self.cli(&[
+            "volume",
+            "create",
+            name,
+            &format!("127.1:{}", brick.display()),
+            "force",
+        ]);
+        self.cli(&["volume", "start", name]);
+        let started = std::time::Instant::now();
+        while !self
+            .cli(&["volume", "status", name, "detail"])
+            .lines()
+            .any(|l| l.starts_with("Online") && l.trim_end().ends_with('Y'))
+        {
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "{name}'s brick never came up"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 
     /// The size of a file of the volume, read in the brick's folder.
@@ -150,6 +199,7 @@ fn gfapi_engines_run_as_fios_on_a_local_volume() {
     reads_writes_depths_layout_and_unlink(&volume);
     several_files_of_a_job(&volume);
     an_unreachable_server_or_volume_fails_the_setup_as_in_fio();
+    the_gluster_job_files_report_as_fios(&volume);
     drop(volume);
     a_killed_brick_ends_the_job();
 }
@@ -316,5 +366,110 @@ fn a_killed_brick_ends_the_job() {
             assert_eq!((fio.0, fio.3), (0, 0), "{reports:?}");
             assert!(fio.1 >= RUNTIME_MS - 100, "{reports:?}");
         }
+    }
+}
+
+/// A FUSE mount of a volume, unmounted on drop.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn new(volume: &Volume, name: &str) -> Mount {
+        let at = volume.dir.join(format!("mnt-{name}"));
+        std::fs::create_dir_all(&at).unwrap();
+        let log = volume.dir.join(format!("log/mnt-{name}.log"));
+        let out = Command::new("timeout")
+            .args(["-k", "5", "60", "mount", "-t", "glusterfs", "-o"])
+            .arg(format!("log-file={}", log.display()))
+            .arg(format!("127.0.0.1:/{name}"))
+            .arg(&at)
+            .stdin(Stdio::null())
+            .output()
+            .expect("mount runs");
+        assert!(
+            out.status.success(),
+            "mount of {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Mount(at)
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Every job file of jobs/gluster/, run by fio on gv0 and its FUSE mount
+/// and at the same time by ferrio on a second volume, gv1, and its mount
+/// (each libgfapi unmount takes about 10 s, and a file has four; the two
+/// volumes keep the tools' files apart). ferrio's output has gv1's names
+/// put back to gv0's before the comparison. Each document must follow
+/// fio's report rules (proven on fio's own document first), and both
+/// must have the same fixed values: job structure, options, I/O counts.
+fn the_gluster_job_files_report_as_fios(volume: &Volume) {
+    volume.add_volume("gv1");
+    let mounts = [Mount::new(volume, "gv0"), Mount::new(volume, "gv1")];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/gluster");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4, "{files:?}");
+    let runs: Vec<(PathBuf, [Outcome; 2])> = common::parallel(&files, |file| {
+        let tool = |program: Run, name: &str, mount: &Mount| {
+            program
+                .env("GLUSTER_VOLUME", name)
+                .env("GLUSTER_BRICK", "127.0.0.1")
+                .env("GLUSTER_MOUNT", mount.0.to_str().unwrap())
+                .env("GLUSTER_SIZE", "8m")
+                .args(["--output-format=json+,terse,normal", file.to_str().unwrap()])
+                .limit(std::time::Duration::from_secs(600))
+                .spawn()
+        };
+        let fio = tool(Run::fio(), "gv0", &mounts[0]);
+        let ferrio = tool(Run::ferrio(), "gv1", &mounts[1]);
+        (file.clone(), [fio.wait(), ferrio.wait()])
+    });
+    let (from, to) = (mounts[1].0.to_str().unwrap(), mounts[0].0.to_str().unwrap());
+    for (file, [want, got]) in runs {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(
+            (want.code, got.code),
+            (0, 0),
+            "{name}: {}\n{}",
+            want.stderr,
+            got.stderr
+        );
+        let got_text = got.stdout.replace(from, to).replace("\"gv1\"", "\"gv0\"");
+        let want = report_rules::split(&want.stdout).unwrap_or_else(|e| panic!("{name}: fio: {e}"));
+        let got = report_rules::split(&got_text).unwrap_or_else(|e| panic!("{name}: ferrio: {e}"));
+        let fio_verdict = report_rules::check(&want, |_| false);
+        assert!(
+            fio_verdict.problems.is_empty(),
+            "{name}: the rules fail on fio's: {:?}",
+            fio_verdict.problems
+        );
+        let verdict = report_rules::check(&got, |l| l.trim_start().starts_with("ferrio "));
+        assert!(
+            verdict.problems.is_empty(),
+            "{name}: ferrio: {:?}",
+            verdict.problems
+        );
+        assert!(
+            verdict.normal_numbers > 0 && verdict.terse_numbers > 0,
+            "{name}"
+        );
+        let fixed_of = |p: &report_rules::Parts| {
+            let mut out = p.headers.clone();
+            out.extend(fixed::fixed_json_values(&p.json, true, false));
+            out
+        };
+        let differ = fixed::differences(&fixed_of(&want), &fixed_of(&got));
+        assert!(differ.is_empty(), "{name}: {differ:?}");
+        let jobs = want.json["jobs"].as_array().unwrap().len();
+        assert_eq!(jobs, if name == "files-1000.fio" { 4 } else { 8 }, "{name}");
     }
 }

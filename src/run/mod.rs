@@ -223,6 +223,20 @@ pub fn run(
     // Set when a job's end stopped every job (exit_what=all): the groups
     // still to come never start, and report nothing done.
     let rest_stop = AtomicBool::new(false);
+    // fio sets up every job's files, in job order, before the first group
+    // starts (create_serialize, on by default): a later group's file that
+    // an earlier group removes or writes through another path (unlink,
+    // filedelete, a GlusterFS volume's FUSE mount) is laid out all the
+    // same, and one that does not exist yet is never looked at again.
+    let stopped_before = crate::sys::signals::stop_requested();
+    let mut laid_out_all = lay_out_group(jobs, progress, &mut disks, observer).into_iter();
+    // fio's genesis: the run's time zero, once the jobs' files are set up
+    // (what an iolog's waits count from).
+    crate::run::pacing::clock::genesis();
+    observer.starting();
+    // A stop during the layout: fio starts no job, and each reports
+    // nothing done.
+    let stopped_in_layout = !stopped_before && crate::sys::signals::stop_requested();
     while start < jobs.len() {
         let group = jobs[start].group;
         let end = jobs[start..]
@@ -231,6 +245,7 @@ pub fn run(
             .map_or(jobs.len(), |n| start + n);
         let members = &jobs[start..end];
         let slots = &progress[start..end];
+        let laid_out: Vec<_> = laid_out_all.by_ref().take(members.len()).collect();
         if rest_stop.load(std::sync::atomic::Ordering::Relaxed) {
             results.extend(members.iter().map(JobResult::new));
             for slot in slots {
@@ -239,17 +254,7 @@ pub fn run(
             start = end;
             continue;
         }
-        let stopped_before = crate::sys::signals::stop_requested();
-        let laid_out = lay_out_group(members, slots, &mut disks, observer);
-        if start == 0 {
-            // fio's genesis: the run's time zero, once the first jobs'
-            // files are set up (what an iolog's waits count from).
-            crate::run::pacing::clock::genesis();
-            observer.starting();
-        }
-        // A stop during this group's layout: fio starts none of its
-        // jobs, which report nothing done.
-        if !stopped_before && crate::sys::signals::stop_requested() {
+        if stopped_in_layout {
             results.extend(members.iter().map(JobResult::new));
             start = end;
             continue;
@@ -298,7 +303,7 @@ fn layout_failed(cfg: &JobConfig, slot: &JobProgress, e: JobError) -> JobResult 
     failed
 }
 
-/// Sets up a group's files before its jobs start (the jobs that lay out
+/// Sets up the jobs' files before any starts (the jobs that lay out
 /// their own are left to their threads), watching the disks under those
 /// laid out. Each job's entry is the result it ends with when its setup
 /// failed.

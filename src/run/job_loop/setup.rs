@@ -429,10 +429,11 @@ fn open_mode(cfg: &JobConfig) -> OpenMode {
         direct: cfg.files.direct && !trimming,
         invalidate: cfg.files.invalidate,
         advice: cfg.files.advice,
-        // fio creates a replay's files as it opens them for writing.
-        create: (cfg.files.create_on_open
-            && cfg.files.allow_file_create
-            && (!trimming || cfg.workload.pattern.write))
+        // fio opens a writing job's files with O_CREAT (allow_file_create
+        // permitting), so one removed since the layout (unlink in an
+        // earlier group) is made again; a replay's too.
+        create: (cfg.files.allow_file_create
+            && (cfg.workload.pattern.write || (cfg.files.create_on_open && !trimming)))
             || (cfg.workload.replay.is_some() && cfg.workload.pattern.write),
         sync_flags: if trimming { 0 } else { cfg.files.sync_flags },
         atomic: cfg.files.atomic && !trimming,
