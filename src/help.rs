@@ -245,7 +245,8 @@ fn unsupported() -> String {
         .iter()
         .filter(|e| crate::engine::kind(e).is_none())
     {
-        let _ = writeln!(s, "{:<24}: ioengine={engine}", "engine");
+        let why = crate::engine::fio_names::not_run_because(engine);
+        let _ = writeln!(s, "{:<24}: ioengine={engine}: {why}", "engine");
     }
     s
 }
@@ -304,7 +305,14 @@ mod tests {
             assert_eq!(names.contains(&def.name), refused, "{}", def.name);
         }
         for engine in crate::engine::KINDS.iter().map(|k| k.name) {
-            assert!(!out.contains(&format!("ioengine={engine}\n")), "{engine}");
+            assert!(!out.contains(&format!("ioengine={engine}:")), "{engine}");
         }
+        // Each engine fio has and ferrio does not run is listed with why.
+        let engines: Vec<&str> = out.lines().filter(|l| l.starts_with("engine ")).collect();
+        assert_eq!(engines.len(), 9, "{engines:?}");
+        assert!(
+            engines.iter().all(|l| !l.ends_with(": not run by ferrio")),
+            "{engines:?}"
+        );
     }
 }

@@ -41,6 +41,23 @@ pub const FIO_ENGINES: &[&str] = &[
     "libpmem",
 ];
 
+/// Why ferrio does not run one of fio 3.33's engines (those the engine
+/// table lacks), for `--cmdhelp=unsupported`.
+pub fn not_run_because(name: &str) -> &'static str {
+    match name {
+        "sg" => "needs a SCSI generic device (/dev/sg*), absent here",
+        "mtd" => "needs an MTD flash device (/dev/mtd*), absent here",
+        "rdma" => "needs RDMA hardware (InfiniBand, RoCE) or a soft-RoCE link, absent here",
+        "io_uring_cmd" => "needs an NVMe generic character device (/dev/ng*), absent here",
+        "dev-dax" => "needs a device-DAX character device (/dev/dax*), absent here",
+        "pmemblk" => "removed from fio after 3.33 with the deprecated libpmemblk",
+        "nbd" => "not yet (issue 19), though it needs only an NBD server such as nbdkit",
+        "e4defrag" => "not yet (issue 19), though it needs only an ext4 file system",
+        "libpmem" => "not yet (issue 19), though it needs only libpmem and a file system",
+        _ => "not run by ferrio",
+    }
+}
+
 /// fio's engines that refuse io_submit_mode=offload as they load
 /// (FIO_NO_OFFLOAD), before anything else of the job is read.
 const FIO_NO_OFFLOAD: &[&str] = &["io_uring", "io_uring_cmd"];
