@@ -90,15 +90,18 @@ impl std::fmt::Display for WriteHintFailed {
 
 impl std::error::Error for WriteHintFailed {}
 
-/// An engine's setup failing as fio's init call fails (gfapi's mount):
-/// fio reports the call's return, a negative errno, as the job's error,
-/// with no function (`err=-5/`, 4294967291 in the JSON), after `fio: io
-/// engine NAME init failed.` on stderr.
+/// An engine's setup failing as fio's init call fails: the job's error
+/// is `code` with the context `func` (gfapi's mount: -EIO and none,
+/// `err=-5/`, 4294967291 in the JSON; e4defrag's donor: the errno at
+/// e4defrag.c:113), after `detail` and `fio: io engine NAME init failed.`
+/// on stderr.
 #[derive(Debug)]
 pub struct InitFailed {
     pub code: i32,
-    /// What failed, in ferrio's words (fio's say less).
+    /// What failed, in ferrio's words (fio's say less); may be empty.
     pub detail: String,
+    /// fio's error context, empty for none.
+    pub func: &'static str,
 }
 
 impl std::fmt::Display for InitFailed {

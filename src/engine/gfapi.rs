@@ -99,6 +99,7 @@ impl Gfapi {
             let failed = InitFailed {
                 code: -libc::EIO,
                 detail: e.to_string(),
+                func: "",
             };
             io::Error::other(failed)
         })?;

@@ -8,8 +8,9 @@ use std::io;
 use super::api::{Dir, Engine, OptionSource};
 #[cfg(test)]
 use super::fio_names::FIO_ENGINES;
-use super::{cpuio, exec, falloc, fileops, ftruncate, io_uring, libaio, mmap, net_options, null};
+use super::{cpuio, e4defrag, exec, falloc, fileops, ftruncate, io_uring, libaio, mmap};
 use super::{gfapi, net, posixaio, psync, rados, rbd, splice};
+use super::{net_options, null};
 
 /// The options of the job's engine, each engine's of its own type, as
 /// its decoder ([`Kind::options`]) read them.
@@ -36,6 +37,8 @@ pub enum EngineOptions {
     Net(net::NetOptions),
     /// gfapi and gfapi_async: which volume, from where.
     Gfapi(gfapi::GfapiOptions),
+    /// e4defrag: the donor file and how its blocks are allocated.
+    Defrag(e4defrag::DefragOptions),
 }
 
 /// What an engine is, as bits of [`Kind::caps`].
@@ -184,6 +187,7 @@ pub static KINDS: &[Kind] = &[
     engine!("splice", SYNC_IO | FILE_IO | SYNCS_RANGES, splice::make),
     engine!("gfapi", SYNC_IO | DISKLESS | OWN_STORE | NAMES_XFER_ERRORS, gfapi::make_sync, Gfapi(gfapi::options)),
     engine!("gfapi_async", DISKLESS | OWN_STORE, gfapi::make_async, Gfapi(gfapi::options)),
+    engine!("e4defrag", SYNC_IO | FLAGS_ERRORS, e4defrag::make, Defrag(e4defrag::options)),
 ];
 
 /// The engine of this fio name, if ferrio has it.
@@ -227,14 +231,15 @@ impl Kind {
 
     /// Where fio puts a failed I/O's error when the engine only flags it
     /// on the I/O and returns it as done, with no `io_u error on file`
-    /// line: every error of ftruncate and falloc, and the trims that the
-    /// sync family, libaio, io_uring and posixaio hand to the device in
-    /// their queue call (fio names its queueing, td_io_queue; mmap names
-    /// the trim). `None` where fio logs the I/O's error line.
+    /// line: every error of ftruncate, falloc and e4defrag, and the trims
+    /// that the sync family, libaio, io_uring and posixaio hand to the
+    /// device in their queue call (fio names its queueing, td_io_queue,
+    /// with its place in ioengines.c; mmap names the trim). `None` where
+    /// fio logs the I/O's error line.
     pub fn unlogged_error_func(&self, dir: Dir) -> Option<&'static str> {
         let trim = dir == Dir::Trim;
         if self.has(FLAGS_ERRORS) || (trim && self.has(TRIMS_IN_QUEUE)) {
-            Some("td_io_queue")
+            Some(TD_IO_QUEUE)
         } else if trim && self.has(MAPS_FILES) {
             Some("trim")
         } else {
@@ -261,6 +266,9 @@ impl Kind {
         (self.decode)(source)
     }
 }
+
+/// fio's context for an error raised in its queueing of an I/O.
+pub const TD_IO_QUEUE: &str = "file:ioengines.c:399, func=td_io_queue";
 
 /// What an engine's maker answers when handed another engine's options,
 /// which the table's pairing of makers and decoders rules out.
@@ -312,6 +320,7 @@ mod tests {
             "filestat",
             "filedelete",
             "gfapi",
+            "e4defrag",
         ];
         let at = |depth| -> Vec<&str> {
             let mut v: Vec<_> = KINDS
@@ -435,15 +444,15 @@ mod tests {
     #[test]
     fn unlogged_errors_are_named_as_before() {
         let func = |name, dir| kind(name).unwrap().unlogged_error_func(dir);
-        for name in ["ftruncate", "falloc"] {
+        for name in ["ftruncate", "falloc", "e4defrag"] {
             for dir in [Dir::Read, Dir::Write, Dir::Trim] {
-                assert_eq!(func(name, dir), Some("td_io_queue"), "{name}");
+                assert_eq!(func(name, dir), Some(TD_IO_QUEUE), "{name}");
             }
         }
         for name in [
             "sync", "psync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio",
         ] {
-            assert_eq!(func(name, Dir::Trim), Some("td_io_queue"), "{name}");
+            assert_eq!(func(name, Dir::Trim), Some(TD_IO_QUEUE), "{name}");
             assert_eq!(func(name, Dir::Write), None, "{name}");
         }
         assert_eq!(func("mmap", Dir::Trim), Some("trim"));

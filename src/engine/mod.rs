@@ -11,6 +11,7 @@ pub mod api;
 pub mod ceph_inflight;
 pub(super) mod ceph_options;
 pub mod cpuio;
+pub mod e4defrag;
 pub mod exec;
 pub mod falloc;
 pub mod file_table;

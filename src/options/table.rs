@@ -2465,7 +2465,8 @@ pub static OPTIONS: &[OptDef] = &[
         Ioengine,
         "File whose blocks are donated to the file being defragmented",
     )
-    .engines(&["e4defrag"]),
+    .engines(&["e4defrag"])
+    .runs(),
     OptDef::new(
         "inplace",
         Int,
@@ -2473,7 +2474,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Allocate and free donor space at each defrag step (1) or once (0)",
     )
     .max(1)
-    .engines(&["e4defrag"]),
+    .engines(&["e4defrag"])
+    .runs(),
     OptDef::new(
         "thp",
         Int,

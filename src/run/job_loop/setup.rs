@@ -497,10 +497,14 @@ fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engi
     let eng = match cfg.kind.make(cfg.depth.iodepth, &cfg.engine_options) {
         Ok(e) => e,
         Err(e) if e.get_ref().is_some_and(|i| i.is::<InitFailed>()) => {
-            let code = e.get_ref().and_then(|i| i.downcast_ref::<InitFailed>());
-            let code = code.map_or(-libc::EIO, |f| f.code);
-            let text = format!("{e}\nfio: io engine {} init failed.", cfg.kind.name);
-            result.fail(code, "", text);
+            let failed = e.get_ref().and_then(|i| i.downcast_ref::<InitFailed>());
+            let (code, func) = failed.map_or((-libc::EIO, ""), |f| (f.code, f.func));
+            let last = format!("fio: io engine {} init failed.", cfg.kind.name);
+            let text = match e.to_string() {
+                detail if detail.is_empty() => last,
+                detail => format!("{detail}\n{last}"),
+            };
+            result.fail(code, func, text);
             return None;
         }
         Err(e) => {
