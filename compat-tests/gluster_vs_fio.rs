@@ -304,10 +304,28 @@ fn an_unreachable_server_or_volume_fails_the_setup_as_in_fio() {
             last(&got_text).as_deref(),
             Some("fio: io engine gfapi init failed.")
         );
-        let said = got_text.stderr.lines().next().unwrap_or("");
+        // fio's words first, then ferrio's line naming the call, the
+        // volume and the errno.
+        let fio_first = want_text.stderr.lines().next();
+        assert_eq!(
+            fio_first,
+            Some("glfs_init failed. Is glusterd running on brick?")
+        );
+        assert_eq!(got_text.stderr.lines().next(), fio_first);
+        let ours: Vec<&str> = got_text
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("ferrio: "))
+            .collect();
+        assert_eq!(ours.len(), 1, "{}", got_text.stderr);
         assert!(
-            said.starts_with("glfs_init (volume ") && said.ends_with(errno_text),
-            "{said}"
+            ours[0].starts_with("ferrio: glfs_init (volume ") && ours[0].ends_with(errno_text),
+            "{}",
+            ours[0]
+        );
+        assert_eq!(
+            common::fio_part(&got_text.stderr),
+            common::fio_part(&want_text.stderr)
         );
     }
 }

@@ -309,7 +309,7 @@ mod tests {
         }
         // Each engine fio has and ferrio does not run is listed with why.
         let engines: Vec<&str> = out.lines().filter(|l| l.starts_with("engine ")).collect();
-        assert_eq!(engines.len(), 8, "{engines:?}");
+        assert_eq!(engines.len(), 7, "{engines:?}");
         assert!(
             engines.iter().all(|l| !l.ends_with(": not run by ferrio")),
             "{engines:?}"

@@ -26,6 +26,7 @@ pub mod options;
 pub mod parse_trace;
 pub mod persona;
 pub mod plan;
+pub mod pmem;
 pub mod preset;
 pub mod profile;
 pub mod rand;

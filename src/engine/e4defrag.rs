@@ -101,7 +101,14 @@ impl E4defrag {
             .truncate(false)
             .mode(0o644)
             .open(path)
-            .map_err(init_failed)?;
+            .map_err(|e| {
+                let code = e.raw_os_error().unwrap_or(libc::EIO);
+                io::Error::other(InitFailed {
+                    code,
+                    detail: format!("Can't open donor file {} err:-1", path.display()),
+                    func: "file:engines/e4defrag.c:93, func=io_queue_init",
+                })
+            })?;
         if !options.inplace {
             // SAFETY: fallocate on the descriptor just opened.
             let r = unsafe {

@@ -52,7 +52,6 @@ pub fn not_run_because(name: &str) -> &'static str {
         "dev-dax" => "needs a device-DAX character device (/dev/dax*), absent here",
         "pmemblk" => "removed from fio after 3.33 with the deprecated libpmemblk",
         "nbd" => "not yet (issue 19), though it needs only an NBD server such as nbdkit",
-        "libpmem" => "not yet (issue 19), though it needs only libpmem and a file system",
         _ => "not run by ferrio",
     }
 }

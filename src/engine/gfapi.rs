@@ -43,6 +43,27 @@ pub fn options(src: &OptionSource) -> GfapiOptions {
     }
 }
 
+/// What fio's engine prints when its mount fails (its words, by call),
+/// then ferrio's line naming the call, the volume and the errno.
+fn init_failure_text(e: &GlusterError) -> String {
+    let fio = match e {
+        GlusterError::Call { call, .. } => match *call {
+            "glfs_new" => "glfs_new failed.",
+            "glfs_set_volfile_server" => "glfs_set_volfile_server failed.",
+            "glfs_init" => "glfs_init failed. Is glusterd running on brick?",
+            "glfs_lstat" => "glfs_lstat failed.",
+            _ => "",
+        },
+        _ => "",
+    };
+    let ours = (!crate::persona::as_fio()).then(|| format!("ferrio: {e}"));
+    [Some(fio.to_string()).filter(|t| !t.is_empty()), ours]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The mounts shared under single-instance, by volume and server; each
 /// unmounted when its last job lets go.
 type SharedMounts = Mutex<HashMap<(String, String), Weak<Volume>>>;
@@ -98,7 +119,7 @@ impl Gfapi {
         let volume = mount(options).map_err(|e| {
             let failed = InitFailed {
                 code: -libc::EIO,
-                detail: e.to_string(),
+                detail: init_failure_text(&e),
                 func: "",
             };
             io::Error::other(failed)

@@ -10,7 +10,7 @@ use super::api::{Dir, Engine, OptionSource};
 use super::fio_names::FIO_ENGINES;
 use super::{cpuio, e4defrag, exec, falloc, fileops, ftruncate, io_uring, libaio, mmap};
 use super::{gfapi, net, posixaio, psync, rados, rbd, splice};
-use super::{net_options, null};
+use super::{libpmem, net_options, null};
 
 /// The options of the job's engine, each engine's of its own type, as
 /// its decoder ([`Kind::options`]) read them.
@@ -39,6 +39,8 @@ pub enum EngineOptions {
     Gfapi(gfapi::GfapiOptions),
     /// e4defrag: the donor file and how its blocks are allocated.
     Defrag(e4defrag::DefragOptions),
+    /// libpmem: how much of each file to map.
+    Pmem(libpmem::PmemOptions),
 }
 
 /// What an engine is, as bits of [`Kind::caps`].
@@ -188,6 +190,7 @@ pub static KINDS: &[Kind] = &[
     engine!("gfapi", SYNC_IO | DISKLESS | OWN_STORE | NAMES_XFER_ERRORS, gfapi::make_sync, Gfapi(gfapi::options)),
     engine!("gfapi_async", DISKLESS | OWN_STORE, gfapi::make_async, Gfapi(gfapi::options)),
     engine!("e4defrag", SYNC_IO | FLAGS_ERRORS, e4defrag::make, Defrag(e4defrag::options)),
+    engine!("libpmem", SYNC_IO | DISKLESS, libpmem::make, Pmem(libpmem::options)),
 ];
 
 /// The engine of this fio name, if ferrio has it.
@@ -321,6 +324,7 @@ mod tests {
             "filedelete",
             "gfapi",
             "e4defrag",
+            "libpmem",
         ];
         let at = |depth| -> Vec<&str> {
             let mut v: Vec<_> = KINDS
@@ -345,7 +349,8 @@ mod tests {
                 "net",
                 "netsplice",
                 "gfapi",
-                "gfapi_async"
+                "gfapi_async",
+                "libpmem"
             ])
         );
         assert_eq!(with(FAKE_IO), ["null"]);
@@ -413,6 +418,7 @@ mod tests {
             "rados",
             "gfapi",
             "gfapi_async",
+            "libpmem",
         ]);
         assert_eq!(sorted(&named_where(|k| !k.lays_out())), lays_out_nothing);
         // The engines off disk are those that lay out nothing, but rbd.

@@ -22,6 +22,7 @@ pub mod gfapi;
 pub mod io_uring;
 pub mod kind;
 pub mod libaio;
+pub mod libpmem;
 pub mod mmap;
 pub mod net;
 pub mod net_multicast;

@@ -229,7 +229,16 @@ pub fn run(
     // filedelete, a GlusterFS volume's FUSE mount) is laid out all the
     // same, and one that does not exist yet is never looked at again.
     let stopped_before = crate::sys::signals::stop_requested();
-    let mut laid_out_all = lay_out_group(jobs, progress, &mut disks, observer).into_iter();
+    let laid_out_all = lay_out_group(jobs, progress, &mut disks, observer);
+    // The later groups' jobs wait, set up, for their turn (fio shows them
+    // pending, and a trigger saves their state as not started).
+    let first = jobs.first().map(|j| j.group);
+    for ((cfg, slot), laid) in jobs.iter().zip(progress).zip(&laid_out_all) {
+        if laid.is_ok() && Some(cfg.group) != first {
+            slot.set_state(crate::run::status::progress::State::Pending);
+        }
+    }
+    let mut laid_out_all = laid_out_all.into_iter();
     // fio's genesis: the run's time zero, once the jobs' files are set up
     // (what an iolog's waits count from).
     crate::run::pacing::clock::genesis();

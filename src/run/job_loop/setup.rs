@@ -572,6 +572,11 @@ fn open_files(
                     result.fail(*code, "fcntl write hint", String::new());
                     return None;
                 }
+                // An engine that names the failure as fio's does (libpmem).
+                if let Some(f) = e.get_ref().and_then(|i| i.downcast_ref::<InitFailed>()) {
+                    result.fail(f.code, f.func, f.detail.clone());
+                    return None;
+                }
                 // A wait in the open (a net listener's) cut by a stop is
                 // no error: the job ends with nothing done, as fio's.
                 let stopped = crate::sys::signals::stop_requested();
