@@ -16,9 +16,6 @@ mod image;
 mod pool;
 mod sys;
 
-use std::ffi::CString;
-use std::fmt;
-use std::io;
 use std::sync::OnceLock;
 
 use sys::{LoadError, RadosApi, RbdApi};
@@ -57,81 +54,9 @@ pub fn rbd_version() -> Result<(i32, i32, i32), CephError> {
 }
 
 /// What went wrong talking to Ceph.
-#[derive(Debug, Clone)]
-pub enum CephError {
-    /// librados or librbd is not installed.
-    Missing(LoadError),
-    /// A library call returned a negative errno.
-    Call {
-        call: &'static str,
-        /// What the call was about (a pool, an image, a setting).
-        subject: String,
-        errno: i32,
-    },
-    /// A name or setting holds a NUL byte, which C strings cannot carry.
-    BadText(String),
-}
+pub type CephError = crate::clib::error::LibError;
 
-impl CephError {
-    /// The errno fio would report for it.
-    pub fn errno(&self) -> i32 {
-        match self {
-            CephError::Missing(_) => libc::ENOENT,
-            CephError::Call { errno, .. } => *errno,
-            CephError::BadText(_) => libc::EINVAL,
-        }
-    }
-}
-
-impl fmt::Display for CephError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CephError::Missing(e) => write!(
-                f,
-                "Ceph's client libraries are not installed: cannot load {} ({}); \
-                 install Debian's librbd1 and librados2 packages \
-                 (apt-get install librbd1 librados2)",
-                e.library, e.detail
-            ),
-            CephError::Call {
-                call,
-                subject,
-                errno,
-            } => {
-                let text = crate::strerror(&io::Error::from_raw_os_error(*errno));
-                write!(f, "{call} ({subject}) failed: {text} (errno {errno})")
-            }
-            CephError::BadText(text) => write!(f, "{text:?} holds a NUL byte"),
-        }
-    }
-}
-
-impl std::error::Error for CephError {}
-
-impl From<CephError> for io::Error {
-    fn from(e: CephError) -> io::Error {
-        // The CephError stays inside, so its errno can be recovered.
-        let kind = io::Error::from_raw_os_error(e.errno()).kind();
-        io::Error::new(kind, e)
-    }
-}
-
-fn c_text(text: &str) -> Result<CString, CephError> {
-    CString::new(text).map_err(|_| CephError::BadText(text.to_string()))
-}
-
-/// Turns a C return code into a result.
-fn check(code: i64, call: &'static str, subject: &str) -> Result<(), CephError> {
-    if code < 0 {
-        Err(CephError::Call {
-            call,
-            subject: subject.to_string(),
-            errno: -code as i32,
-        })
-    } else {
-        Ok(())
-    }
-}
+use crate::clib::error::{c_text, check};
 
 pub use crate::clib::callbacks::{CallbackQueue, Finished};
 pub use cluster::{Cluster, ConnectOptions, Timeouts};
@@ -141,6 +66,7 @@ pub use pool::{ObjectIo, Pool, WriteOp};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io;
 
     #[test]
     fn missing_libraries_say_what_to_install() {

@@ -5,6 +5,7 @@
 //! ([`callbacks`]). The Ceph and GlusterFS wrappers are built on both.
 
 pub mod callbacks;
+pub mod error;
 pub mod library;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -7,8 +7,7 @@
 
 mod sys;
 
-use std::ffi::{CString, c_void};
-use std::fmt;
+use std::ffi::c_void;
 use std::io;
 use std::sync::OnceLock;
 
@@ -31,67 +30,9 @@ pub fn load() -> Result<(), GlusterError> {
 }
 
 /// What went wrong talking to GlusterFS.
-#[derive(Debug, Clone)]
-pub enum GlusterError {
-    /// libgfapi is not installed.
-    Missing(LoadError),
-    /// A library call failed with this errno.
-    Call {
-        call: &'static str,
-        /// What the call was about (a volume, a file).
-        subject: String,
-        errno: i32,
-    },
-    /// A name holds a NUL byte, which C strings cannot carry.
-    BadText(String),
-}
+pub type GlusterError = crate::clib::error::LibError;
 
-impl GlusterError {
-    /// The errno fio would report for it.
-    pub fn errno(&self) -> i32 {
-        match self {
-            GlusterError::Missing(_) => libc::ENOENT,
-            GlusterError::Call { errno, .. } => *errno,
-            GlusterError::BadText(_) => libc::EINVAL,
-        }
-    }
-}
-
-impl fmt::Display for GlusterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GlusterError::Missing(e) => write!(
-                f,
-                "GlusterFS's client library is not installed: cannot load {} ({}); \
-                 install Debian's libgfapi0 package (apt-get install libgfapi0)",
-                e.library, e.detail
-            ),
-            GlusterError::Call {
-                call,
-                subject,
-                errno,
-            } => {
-                let text = crate::strerror(&io::Error::from_raw_os_error(*errno));
-                write!(f, "{call} ({subject}) failed: {text} (errno {errno})")
-            }
-            GlusterError::BadText(text) => write!(f, "{text:?} holds a NUL byte"),
-        }
-    }
-}
-
-impl std::error::Error for GlusterError {}
-
-impl From<GlusterError> for io::Error {
-    fn from(e: GlusterError) -> io::Error {
-        // The GlusterError stays inside, so its errno can be recovered.
-        let kind = io::Error::from_raw_os_error(e.errno()).kind();
-        io::Error::new(kind, e)
-    }
-}
-
-fn c_text(text: &str) -> Result<CString, GlusterError> {
-    CString::new(text).map_err(|_| GlusterError::BadText(text.to_string()))
-}
+use crate::clib::error::c_text;
 
 /// The errno libgfapi left, EIO if none.
 fn last_errno() -> i32 {

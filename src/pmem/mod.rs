@@ -38,16 +38,8 @@ static API: OnceLock<Result<PmemApi, LoadError>> = OnceLock::new();
 
 fn api() -> io::Result<&'static PmemApi> {
     let loaded = API.get_or_init(PmemApi::load);
-    loaded.as_ref().map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::NotFound,
-            format!(
-                "PMDK's libpmem is not installed: cannot load {} ({}); install Debian's \
-                 libpmem1 package (apt-get install libpmem1)",
-                e.library, e.detail
-            ),
-        )
-    })
+    let missing = |e: &LoadError| crate::clib::error::LibError::Missing(e.clone()).into();
+    loaded.as_ref().map_err(missing)
 }
 
 /// Loads libpmem (once per process), or says what to install.
