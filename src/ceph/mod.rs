@@ -58,6 +58,7 @@ pub type CephError = crate::clib::error::LibError;
 
 use crate::clib::error::{c_text, check};
 
+pub use crate::clib::Transfer;
 pub use crate::clib::callbacks::{CallbackQueue, Finished};
 pub use cluster::{Cluster, ConnectOptions, Timeouts};
 pub use image::{Image, ImageInfo, ImageIo};
@@ -97,21 +98,4 @@ mod tests {
         );
         assert!(check(0, "rbd_open", "image x").is_ok());
     }
-}
-
-/// The data of a read or write, on an image or an object alike: the
-/// buffer a read fills or a write sends, which the caller keeps valid
-/// until the operation completes.
-#[derive(Debug, Clone, Copy)]
-pub enum Transfer {
-    Read {
-        offset: u64,
-        buf: *mut u8,
-        len: usize,
-    },
-    Write {
-        offset: u64,
-        buf: *const u8,
-        len: usize,
-    },
 }

@@ -63,3 +63,20 @@ pub fn unless_stopped<R: Send + 'static>(
 pub fn abandoned() -> bool {
     ABANDONED.load(Ordering::Relaxed)
 }
+
+/// The data of an asynchronous read or write (to an rbd image, a rados
+/// object, a GlusterFS file): the buffer a read fills or a write sends,
+/// which the caller keeps valid until the operation completes.
+#[derive(Debug, Clone, Copy)]
+pub enum Transfer {
+    Read {
+        offset: u64,
+        buf: *mut u8,
+        len: usize,
+    },
+    Write {
+        offset: u64,
+        buf: *const u8,
+        len: usize,
+    },
+}

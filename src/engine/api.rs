@@ -442,3 +442,23 @@ pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<(
         }
     }
 }
+
+/// A request's data as the asynchronous C libraries take it (librbd,
+/// librados, libgfapi); `None` for a trim, which each engine does its
+/// own way.
+pub fn transfer(req: &mut Request<'_>) -> Option<crate::clib::Transfer> {
+    let (offset, len) = (req.offset, req.buf.len());
+    match req.dir {
+        Dir::Read => Some(crate::clib::Transfer::Read {
+            offset,
+            buf: req.buf.as_mut_ptr(),
+            len,
+        }),
+        Dir::Write => Some(crate::clib::Transfer::Write {
+            offset,
+            buf: req.buf.as_ptr(),
+            len,
+        }),
+        Dir::Trim => None,
+    }
+}

@@ -8,28 +8,9 @@
 use std::io;
 use std::time::Duration;
 
-use super::api::{Completion, Dir, Request};
+use super::api::Completion;
 use crate::ceph::grace::Grace;
-use crate::ceph::{CallbackQueue, Finished, Transfer};
-
-/// A read's or write's data as librbd and librados take it; `None` for a
-/// trim, which each engine does its own way.
-pub fn transfer(req: &mut Request<'_>) -> Option<Transfer> {
-    let (offset, len) = (req.offset, req.buf.len());
-    match req.dir {
-        Dir::Read => Some(Transfer::Read {
-            offset,
-            buf: req.buf.as_mut_ptr(),
-            len,
-        }),
-        Dir::Write => Some(Transfer::Write {
-            offset,
-            buf: req.buf.as_ptr(),
-            len,
-        }),
-        Dir::Trim => None,
-    }
-}
+use crate::ceph::{CallbackQueue, Finished};
 
 pub struct InFlight {
     queue: CallbackQueue,

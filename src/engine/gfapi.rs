@@ -206,19 +206,13 @@ impl Engine for Gfapi {
                 Dir::Trim => -i64::from(libc::EINVAL),
             });
         };
-        let (offset, len) = (req.offset, req.buf.len());
-        let op = match req.dir {
-            Dir::Read => AsyncOp::Read {
-                offset,
-                buf: req.buf.as_mut_ptr(),
-                len,
+        let mut req = req;
+        let op = match super::api::transfer(&mut req) {
+            Some(data) => AsyncOp::Data(data),
+            None => AsyncOp::Trim {
+                offset: req.offset,
+                len: req.buf.len(),
             },
-            Dir::Write => AsyncOp::Write {
-                offset,
-                buf: req.buf.as_ptr(),
-                len,
-            },
-            Dir::Trim => AsyncOp::Trim { offset, len },
         };
         // SAFETY: the buffer is under the rule of Engine::queue's Safety
         // section; the queue outlives the files (declared before them).

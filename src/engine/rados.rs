@@ -20,8 +20,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::api::transfer;
 use super::api::{Completion, Engine, OpenMode, OptionSource, Queued, Request};
-use super::ceph_inflight::{InFlight, transfer};
+use super::ceph_inflight::InFlight;
 use super::ceph_options::CephClient;
 use crate::ceph::{CephError, ObjectIo, Pool, WriteOp};
 

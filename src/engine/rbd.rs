@@ -11,8 +11,9 @@
 use std::io;
 use std::path::Path;
 
+use super::api::transfer;
 use super::api::{Completion, Engine, OpenMode, OptionSource, Queued, Request};
-use super::ceph_inflight::{InFlight, transfer};
+use super::ceph_inflight::InFlight;
 use super::ceph_options::CephClient;
 use crate::ceph::{CephError, Image, ImageInfo, ImageIo};
 

@@ -11,6 +11,7 @@ use std::ffi::c_void;
 use std::io;
 use std::sync::OnceLock;
 
+use crate::clib::Transfer;
 use crate::clib::callbacks::{self, CallbackQueue};
 use crate::clib::library::LoadError;
 use sys::GfapiApi;
@@ -208,23 +209,9 @@ impl Unmount {
 /// One asynchronous operation on a file.
 #[derive(Debug, Clone, Copy)]
 pub enum AsyncOp {
-    Read {
-        offset: u64,
-        buf: *mut u8,
-        len: usize,
-    },
-    Write {
-        offset: u64,
-        buf: *const u8,
-        len: usize,
-    },
-    Trim {
-        offset: u64,
-        len: usize,
-    },
-    Sync {
-        data_only: bool,
-    },
+    Data(Transfer),
+    Trim { offset: u64, len: usize },
+    Sync { data_only: bool },
 }
 
 /// An open file of a volume (`glfs_fd_t`), closed when dropped.
@@ -362,7 +349,7 @@ impl GlusterFile {
         // alive until the callback has run; `ticket` is this token's.
         let r = unsafe {
             match op {
-                AsyncOp::Read { offset, buf, len } => (api.glfs_pread_async)(
+                AsyncOp::Data(Transfer::Read { offset, buf, len }) => (api.glfs_pread_async)(
                     fd,
                     buf.cast(),
                     len,
@@ -371,7 +358,7 @@ impl GlusterFile {
                     io_done,
                     ticket,
                 ),
-                AsyncOp::Write { offset, buf, len } => (api.glfs_pwrite_async)(
+                AsyncOp::Data(Transfer::Write { offset, buf, len }) => (api.glfs_pwrite_async)(
                     fd,
                     buf.cast(),
                     len as i32,
