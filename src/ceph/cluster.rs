@@ -3,9 +3,7 @@
 //! clones.
 
 use std::path::Path;
-use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use super::sys;
 use super::{Apis, CephError, Pool, apis, c_text, check};
@@ -205,53 +203,28 @@ impl Cluster {
     }
 }
 
-/// How often a wait for the monitors looks for a stop signal.
-const CONNECT_POLL: Duration = Duration::from_millis(20);
-
-/// rados_connect on a thread of its own, waited for in short slices: an
-/// unreachable monitor holds librados for `client_mount_timeout`, and a
-/// stop signal must end the run long before that. A stopped wait leaves
-/// the thread to finish (it then shuts the handle down itself) and fails
-/// with EINTR.
+/// rados_connect on a thread of its own, waited for in short slices
+/// ([`crate::clib::unless_stopped`]): an unreachable monitor holds
+/// librados for `client_mount_timeout`, and a stop signal must end the
+/// run long before that. A stopped wait leaves the thread to finish (it
+/// then shuts the handle down itself) and fails with EINTR.
 fn connect_or_stop(cluster: Cluster) -> Result<Cluster, CephError> {
-    let failed = |errno, subject: &str| CephError::Call {
-        call: "rados_connect",
-        subject: subject.to_string(),
-        errno,
-    };
-    if crate::sys::signals::stop_requested() {
-        return Err(failed(libc::EINTR, "the cluster's monitors"));
-    }
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    let spawned = std::thread::Builder::new()
-        .name("rados-connect".into())
-        .spawn(move || {
-            // SAFETY: a created, configured handle, used by this thread
-            // alone until it is sent back.
-            let code = unsafe { (cluster.api.rados.rados_connect)(cluster.handle) };
-            // Nobody waits any more after a stop: the handle is then
-            // dropped (shut down) here.
-            let _ = tx.send((cluster, code));
-        });
-    if spawned.is_err() {
-        return Err(failed(libc::EAGAIN, "a thread to connect on"));
-    }
-    loop {
-        if crate::sys::signals::stop_requested() {
-            crate::clib::left_a_call_running();
-            return Err(failed(libc::EINTR, "the cluster's monitors"));
+    let connected = crate::clib::unless_stopped("rados-connect", move || {
+        // SAFETY: a created, configured handle, used by this thread alone
+        // until it is sent back.
+        let code = unsafe { (cluster.api.rados.rados_connect)(cluster.handle) };
+        (cluster, code)
+    });
+    match connected {
+        Ok((cluster, code)) => {
+            check(code.into(), "rados_connect", "the cluster's monitors")?;
+            Ok(cluster)
         }
-        match rx.recv_timeout(CONNECT_POLL) {
-            Ok((cluster, code)) => {
-                check(code.into(), "rados_connect", "the cluster's monitors")?;
-                return Ok(cluster);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            // The thread ended without an answer (it panicked).
-            Err(RecvTimeoutError::Disconnected) => {
-                return Err(failed(libc::EIO, "the cluster's monitors"));
-            }
-        }
+        Err(why) => Err(CephError::Call {
+            call: "rados_connect",
+            subject: "the cluster's monitors".to_string(),
+            errno: why.errno(),
+        }),
     }
 }
 

@@ -23,18 +23,39 @@ pub fn left_a_call_running() {
 /// How often a wait for a blocking library call looks for a stop signal.
 const POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
+/// Why a blocking library call gave no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unanswered {
+    /// A stop signal came first; the call is left to finish on its own.
+    Stopped,
+    /// No thread could be made: the call was not made.
+    NoThread,
+    /// The call's thread ended without an answer (it panicked).
+    Lost,
+}
+
+impl Unanswered {
+    /// The errno a caller reports for it.
+    pub fn errno(self) -> i32 {
+        match self {
+            Unanswered::Stopped => libc::EINTR,
+            Unanswered::NoThread => libc::EAGAIN,
+            Unanswered::Lost => libc::EIO,
+        }
+    }
+}
+
 /// Runs a blocking library call (one that no signal interrupts, such as
-/// glfs_init or glfs_fini) on a thread of its own and waits for it in
-/// short slices: `None` when a stop signal came first, the call then
-/// left to finish on its own (see [`abandoned`]), or when no thread
-/// could be made (the call is then not made).
+/// rados_connect, glfs_init or glfs_fini) on a thread of its own and
+/// waits for it in short slices, so that a stop signal ends the wait at
+/// once; the call is then left running (see [`abandoned`]).
 pub fn unless_stopped<R: Send + 'static>(
     name: &str,
     call: impl FnOnce() -> R + Send + 'static,
-) -> Option<R> {
+) -> Result<R, Unanswered> {
     use std::sync::mpsc::RecvTimeoutError;
     if crate::sys::signals::stop_requested() {
-        return None;
+        return Err(Unanswered::Stopped);
     }
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     let spawned = std::thread::Builder::new()
@@ -43,17 +64,16 @@ pub fn unless_stopped<R: Send + 'static>(
             // Nobody waits any more after a stop: the answer is dropped.
             let _ = tx.send(call());
         });
-    spawned.ok()?;
+    spawned.map_err(|_| Unanswered::NoThread)?;
     loop {
         if crate::sys::signals::stop_requested() {
             left_a_call_running();
-            return None;
+            return Err(Unanswered::Stopped);
         }
         match rx.recv_timeout(POLL) {
-            Ok(answer) => return Some(answer),
+            Ok(answer) => return Ok(answer),
             Err(RecvTimeoutError::Timeout) => {}
-            // The thread ended without an answer (it panicked).
-            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Disconnected) => return Err(Unanswered::Lost),
         }
     }
 }

@@ -339,20 +339,19 @@ mod tests {
         let mut with_null = fio_syncio.to_vec();
         with_null.push("null");
         assert_eq!(at(1), sorted(&with_null));
-        assert_eq!(
-            with(DISKLESS),
-            sorted(&[
-                "null",
-                "cpuio",
-                "exec",
-                "filecreate",
-                "net",
-                "netsplice",
-                "gfapi",
-                "gfapi_async",
-                "libpmem"
-            ])
-        );
+        // fio's FIO_DISKLESSIO engines.
+        let diskless = [
+            "null",
+            "cpuio",
+            "exec",
+            "filecreate",
+            "net",
+            "netsplice",
+            "gfapi",
+            "gfapi_async",
+            "libpmem",
+        ];
+        assert_eq!(with(DISKLESS), sorted(&diskless));
         assert_eq!(with(FAKE_IO), ["null"]);
         assert_eq!(with(NO_IO), sorted(&["cpuio", "exec"]));
         assert_eq!(
@@ -407,19 +406,8 @@ mod tests {
         assert_eq!(with(IMAGE), ["rbd"]);
         assert_eq!(with(OBJECTS), ["rados"]);
         assert_eq!(with(OWN_STORE), ["gfapi", "gfapi_async"]);
-        let lays_out_nothing = sorted(&[
-            "null",
-            "cpuio",
-            "exec",
-            "filecreate",
-            "net",
-            "netsplice",
-            "rbd",
-            "rados",
-            "gfapi",
-            "gfapi_async",
-            "libpmem",
-        ]);
+        // The diskless engines, an rbd image and rados objects.
+        let lays_out_nothing = sorted(&[&diskless[..], &["rbd", "rados"]].concat());
         assert_eq!(sorted(&named_where(|k| !k.lays_out())), lays_out_nothing);
         // The engines off disk are those that lay out nothing, but rbd.
         let off_disk: Vec<_> = lays_out_nothing

@@ -148,9 +148,9 @@ impl Volume {
 
 /// glfs_init, which a stop signal does not interrupt (an unreachable
 /// server holds it for a second, a stuck one longer), on a thread of its
-/// own ([`crate::clib::unless_stopped`]). A failed mount is unmounted
-/// there too, after its errno is sent: glfs_fini takes up to 10 s. A stop
-/// fails with EINTR and leaves the thread to finish.
+/// own ([`crate::clib::unless_stopped`]). A failed mount is unmounted on
+/// a thread nobody waits for (glfs_fini takes up to 10 s). A stop fails
+/// with EINTR and leaves the thread to finish.
 fn init_or_stop(volume: Volume, server: &str) -> Result<Volume, GlusterError> {
     let subject = format!("volume {} at {server}", volume.name);
     let init = crate::clib::unless_stopped("glfs-init", move || {
@@ -170,9 +170,9 @@ fn init_or_stop(volume: Volume, server: &str) -> Result<Volume, GlusterError> {
         Err(errno)
     });
     let errno = match init {
-        Some(Ok(volume)) => return Ok(volume),
-        Some(Err(errno)) => errno,
-        None => libc::EINTR,
+        Ok(Ok(volume)) => return Ok(volume),
+        Ok(Err(errno)) => errno,
+        Err(why) => why.errno(),
     };
     Err(GlusterError::Call {
         call: "glfs_init",
@@ -194,7 +194,8 @@ impl Drop for Volume {
     /// on its own thread.
     fn drop(&mut self) {
         let handle = Unmount(self.api, self.fs);
-        crate::clib::unless_stopped("glfs-fini", move || handle.run());
+        // A stop leaves the unmount to finish on its own thread.
+        let _ = crate::clib::unless_stopped("glfs-fini", move || handle.run());
     }
 }
 
