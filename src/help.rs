@@ -309,7 +309,24 @@ mod tests {
         }
         // Each engine fio has and ferrio does not run is listed with why.
         let engines: Vec<&str> = out.lines().filter(|l| l.starts_with("engine ")).collect();
-        assert_eq!(engines.len(), 7, "{engines:?}");
+        let names: Vec<&str> = engines
+            .iter()
+            .map(|l| {
+                l.split("ioengine=")
+                    .nth(1)
+                    .unwrap()
+                    .split(':')
+                    .next()
+                    .unwrap()
+            })
+            .collect();
+        // Only the engines that need hardware these machines lack, and
+        // the one fio removed after 3.33.
+        assert_eq!(
+            names,
+            ["mtd", "sg", "io_uring_cmd", "rdma", "pmemblk", "dev-dax"],
+            "{engines:?}"
+        );
         assert!(
             engines.iter().all(|l| !l.ends_with(": not run by ferrio")),
             "{engines:?}"

@@ -22,6 +22,7 @@ pub mod jobfile;
 pub mod live;
 pub mod merge;
 pub mod metrics;
+pub mod nbd;
 pub mod options;
 pub mod parse_trace;
 pub mod persona;

@@ -23,6 +23,10 @@ pub const NEEDS: &[(&str, &str)] = &[
          mkfs.ext4 (e2fsprogs), losetup and mount (mount)",
     ),
     ("strace", "strace(1) (Debian's strace)"),
+    (
+        "nbdkit",
+        "nbdkit(1) with its memory plugin and exitlast filter (Debian's nbdkit)",
+    ),
     ("ss", "ss(8) (Debian's iproute2)"),
     ("setpriv", "setpriv(1) (Debian's util-linux)"),
     ("fsfreeze", "fsfreeze(8) (Debian's util-linux)"),

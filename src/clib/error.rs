@@ -50,6 +50,7 @@ fn what_to_install(library: &str) -> (&'static str, &'static str, &'static str) 
             "libgfapi0",
         ),
         "libpmem.so.1" => ("PMDK's libpmem is", "libpmem1 package", "libpmem1"),
+        "libnbd.so.0" => ("libnbd is", "libnbd0 package", "libnbd0"),
         _ => (
             "a library ferrio needs is",
             "package that holds it",

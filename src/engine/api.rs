@@ -90,13 +90,15 @@ impl std::fmt::Display for WriteHintFailed {
 
 impl std::error::Error for WriteHintFailed {}
 
-/// An engine's setup failing as fio's init call fails: the job's error
-/// is `code` with the context `func` (gfapi's mount: -EIO and none,
-/// `err=-5/`, 4294967291 in the JSON; e4defrag's donor: the errno at
-/// e4defrag.c:113), after `detail` and `fio: io engine NAME init failed.`
-/// on stderr.
+/// An engine call failing as fio's engine fails it, with the job's error
+/// `code` and context `func` fio gives it. From the engine's maker, as
+/// fio's init fails (gfapi's mount: -EIO and no context, `err=-5/`,
+/// 4294967291 in the JSON; e4defrag's donor: the errno at e4defrag.c:113),
+/// `detail` then `fio: io engine NAME init failed.` go to stderr; from
+/// `open`, `detail` alone (libpmem); from `reap`, the job fails as fio's
+/// getevents does (nbd's lost connection: -1 at ioengines.c:320).
 #[derive(Debug)]
-pub struct InitFailed {
+pub struct FioFailure {
     pub code: i32,
     /// What failed, in ferrio's words (fio's say less); may be empty.
     pub detail: String,
@@ -104,13 +106,24 @@ pub struct InitFailed {
     pub func: &'static str,
 }
 
-impl std::fmt::Display for InitFailed {
+impl std::fmt::Display for FioFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.detail)
     }
 }
 
-impl std::error::Error for InitFailed {}
+impl std::error::Error for FioFailure {}
+
+/// Why an engine's job could not be set up before it starts, as fio's
+/// engine setup fails it (rbd's image, nbd's export: the size could not
+/// be learnt): the job's error code (0 for none) and context, and what
+/// goes to stderr.
+#[derive(Debug, Clone)]
+pub struct SetupFailed {
+    pub errno: i32,
+    pub func: &'static str,
+    pub message: String,
+}
 
 /// What an engine's options are decoded from: the job's settings, and
 /// what the job's setup has made of the rest by then.
@@ -306,6 +319,11 @@ pub trait Engine: Send {
     fn unlink(&mut self, _path: &Path) -> Option<io::Result<()>> {
         None
     }
+    /// What fio's engine says on stdout once it is set up, whatever the
+    /// output format (nbd: that it connected).
+    fn set_up_line(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether the other end closed the link (the net engines): an I/O
     /// that then moved nothing ends the job, without failing it.
     fn ended(&self) -> bool {
@@ -444,7 +462,7 @@ pub fn allocate(file: &std::fs::File, how: Allocation, len: u64) -> io::Result<(
 }
 
 /// A request's data as the asynchronous C libraries take it (librbd,
-/// librados, libgfapi); `None` for a trim, which each engine does its
+/// librados, libgfapi, libnbd); `None` for a trim, which each engine does its
 /// own way.
 pub fn transfer(req: &mut Request<'_>) -> Option<crate::clib::Transfer> {
     let (offset, len) = (req.offset, req.buf.len());

@@ -13,7 +13,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
 
-use super::api::{Dir, Engine, InitFailed, OptionSource, Queued, Request};
+use super::api::{Dir, Engine, FioFailure, OptionSource, Queued, Request};
 use super::file_table::FileTable;
 
 /// fio's e4defrag options, and what the job says of the donor's size.
@@ -79,7 +79,7 @@ pub struct E4defrag {
 /// io_queue_init.
 fn init_failed(e: io::Error) -> io::Error {
     let code = e.raw_os_error().unwrap_or(libc::EIO);
-    io::Error::other(InitFailed {
+    io::Error::other(FioFailure {
         code,
         detail: String::new(),
         func: "file:engines/e4defrag.c:113, func=io_queue_init",
@@ -89,7 +89,7 @@ fn init_failed(e: io::Error) -> io::Error {
 impl E4defrag {
     fn new(options: &DefragOptions) -> io::Result<Self> {
         let Some(path) = &options.donor else {
-            return Err(io::Error::other(InitFailed {
+            return Err(io::Error::other(FioFailure {
                 code: 1,
                 detail: "'donorname' options required".to_string(),
                 func: "",
@@ -103,7 +103,7 @@ impl E4defrag {
             .open(path)
             .map_err(|e| {
                 let code = e.raw_os_error().unwrap_or(libc::EIO);
-                io::Error::other(InitFailed {
+                io::Error::other(FioFailure {
                     code,
                     detail: format!("Can't open donor file {} err:-1", path.display()),
                     func: "file:engines/e4defrag.c:93, func=io_queue_init",

@@ -51,7 +51,6 @@ pub fn not_run_because(name: &str) -> &'static str {
         "io_uring_cmd" => "needs an NVMe generic character device (/dev/ng*), absent here",
         "dev-dax" => "needs a device-DAX character device (/dev/dax*), absent here",
         "pmemblk" => "removed from fio after 3.33 with the deprecated libpmemblk",
-        "nbd" => "not yet (issue 19), though it needs only an NBD server such as nbdkit",
         _ => "not run by ferrio",
     }
 }

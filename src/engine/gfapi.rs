@@ -15,7 +15,7 @@ use std::io;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-use super::api::{Completion, Dir, Engine, InitFailed, OpenMode, OptionSource, Queued, Request};
+use super::api::{Completion, Dir, Engine, FioFailure, OpenMode, OptionSource, Queued, Request};
 use crate::clib::callbacks::{CallbackQueue, Finished};
 use crate::gluster::{AsyncOp, GlusterError, GlusterFile, Volume};
 
@@ -117,7 +117,7 @@ impl Gfapi {
     /// fio's engine init does: a failure fails the job's setup with EIO.
     fn new(name: &'static str, depth: Option<usize>, options: &GfapiOptions) -> io::Result<Self> {
         let volume = mount(options).map_err(|e| {
-            let failed = InitFailed {
+            let failed = FioFailure {
                 code: -libc::EIO,
                 detail: init_failure_text(&e),
                 func: "",

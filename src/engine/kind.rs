@@ -5,12 +5,12 @@
 
 use std::io;
 
-use super::api::{Dir, Engine, OptionSource};
+use super::api::{Dir, Engine, OptionSource, SetupFailed};
 #[cfg(test)]
 use super::fio_names::FIO_ENGINES;
 use super::{cpuio, e4defrag, exec, falloc, fileops, ftruncate, io_uring, libaio, mmap};
 use super::{gfapi, net, posixaio, psync, rados, rbd, splice};
-use super::{libpmem, net_options, null};
+use super::{libpmem, nbd, net_options, null};
 
 /// The options of the job's engine, each engine's of its own type, as
 /// its decoder ([`Kind::options`]) read them.
@@ -41,6 +41,8 @@ pub enum EngineOptions {
     Defrag(e4defrag::DefragOptions),
     /// libpmem: how much of each file to map.
     Pmem(libpmem::PmemOptions),
+    /// nbd: the export's URI.
+    Nbd(nbd::NbdOptions),
 }
 
 /// What an engine is, as bits of [`Kind::caps`].
@@ -100,7 +102,8 @@ pub mod caps {
     /// (filecreate).
     pub const CREATES_FILES: u32 = 1 << 19;
     /// Its one file is an image named after the engine and sized by it
-    /// (rbd).
+    /// (rbd's image, nbd's export), which the job's setup asks for
+    /// ([`Kind::image_size`](super::Kind::image_size)).
     pub const IMAGE: u32 = 1 << 20;
     /// Its files are objects, sized by `size` alone, on no local disk
     /// (rados).
@@ -117,6 +120,10 @@ pub mod caps {
     /// failed.` on stderr and the error raised in its queue call (its
     /// td_verror at glusterfs_sync.c:76, func xfer), no `io_u error` line.
     pub const NAMES_XFER_ERRORS: u32 = 1 << 24;
+    /// Names a periodic sync it refuses in its queue call itself, as
+    /// fio's rbd engine does (`xfer`, for fdatasync); elsewhere fio's
+    /// queueing names it (td_io_queue).
+    pub const NAMES_SYNC_REFUSAL: u32 = 1 << 25;
 }
 
 use caps::*;
@@ -130,7 +137,12 @@ pub struct Kind {
     pub caps: u32,
     make: fn(usize, &EngineOptions) -> io::Result<Box<dyn Engine>>,
     decode: fn(&OptionSource) -> EngineOptions,
+    /// How an IMAGE engine's setup learns the image's size.
+    sizer: Option<Sizer>,
 }
+
+/// Asks an engine's server for the size of the job's image.
+type Sizer = fn(&crate::plan::JobSpec) -> Result<u64, SetupFailed>;
 
 /// The sync family: psync, sync, vsync, pvsync and pvsync2.
 const SYNC: u32 = SYNC_IO | FILE_IO | SYNC_FAMILY | OFFLOADABLE | SYNCS_RANGES;
@@ -147,6 +159,7 @@ macro_rules! engine {
             caps: $caps,
             make: |depth, _| $make(depth),
             decode: |_| EngineOptions::None,
+            sizer: None,
         }
     };
     ($name:literal, $caps:expr, $make:path, $variant:ident($decode:path)) => {
@@ -158,6 +171,13 @@ macro_rules! engine {
                 _ => Err(foreign_options()),
             },
             decode: |source| EngineOptions::$variant($decode(source)),
+            sizer: None,
+        }
+    };
+    ($name:literal, $caps:expr, $make:path, $variant:ident($decode:path), sized by $sizer:path) => {
+        Kind {
+            sizer: Some($sizer),
+            ..engine!($name, $caps, $make, $variant($decode))
         }
     };
 }
@@ -175,7 +195,7 @@ pub static KINDS: &[Kind] = &[
     engine!("io_uring", FILE_IO | TRIMS_IN_QUEUE | KERNEL_AIO | STAMPS, io_uring::make, IoUring(io_uring::options)),
     engine!("mmap", SYNC_IO | FILE_IO | MAPS_FILES | OFFLOADABLE | SYNCS_RANGES, mmap::make, Mmap(mmap::options)),
     engine!("posixaio", FILE_IO | TRIMS_IN_QUEUE | OFFLOADABLE | SYNCS_RANGES, posixaio::make),
-    engine!("rbd", IMAGE, rbd::make, Rbd(rbd::options)),
+    engine!("rbd", IMAGE | NAMES_SYNC_REFUSAL, rbd::make, Rbd(rbd::options), sized by rbd::image_size),
     engine!("rados", OBJECTS, rados::make, Rados(rados::options)),
     engine!("ftruncate", SYNC_IO | FLAGS_ERRORS, ftruncate::make),
     engine!("falloc", SYNC_IO | FLAGS_ERRORS | CHANGES_FILES, falloc::make),
@@ -191,6 +211,7 @@ pub static KINDS: &[Kind] = &[
     engine!("gfapi_async", DISKLESS | OWN_STORE, gfapi::make_async, Gfapi(gfapi::options)),
     engine!("e4defrag", SYNC_IO | FLAGS_ERRORS, e4defrag::make, Defrag(e4defrag::options)),
     engine!("libpmem", SYNC_IO | DISKLESS, libpmem::make, Pmem(libpmem::options)),
+    engine!("nbd", DISKLESS | IMAGE, nbd::make, Nbd(nbd::options), sized by nbd::export_size),
 ];
 
 /// The engine of this fio name, if ferrio has it.
@@ -255,6 +276,22 @@ impl Kind {
     pub fn own_error_report(&self, dir: Dir) -> Option<(&'static str, &'static str)> {
         (self.has(NAMES_XFER_ERRORS) && dir != Dir::Trim)
             .then_some(("file:engines/glusterfs_sync.c:76, func=xfer", "IO failed."))
+    }
+
+    /// The size of the job's image, as the engine's setup learns it from
+    /// its server; `None` for engines without one.
+    pub fn image_size(&self, job: &crate::plan::JobSpec) -> Option<Result<u64, SetupFailed>> {
+        self.sizer.map(|size| size(job))
+    }
+
+    /// The context fio gives a periodic sync the engine refused as it
+    /// queued it (fdatasync on rbd or nbd).
+    pub fn refused_sync_func(&self) -> &'static str {
+        if self.has(NAMES_SYNC_REFUSAL) {
+            "xfer"
+        } else {
+            TD_IO_QUEUE
+        }
     }
 
     /// Makes the engine for a job that keeps up to `depth` I/Os in
@@ -350,6 +387,7 @@ mod tests {
             "gfapi",
             "gfapi_async",
             "libpmem",
+            "nbd",
         ];
         assert_eq!(with(DISKLESS), sorted(&diskless));
         assert_eq!(with(FAKE_IO), ["null"]);
@@ -403,7 +441,10 @@ mod tests {
         assert_eq!(with(CREATES_FILES), ["filecreate"]);
         assert_eq!(with(TRIMS_AS_WRITES), ["vsync"]);
         assert_eq!(with(MAPS_FILES), ["mmap"]);
-        assert_eq!(with(IMAGE), ["rbd"]);
+        assert_eq!(with(IMAGE), ["nbd", "rbd"]);
+        assert_eq!(with(NAMES_SYNC_REFUSAL), ["rbd"]);
+        let sized = named_where(|k| k.sizer.is_some());
+        assert_eq!(sorted(&sized), with(IMAGE));
         assert_eq!(with(OBJECTS), ["rados"]);
         assert_eq!(with(OWN_STORE), ["gfapi", "gfapi_async"]);
         // The diskless engines, an rbd image and rados objects.

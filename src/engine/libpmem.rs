@@ -9,7 +9,7 @@
 use std::io;
 use std::path::Path;
 
-use super::api::{Dir, Engine, InitFailed, OpenMode, OptionSource, Queued, Request};
+use super::api::{Dir, Engine, FioFailure, OpenMode, OptionSource, Queued, Request};
 use crate::pmem::{PMEM_F_MEM_NODRAIN, PMEM_F_MEM_NONTEMPORAL, PMEM_F_MEM_TEMPORAL, PmemFile};
 
 /// What the job says of its files: bytes per file, which fio maps.
@@ -33,7 +33,7 @@ pub struct Libpmem {
 /// A failure as fio's libpmem engine names it: at its place in
 /// libpmem.c, with the message fio gives as the function.
 fn named(code: i32, func: &'static str, detail: String) -> io::Error {
-    io::Error::other(InitFailed { code, detail, func })
+    io::Error::other(FioFailure { code, detail, func })
 }
 
 /// ferrio's own line on stderr (fio says nothing there), none when run

@@ -24,6 +24,7 @@ pub mod kind;
 pub mod libaio;
 pub mod libpmem;
 pub mod mmap;
+pub mod nbd;
 pub mod net;
 pub mod net_multicast;
 pub mod net_options;

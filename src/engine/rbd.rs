@@ -105,8 +105,17 @@ impl From<RbdError> for io::Error {
 }
 
 /// The image's size, which an rbd job without `size` works on (fio reads
-/// it the same way, in its setup, before the job starts).
-pub fn image_size(target: &RbdTarget) -> Result<u64, RbdError> {
+/// it the same way, in its setup, before the job starts, and fails the
+/// job there when it cannot).
+pub fn image_size(job: &crate::plan::JobSpec) -> Result<u64, super::api::SetupFailed> {
+    size_of_image(&target(job)).map_err(|e| super::api::SetupFailed {
+        errno: e.errno(),
+        func: "rbd setup",
+        message: format!("fio_rbd_connect failed: {e}"),
+    })
+}
+
+fn size_of_image(target: &RbdTarget) -> Result<u64, RbdError> {
     let size = open_image(target, true)?.info()?.size;
     if size == 0 {
         return Err(RbdError::Ceph(CephError::Call {

@@ -2626,7 +2626,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .engines(&["rbd"])
     .runs(),
-    OptDef::new("uri", Text(&[]), Ioengine, "NBD URI of the export to use").engines(&["nbd"]),
+    OptDef::new(
+        "uri",
+        Text(&[]),
+        Ioengine,
+        "NBD URI of the export to use (nbd://HOST:PORT/, nbd+unix:///?socket=PATH)",
+    )
+    .engines(&["nbd"])
+    .runs(),
     OptDef::new(
         "skip_bad",
         Bool,

@@ -308,6 +308,9 @@ fn layout_failed(cfg: &JobConfig, slot: &JobProgress, e: JobError) -> JobResult 
     drop(cfg.pacing.flow.as_ref().map(|f| f.seat()));
     let mut failed = JobResult::new(cfg);
     failed.fail(e.errno, &e.func, e.message);
+    // fio sets the depth it reports as the job's thread starts, which a
+    // job failed in its setup never does.
+    failed.latency_depth = 0;
     slot.set_state(crate::run::status::progress::State::Failed);
     failed
 }

@@ -2,10 +2,10 @@
 //! until the queue has drained far enough; and the last wait for what
 //! is still in flight once the loop is over.
 
-use super::complete::{Finishing, finishing, note_later_error};
+use super::complete::{Finishing, complete, finishing, note_later_error};
 use super::sync::sync_done;
 use super::{JobLoop, Next, Phase, errno};
-use crate::engine::{Completion, Dir};
+use crate::engine::{Completion, Dir, FioFailure};
 use crate::run::pacing::clock::Nanos;
 
 impl JobLoop<'_, '_> {
@@ -34,8 +34,13 @@ impl JobLoop<'_, '_> {
             };
             self.done.clear();
             if let Err(e) = self.eng.reap(min.min(in_flight), max, &mut self.done) {
-                let text = format!("fio: reaping I/O failed: {e}");
-                self.result.fail(errno(&e), "get_events", text);
+                match e.get_ref().and_then(|i| i.downcast_ref::<FioFailure>()) {
+                    Some(f) => self.result.fail(f.code, f.func, f.detail.clone()),
+                    None => {
+                        let text = format!("fio: reaping I/O failed: {e}");
+                        self.result.fail(errno(&e), "get_events", text);
+                    }
+                }
                 return Err(Next::End);
             }
             // One clock read per reaped batch.
@@ -70,7 +75,7 @@ impl JobLoop<'_, '_> {
             let c = self.done[i];
             if failed_in_batch {
                 // An earlier completion of this batch ended the job.
-                note_later_error(self.cfg, &mut self.result, &self.slots[c.slot], c.result);
+                self.after_the_end(c, epoch);
                 continue;
             }
             failed_in_batch = !self.complete_one(c, epoch)?;
@@ -117,20 +122,65 @@ impl JobLoop<'_, '_> {
         ))
     }
 
-    /// Wait for anything still in flight (an error or a stop ended the job).
+    /// Wait for anything still in flight (an error or a stop ended the
+    /// job). As fio's cleanup after an error does, the first reap takes
+    /// only what has finished already; each reap counts in the job's
+    /// completion batches.
     pub(super) fn drain(&mut self) {
+        let mut min = if self.result.error.is_some() {
+            0
+        } else {
+            self.in_flight
+        };
         while self.in_flight > 0 && !self.eng.abandoned() {
             self.done.clear();
-            if self
-                .eng
-                .reap(self.in_flight, self.in_flight, &mut self.done)
-                .is_err()
-            {
+            if self.eng.reap(min, self.in_flight, &mut self.done).is_err() {
                 break;
             }
+            min = self.in_flight;
             self.in_flight -= self.done.len().min(self.in_flight);
-            for c in &self.done {
-                note_later_error(self.cfg, &mut self.result, &self.slots[c.slot], c.result);
+            if self.clock >= self.ramp_end {
+                self.result.reaped(self.done.len());
+            }
+            self.clock = self.ticker.read();
+            let epoch = if self.replay_over {
+                Nanos::MAX
+            } else {
+                self.ramp_end
+            };
+            for i in 0..self.done.len() {
+                let c = self.done[i];
+                self.after_the_end(c, epoch);
+            }
+        }
+    }
+
+    /// An I/O (or sync) that completed once an error had ended the job:
+    /// fio still accounts it when it succeeded (its cleanup reaps the I/O
+    /// in flight as any other), and logs its error line when it failed.
+    fn after_the_end(&mut self, c: Completion, epoch: Nanos) {
+        let slot = &mut self.slots[c.slot];
+        slot.flying = false;
+        if c.result < 0 {
+            slot.sync = None;
+            note_later_error(self.cfg, &mut self.result, slot, c.result);
+            return;
+        }
+        match slot.sync.take() {
+            Some(kind) => {
+                sync_done(&mut self.result, slot, kind, c.result, self.clock, epoch);
+            }
+            None => {
+                let records = &mut self.records;
+                complete(
+                    self.cfg,
+                    &mut self.result,
+                    records,
+                    slot,
+                    c.result,
+                    self.clock,
+                    epoch,
+                );
             }
         }
     }

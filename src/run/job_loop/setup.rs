@@ -8,7 +8,7 @@ use super::buffers::Carver;
 use super::pace::wait_until;
 use super::slots::{Slot, fills_buffers};
 use super::{JobLoop, PUBLISH_EVERY, Records, Stops, Thinking, Traits, errno};
-use crate::engine::{self, Dir, Engine, InitFailed, OpenMode, WriteHintFailed};
+use crate::engine::{self, Dir, Engine, FioFailure, OpenMode, WriteHintFailed};
 use crate::rand::fio_rand::{Draws, FioRng, Purpose};
 use crate::result::JobResult;
 use crate::run::config::JobConfig;
@@ -110,7 +110,7 @@ impl<'a, 'f> JobLoop<'a, 'f> {
         mut result: JobResult,
         flow: Option<&'a mut Seat<'f>>,
     ) -> Result<Self, Box<JobResult>> {
-        let Some(mut opened) = open(cfg, &mut result) else {
+        let Some(mut opened) = open(cfg, &mut result, progress) else {
             return Err(Box::new(result));
         };
         let Some(mut bufs) = buffers(cfg, &mut result) else {
@@ -444,9 +444,12 @@ fn open_mode(cfg: &JobConfig) -> OpenMode {
 /// The job's engine, its write_iolog and its files, opened as fio does
 /// before it makes the job's buffers; `None` on a failure, recorded in
 /// `result`.
-fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
+fn open(cfg: &JobConfig, result: &mut JobResult, progress: &JobProgress) -> Option<Opened> {
     let mode = open_mode(cfg);
     let mut eng = create_engine(cfg, result)?;
+    if let Some(line) = eng.set_up_line() {
+        progress.say(line.to_string());
+    }
     // fio starts its write_iolog before it opens the job's files.
     let iolog = match &cfg.logging.write_iolog {
         Some(path) => match IoLogWriter::create(path, &cfg.files.paths) {
@@ -496,8 +499,8 @@ fn open(cfg: &JobConfig, result: &mut JobResult) -> Option<Opened> {
 fn create_engine(cfg: &JobConfig, result: &mut JobResult) -> Option<Box<dyn Engine>> {
     let eng = match cfg.kind.make(cfg.depth.iodepth, &cfg.engine_options) {
         Ok(e) => e,
-        Err(e) if e.get_ref().is_some_and(|i| i.is::<InitFailed>()) => {
-            let failed = e.get_ref().and_then(|i| i.downcast_ref::<InitFailed>());
+        Err(e) if e.get_ref().is_some_and(|i| i.is::<FioFailure>()) => {
+            let failed = e.get_ref().and_then(|i| i.downcast_ref::<FioFailure>());
             let (code, func) = failed.map_or((-libc::EIO, ""), |f| (f.code, f.func));
             let last = format!("fio: io engine {} init failed.", cfg.kind.name);
             let text = match e.to_string() {
@@ -573,7 +576,7 @@ fn open_files(
                     return None;
                 }
                 // An engine that names the failure as fio's does (libpmem).
-                if let Some(f) = e.get_ref().and_then(|i| i.downcast_ref::<InitFailed>()) {
+                if let Some(f) = e.get_ref().and_then(|i| i.downcast_ref::<FioFailure>()) {
                     result.fail(f.code, f.func, f.detail.clone());
                     return None;
                 }

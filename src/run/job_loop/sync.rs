@@ -97,10 +97,22 @@ impl JobLoop<'_, '_> {
             }
             Queued::Done(r) => {
                 self.free.push(index);
-                // A sync the engine refused to start (rbd's
-                // fdatasync): fio's error line says it all.
+                // A sync the engine refused to start (rbd's and
+                // nbd's fdatasync): fio's error line says it all.
                 if r < 0 {
-                    self.result.fail((-r) as i32, "xfer", String::new());
+                    // fio counts the refused sync as an I/O done in its
+                    // queue call: at the depth then, and in its per-
+                    // direction tally one past the trims (where the
+                    // short reads lie, for an fdatasync).
+                    self.result.depth_sample(self.in_flight + 1, 1);
+                    if self.traits.submits_in_queue {
+                        self.result.done_in_queue_async();
+                    }
+                    if data_only {
+                        self.result.dir_mut(Dir::Read).short += 1;
+                    }
+                    let func = cfg.kind.refused_sync_func();
+                    self.result.fail((-r) as i32, func, String::new());
                     return Err(Next::End);
                 }
             }

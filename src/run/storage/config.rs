@@ -315,9 +315,9 @@ fn start_offset(
 }
 
 /// The size of each existing file, which percentages and a missing size
-/// refer to (fio's null engine has no files to measure). An rbd job's
-/// files are its image: fio reads the image's size in its setup, and
-/// fails the job there when it cannot.
+/// refer to (fio's null engine has no files to measure). An rbd or nbd
+/// job's files are its image (the export): fio reads its size in its
+/// setup, and fails the job there when it cannot.
 fn known_size(
     job: &JobSpec,
     kind: &engine::Kind,
@@ -325,11 +325,11 @@ fn known_size(
     named: &[String],
     files: u64,
 ) -> (Option<u64>, Option<Result<u64, JobError>>) {
-    let image = kind.has(caps::IMAGE).then(|| {
-        engine::rbd::image_size(&engine::rbd::target(job)).map_err(|e| JobError {
-            errno: e.errno(),
-            func: "rbd setup".to_string(),
-            message: format!("fio_rbd_connect failed: {e}"),
+    let image = kind.image_size(job).map(|probe| {
+        probe.map_err(|e| JobError {
+            errno: e.errno,
+            func: e.func.to_string(),
+            message: e.message,
         })
     });
     let known = match &image {
@@ -401,6 +401,12 @@ fn regions(
             };
             let rest = known.map_or(0, |s| s.saturating_sub(offset));
             let per_file = share.min(rest);
+            (per_file, per_file * files)
+        }
+        // A diskless engine's image (nbd's export) is never extended: fio
+        // does no I/O past its end, whatever the size.
+        (None, Some(Value::Nums(v))) if v[0] > 0 && image.is_some() && kind.has(caps::DISKLESS) => {
+            let per_file = (v[0] / files).min(known.unwrap_or(0).saturating_sub(offset));
             (per_file, per_file * files)
         }
         (None, Some(Value::Nums(v))) if v[0] > 0 => (v[0] / files, v[0]),
