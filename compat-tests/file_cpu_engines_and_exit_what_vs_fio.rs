@@ -169,9 +169,10 @@ fn cpuio_burns_the_cpu_share_it_is_given() {
     // idle and beside stress-ng --cpu 2; ferrio 20 idle, 19-20 loaded.
     let ios = |j: &Value| j["read"]["total_ios"].as_u64().unwrap();
     let burn = job.split("[sort]").next().unwrap();
-    let mut fio_ios: Vec<u64> = (0..2)
-        .map(|_| ios(&json(&Run::fio().args(JSON).job(burn).ok())["jobs"][0]))
+    let more: Vec<Value> = (0..2)
+        .map(|_| json(&Run::fio().args(JSON).job(burn).ok())["jobs"][0].clone())
         .collect();
+    let mut fio_ios: Vec<u64> = more.iter().map(ios).collect();
     fio_ios.push(ios(wj));
     common::spread::assert_within("burn I/Os", &fio_ios, 1, ios(gj));
     for j in [wj, gj] {
@@ -181,11 +182,19 @@ fn cpuio_burns_the_cpu_share_it_is_given() {
         let mean = read["clat_ns"]["mean"].as_f64().unwrap();
         assert!(mean >= 20e6, "a busy period lasts its 20 ms: {mean}");
     }
-    // The CPU share, loosely: the machine may be busy with other work.
-    let (a, b) = (cpu(wj), cpu(gj));
+    // The CPU share: a busy period is 20 ms of the wall clock, so a
+    // job busy beside other work (the tests running alongside, a CPU
+    // hog) burns less than its 40 %, fio's as much as ferrio's. So
+    // ferrio's share must not pass the 40 % asked for (by more than the
+    // accounting's slack), nor fall short of fio's lowest of its three
+    // runs by more than 15 points. Seen: fio 21.6 % in one run of the
+    // suite beside the other tests, where ferrio burnt 39.3 %.
+    let fio_cpu: Vec<f64> = more.iter().chain([wj]).map(cpu).collect();
+    let lowest = fio_cpu.iter().copied().fold(f64::MAX, f64::min);
+    let b = cpu(gj);
     assert!(
-        (a - b).abs() <= 15.0_f64.max(a * 0.5),
-        "CPU: fio {a}%, ferrio {b}%"
+        b <= 48.0 && b >= lowest - 15.0,
+        "CPU: fio {fio_cpu:?}%, ferrio {b}%"
     );
     // qsort mode: whole sorts, as many as fit.
     for doc in [&w, &g] {

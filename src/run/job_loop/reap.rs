@@ -137,8 +137,8 @@ impl JobLoop<'_, '_> {
             if self.eng.reap(min, self.in_flight, &mut self.done).is_err() {
                 break;
             }
-            min = self.in_flight;
             self.in_flight -= self.done.len().min(self.in_flight);
+            min = self.in_flight;
             if self.clock >= self.ramp_end {
                 self.result.reaped(self.done.len());
             }
