@@ -2,8 +2,11 @@
 //! library calls back on its own threads with a [`ticket`]
 //! (CallbackQueue::ticket) as the callback's argument, [`finish`] records
 //! the result and wakes the thread reaping, which waits on a condition
-//! variable: nothing polls or sleeps. librados', librbd's and libgfapi's
-//! callbacks all report here.
+//! variable: nothing polls or sleeps. A callback wakes the reaper only
+//! once what it waits for is there (a condition variable's wake is a
+//! system call even with nobody waiting, and a wake per completion is a
+//! context switch per I/O on the library's own threads). librados',
+//! librbd's and libgfapi's callbacks all report here.
 
 use std::ffi::c_void;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -43,6 +46,19 @@ struct QueueState {
     done: Vec<Finished>,
     /// Operations started whose callback has not run yet.
     outstanding: usize,
+    /// How many finished results the reaper sleeps until (0: it is not
+    /// sleeping in a reap).
+    reaper_wants: usize,
+    /// A thread sleeps until nothing is outstanding.
+    idle_waiter: bool,
+}
+
+impl QueueState {
+    /// Whether a sleeping thread now has what it waits for.
+    fn someone_satisfied(&self) -> bool {
+        (self.reaper_wants > 0 && self.done.len() >= self.reaper_wants)
+            || (self.idle_waiter && self.outstanding == 0)
+    }
 }
 
 /// What a completion callback gets as its argument: which token it
@@ -68,6 +84,8 @@ impl CallbackQueue {
             state: Mutex::new(QueueState {
                 done: Vec::with_capacity(capacity),
                 outstanding: 0,
+                reaper_wants: 0,
+                idle_waiter: false,
             }),
             finished: Condvar::new(),
         });
@@ -121,12 +139,14 @@ impl CallbackQueue {
     pub fn wait_idle(&self) {
         let mut state = self.lock();
         while state.outstanding > 0 {
+            state.idle_waiter = true;
             state = self
                 .shared
                 .finished
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
+        state.idle_waiter = false;
     }
 
     /// Operations started and not reaped yet.
@@ -159,7 +179,10 @@ impl CallbackQueue {
                 drop(state);
                 std::hint::spin_loop();
                 state = self.lock();
-            } else if let Some(d) = deadline {
+                continue;
+            }
+            state.reaper_wants = min;
+            if let Some(d) = deadline {
                 let wait = d.saturating_duration_since(Instant::now());
                 state = self
                     .shared
@@ -175,6 +198,7 @@ impl CallbackQueue {
                     .unwrap_or_else(PoisonError::into_inner);
             }
         }
+        state.reaper_wants = 0;
         let take = state.done.len().min(max);
         out.extend(state.done.drain(..take));
         if late {
@@ -228,7 +252,10 @@ pub unsafe fn finish(ticket: *mut c_void, result: i64) {
     let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
     state.done.push(Finished { token, result });
     state.outstanding -= 1;
-    shared.finished.notify_all();
+    if state.someone_satisfied() {
+        // One reaper and at most one thread waiting for idle: both wake.
+        shared.finished.notify_all();
+    }
 }
 
 #[cfg(test)]
@@ -255,6 +282,32 @@ mod tests {
         );
         assert_eq!(queue.in_flight(), 0);
         assert!(queue.ticket(2).is_none());
+    }
+
+    #[test]
+    fn a_reaper_waiting_for_several_gets_them_all_and_idle_waits_end() {
+        let queue = CallbackQueue::new(4);
+        let tickets: Vec<usize> = (0..4).map(|t| queue.ticket(t).unwrap() as usize).collect();
+        for _ in 0..4 {
+            queue.started();
+        }
+        let finishers: Vec<_> = tickets
+            .into_iter()
+            .map(|ticket| {
+                std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    // SAFETY: the ticket of an operation started above.
+                    unsafe { finish(ticket as *mut c_void, 1) }
+                })
+            })
+            .collect();
+        let mut out = Vec::new();
+        queue.reap(3, 4, false, None, &mut out).unwrap();
+        assert!(out.len() >= 3);
+        queue.wait_idle();
+        queue.reap(4 - out.len(), 4, false, None, &mut out).unwrap();
+        assert_eq!(out.len(), 4);
+        finishers.into_iter().for_each(|f| f.join().unwrap());
     }
 
     #[test]
