@@ -2,10 +2,10 @@
 //! library calls back on its own threads with a [`ticket`]
 //! (CallbackQueue::ticket) as the callback's argument, [`finish`] records
 //! the result and wakes the thread reaping, which waits on a condition
-//! variable: nothing polls or sleeps. A callback wakes the reaper only
-//! once what it waits for is there (a condition variable's wake is a
-//! system call even with nobody waiting, and a wake per completion is a
-//! context switch per I/O on the library's own threads). librados',
+//! variable: nothing polls or sleeps. A callback wakes a sleeper only
+//! once what it waits for is there: a condition variable's notify is a
+//! system call on the library's thread even when nobody waits, and a
+//! reaper woken short of its minimum only goes back to sleep. librados',
 //! librbd's and libgfapi's callbacks all report here.
 
 use std::ffi::c_void;
@@ -49,15 +49,14 @@ struct QueueState {
     /// How many finished results the reaper sleeps until (0: it is not
     /// sleeping in a reap).
     reaper_wants: usize,
-    /// A thread sleeps until nothing is outstanding.
-    idle_waiter: bool,
 }
 
 impl QueueState {
-    /// Whether a sleeping thread now has what it waits for.
+    /// Whether a thread asleep on the queue may now have what it waits
+    /// for: the reaper its minimum, or [`CallbackQueue::wait_idle`] an
+    /// empty queue (which happens once per drain, so it needs no flag).
     fn someone_satisfied(&self) -> bool {
-        (self.reaper_wants > 0 && self.done.len() >= self.reaper_wants)
-            || (self.idle_waiter && self.outstanding == 0)
+        (self.reaper_wants > 0 && self.done.len() >= self.reaper_wants) || self.outstanding == 0
     }
 }
 
@@ -85,7 +84,6 @@ impl CallbackQueue {
                 done: Vec::with_capacity(capacity),
                 outstanding: 0,
                 reaper_wants: 0,
-                idle_waiter: false,
             }),
             finished: Condvar::new(),
         });
@@ -139,14 +137,12 @@ impl CallbackQueue {
     pub fn wait_idle(&self) {
         let mut state = self.lock();
         while state.outstanding > 0 {
-            state.idle_waiter = true;
             state = self
                 .shared
                 .finished
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        state.idle_waiter = false;
     }
 
     /// Operations started and not reaped yet.
@@ -253,7 +249,7 @@ pub unsafe fn finish(ticket: *mut c_void, result: i64) {
     state.done.push(Finished { token, result });
     state.outstanding -= 1;
     if state.someone_satisfied() {
-        // One reaper and at most one thread waiting for idle: both wake.
+        // The reaper and a thread waiting for idle may both be asleep.
         shared.finished.notify_all();
     }
 }
@@ -285,29 +281,43 @@ mod tests {
     }
 
     #[test]
-    fn a_reaper_waiting_for_several_gets_them_all_and_idle_waits_end() {
-        let queue = CallbackQueue::new(4);
+    fn a_reaper_waiting_for_several_wakes_with_one_still_out_and_idle_waits_end() {
+        let mut queue = CallbackQueue::new(4);
         let tickets: Vec<usize> = (0..4).map(|t| queue.ticket(t).unwrap() as usize).collect();
         for _ in 0..4 {
             queue.started();
         }
-        let finishers: Vec<_> = tickets
-            .into_iter()
-            .map(|ticket| {
-                std::thread::spawn(move || {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                    // SAFETY: the ticket of an operation started above.
-                    unsafe { finish(ticket as *mut c_void, 1) }
-                })
+        let finish_later = |ticket: usize| {
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                // SAFETY: the ticket of an operation started above.
+                unsafe { finish(ticket as *mut c_void, 1) }
             })
-            .collect();
+        };
+        let first: Vec<_> = tickets[..3].iter().map(|&t| finish_later(t)).collect();
         let mut out = Vec::new();
-        queue.reap(3, 4, false, None, &mut out).unwrap();
-        assert!(out.len() >= 3);
+        // The fourth operation is still out, so only the reaper's own
+        // minimum can wake it: without that wake the reap sleeps to its
+        // deadline (30 s against the finishers' 5 ms), and the test fails
+        // there rather than hanging.
+        let later = Instant::now() + std::time::Duration::from_secs(30);
+        queue.reap(3, 4, false, Some(later), &mut out).unwrap();
+        let woke = Instant::now() < later;
+        if !woke {
+            // The fourth operation never finishes then: dropping the
+            // queue must not wait for it.
+            queue.abandon();
+        }
+        assert!(woke, "the third completion never woke the reaper");
+        assert_eq!(out.len(), 3);
+        let last = finish_later(tickets[3]);
         queue.wait_idle();
-        queue.reap(4 - out.len(), 4, false, None, &mut out).unwrap();
+        queue.reap(1, 4, false, None, &mut out).unwrap();
         assert_eq!(out.len(), 4);
-        finishers.into_iter().for_each(|f| f.join().unwrap());
+        first
+            .into_iter()
+            .chain([last])
+            .for_each(|f| f.join().unwrap());
     }
 
     #[test]
